@@ -1,0 +1,33 @@
+#include "app/commands.h"
+
+#include <cstdio>
+#include <utility>
+#include <vector>
+
+namespace splat::app {
+namespace {
+std::vector<std::pair<CLI::App*, CommandRun>>& registry() {
+  static std::vector<std::pair<CLI::App*, CommandRun>> r;
+  return r;
+}
+void add(CLI::App& app, CommandRun (*adder)(CLI::App&)) {
+  const size_t before = app.get_subcommands({}).size();
+  CommandRun run = adder(app);
+  auto subs = app.get_subcommands({});
+  if (subs.size() != before + 1) throw std::logic_error("a command adder must add one subcommand");
+  registry().emplace_back(subs.back(), std::move(run));
+}
+}  // namespace
+
+void register_commands(CLI::App& app) {
+  add(app, add_info_command);
+}
+
+int run_selected(CLI::App& app) {
+  for (auto& [sub, run] : registry())
+    if (sub->parsed()) return run();
+  std::printf("%s", app.help().c_str());
+  return 0;
+}
+
+}  // namespace splat::app

@@ -1,0 +1,17 @@
+#pragma once
+// Subcommand registry. Every cmd_*.cpp defines one add_*_command that creates its CLI11
+// subcommand and returns the function that runs it after parsing.
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace splat::app {
+
+using CommandRun = std::function<int()>;
+
+CommandRun add_info_command(CLI::App& app);
+
+// Registers every subcommand; run_selected runs the one the user chose (or prints help).
+void register_commands(CLI::App& app);
+int run_selected(CLI::App& app);
+
+}  // namespace splat::app

@@ -1,0 +1,109 @@
+#pragma once
+// The differentiable Gaussian rasterizer as seen by the trainer and the viewer.
+//
+// Two backends compute the same functions: a multi-threaded CPU reference and CUDA. All
+// pointers handed to a backend live on that backend's device (host memory for the CPU
+// backend, device memory for the CUDA backend). Parameters are structure-of-arrays fp32;
+// a Gaussian shard is just a (pointer, count) view, so a rank of a multi-GPU run passes its
+// own shard and nothing here assumes it sees every Gaussian.
+//
+// Internally a call runs in stages: project (cameras x Gaussians -> ProjectedGaussians),
+// bin + sort, rasterize; backward replays them in reverse. The stages are separate so that
+// the distributed trainer can exchange projected Gaussians between ranks between them.
+#include <cstdint>
+#include <memory>
+#include <span>
+
+namespace splat::kernels {
+
+enum class Device { CPU, CUDA };
+
+// A pinhole camera, world-to-camera in the COLMAP convention (x right, y down, z forward):
+// x_cam = R * x_world + t. Pixel centres are at integer + 0.5.
+struct Camera {
+  float R[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};  // row-major
+  float t[3] = {0, 0, 0};
+  float fx = 1, fy = 1, cx = 0, cy = 0;
+  int width = 0, height = 0;
+};
+
+// Number of SH coefficients per colour channel for a degree (0..3): (d+1)^2.
+constexpr int sh_coeffs_for_degree(int degree) { return (degree + 1) * (degree + 1); }
+
+// Read-only view of N Gaussians (one shard).
+struct GaussiansView {
+  int64_t n = 0;
+  const float* means = nullptr;           // [n,3] world space
+  const float* quats = nullptr;           // [n,4] (w,x,y,z); normalised inside the rasterizer
+  const float* log_scales = nullptr;      // [n,3]
+  const float* opacity_logits = nullptr;  // [n]; opacity = sigmoid(logit)
+  const float* sh_dc = nullptr;           // [n,3]
+  const float* sh_rest = nullptr;         // [n, sh_rest_coeffs, 3]; may be null when sh_rest_coeffs == 0
+  int sh_rest_coeffs = 0;                 // coefficients stored per channel beyond DC (15 for degree 3)
+};
+
+// Gradient buffers with the same shapes as GaussiansView; backward ACCUMULATES (+=) into them,
+// so the caller zeroes them once per optimisation step (this lets a batch be split into calls).
+struct GaussiansGrad {
+  float* means = nullptr;
+  float* quats = nullptr;
+  float* log_scales = nullptr;
+  float* opacity_logits = nullptr;
+  float* sh_dc = nullptr;
+  float* sh_rest = nullptr;
+};
+
+// Statistics the densification strategies read; backward ACCUMULATES into them as well.
+// Any pointer may be null to skip that statistic.
+struct DensifyStats {
+  float* grad2d_norm = nullptr;      // [n] sum over (camera, step) of |dL/dmean2d| in NDC-scaled pixels
+  float* grad2d_abs_norm = nullptr;  // [n] sum of |per-pixel absolute 2D gradient| (AbsGS criterion)
+  int32_t* visible_count = nullptr;  // [n] number of (camera, step) pairs where the Gaussian was visible
+  float* max_radius = nullptr;       // [n] max screen radius / max(width, height), over the calls
+};
+
+struct RasterSettings {
+  int sh_degree = 3;            // active degree, <= the degree the storage holds
+  bool packed = false;          // only visible (camera, Gaussian) pairs, compacted by prefix sum
+  bool antialiased = false;     // opacity compensation for the 0.3 px dilation (Mip-Splatting style)
+  float background[3] = {0, 0, 0};
+  float near_plane = 0.01f;
+  float far_plane = 1e10f;
+  float eps2d = 0.3f;           // dilation added to the 2D covariance, px^2
+};
+
+// Outputs for C cameras of one size (all cameras of one call share width and height).
+struct RenderOutputs {
+  float* rgb = nullptr;    // [C,H,W,3]
+  float* alpha = nullptr;  // [C,H,W]
+  float* depth = nullptr;  // [C,H,W] expected depth sum(w_i z_i) / alpha; optional (null skips)
+};
+
+// Upstream gradients of the loss with respect to the outputs (null means zero).
+struct RenderOutputGrads {
+  const float* rgb = nullptr;
+  const float* alpha = nullptr;
+  const float* depth = nullptr;
+};
+
+class Rasterizer {
+ public:
+  virtual ~Rasterizer() = default;
+  virtual Device device() const = 0;
+
+  // Renders C = cameras.size() views of the Gaussians. Keeps what backward needs until the
+  // next forward call on this object.
+  virtual void forward(const GaussiansView& g, std::span<const Camera> cameras,
+                       const RasterSettings& settings, const RenderOutputs& out) = 0;
+
+  // Back-propagates the last forward. `grad` and `stats` are accumulated into.
+  virtual void backward(const RenderOutputGrads& dout, const GaussiansGrad& grad,
+                        const DensifyStats& stats) = 0;
+};
+
+// threads = 0 uses every hardware thread.
+std::unique_ptr<Rasterizer> make_cpu_rasterizer(int threads = 0);
+// Uses the current CUDA device and stream 0 unless a stream is given.
+std::unique_ptr<Rasterizer> make_cuda_rasterizer(void* cuda_stream = nullptr);
+
+}  // namespace splat::kernels

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Configures and builds into build/ (Ninja, Release, CUDA sm_90 unless SPLATLAB_CUDA_ARCH says otherwise).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/deps.sh"
+cd "$SPLATLAB_ROOT"
+jobs=${SPLATLAB_JOBS:-$(nproc)}
+if [ ! -f build/build.ninja ]; then
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CUDA_ARCHITECTURES="${SPLATLAB_CUDA_ARCH:-90}" >build-configure.log 2>&1 \
+    || { cat build-configure.log; exit 1; }
+fi
+# Ninja's per-file progress lines are dropped; warnings and errors stay.
+set +e
+cmake --build build -j "$jobs" 2>&1 | grep -v '^\[[0-9]*/[0-9]*\] '
+status=${PIPESTATUS[0]}
+set -e
+exit "$status"
