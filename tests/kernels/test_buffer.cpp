@@ -1,0 +1,31 @@
+#include <catch2/catch.hpp>
+
+#include "kernels/buffer.h"
+#include "tests/support/test_support.h"
+
+using splat::kernels::Buffer;
+using splat::kernels::Device;
+
+TEST_CASE("host buffer upload, zero and download round-trip", "[buffer]") {
+  Buffer<float> b(Device::CPU);
+  const std::vector<float> v{1.5f, -2.f, 3.25f};
+  b.upload(v);
+  REQUIRE(b.size() == 3);
+  CHECK(b.download() == v);
+  b.zero();
+  CHECK(b.download() == std::vector<float>(3, 0.f));
+  Buffer<float> moved = std::move(b);
+  CHECK(moved.size() == 3);
+  CHECK(b.size() == 0);
+}
+
+TEST_CASE("CUDA buffer round-trips through the device", "[buffer][gpu]") {
+  if (!splat::test::gpu_or_skip("CUDA buffer round trip")) return;
+  Buffer<int> d(Device::CUDA);
+  std::vector<int> v(1000);
+  for (int i = 0; i < 1000; ++i) v[i] = i * 7 - 3;
+  d.upload(v);
+  CHECK(d.download() == v);
+  d.zero();
+  CHECK(d.download() == std::vector<int>(1000, 0));
+}
