@@ -21,13 +21,20 @@ void add(CLI::App& app, CommandRun (*adder)(CLI::App&)) {
 
 void register_commands(CLI::App& app) {
   add(app, add_info_command);
+  add(app, add_train_command);
+  add(app, add_eval_command);
+  add(app, add_render_command);
+  add(app, add_demo_command);
+  add(app, add_gui_command);
 }
 
 int run_selected(CLI::App& app) {
   for (auto& [sub, run] : registry())
     if (sub->parsed()) return run();
-  std::printf("%s", app.help().c_str());
-  return 0;
+  // No subcommand: the viewer (`splatlab <folder>` opens that folder; see cmd_gui.cpp).
+  for (auto& [sub, run] : registry())
+    if (sub->get_name() == "gui") return run();
+  throw std::logic_error("the gui command is not registered");
 }
 
 }  // namespace splat::app

@@ -54,7 +54,8 @@ struct GaussiansGrad {
 };
 
 // Statistics the densification strategies read; backward ACCUMULATES into them as well.
-// Any pointer may be null to skip that statistic.
+// Any pointer may be null to skip that statistic. Exact definitions (shared by both backends):
+// kernels/raster_math.h, "DensifyStats".
 struct DensifyStats {
   float* grad2d_norm = nullptr;      // [n] sum over (camera, step) of |dL/dmean2d| in NDC-scaled pixels
   float* grad2d_abs_norm = nullptr;  // [n] sum of |per-pixel absolute 2D gradient| (AbsGS criterion)
@@ -76,7 +77,7 @@ struct RasterSettings {
 struct RenderOutputs {
   float* rgb = nullptr;    // [C,H,W,3]
   float* alpha = nullptr;  // [C,H,W]
-  float* depth = nullptr;  // [C,H,W] expected depth sum(w_i z_i) / alpha; optional (null skips)
+  float* depth = nullptr;  // [C,H,W] sum(w_i z_i) / max(alpha, 1e-10) (0 where nothing is drawn); optional
 };
 
 // Upstream gradients of the loss with respect to the outputs (null means zero).
@@ -92,7 +93,8 @@ class Rasterizer {
   virtual Device device() const = 0;
 
   // Renders C = cameras.size() views of the Gaussians. Keeps what backward needs until the
-  // next forward call on this object.
+  // next forward call on this object; the arrays of `g` must stay valid and unchanged until
+  // backward (they are read again there, not copied).
   virtual void forward(const GaussiansView& g, std::span<const Camera> cameras,
                        const RasterSettings& settings, const RenderOutputs& out) = 0;
 

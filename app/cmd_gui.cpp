@@ -1,0 +1,48 @@
+// `splatlab gui [folder|file.ply] [--demo] [--steps N] [--screenshot out.png] [--exit]`: the
+// viewer-trainer window. It is also what `splatlab` does without a subcommand (`splatlab <folder>`
+// opens that scene), so the scene positional is registered on the top-level app as well.
+#include <cstdio>
+#include <memory>
+
+#include "app/commands.h"
+#ifdef SPLATLAB_HAS_GUI
+#include "ui/viewer_app.h"
+#endif
+
+namespace splat::app {
+namespace {
+struct GuiArgs {
+  std::string scene;
+  bool demo = false;
+  int steps = 0;
+  std::string screenshot;
+  bool exit = false;
+};
+}  // namespace
+
+CommandRun add_gui_command(CLI::App& app) {
+  auto args = std::make_shared<GuiArgs>();
+  app.add_option("scene", args->scene, "Without a subcommand: open this COLMAP folder or .ply file in the viewer");
+  auto* sub = app.add_subcommand("gui", "Open the viewer-trainer window (the default without a subcommand)");
+  sub->add_option("scene", args->scene, "COLMAP scene folder or .ply file of Gaussians to open");
+  sub->add_flag("--demo", args->demo, "Open the built-in demo scene");
+  sub->add_option("--steps", args->steps, "Scripted: training steps before the screenshot")->check(CLI::NonNegativeNumber);
+  sub->add_option("--screenshot", args->screenshot, "Scripted: save a PNG of the whole window");
+  sub->add_flag("--exit", args->exit, "Scripted: quit once loaded (and after --steps and --screenshot)");
+  return [args]() {
+#ifdef SPLATLAB_HAS_GUI
+    ui::GuiOptions o;
+    o.open = args->scene;
+    o.demo = args->demo;
+    o.steps = args->steps;
+    o.screenshot = args->screenshot;
+    o.exit = args->exit;
+    return ui::run_viewer(o);
+#else
+    std::fprintf(stderr, "splatlab was built without the GUI (-DSPLATLAB_GUI=ON); see splatlab --help\n");
+    return 1;
+#endif
+  };
+}
+
+}  // namespace splat::app

@@ -1,0 +1,250 @@
+// `splatlab train <scene>`: headless training on one device with a live progress line, JSONL
+// metrics, periodic test evaluation, a checkpoint on Ctrl-C, and point_cloud.ply at the end.
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+#include <unistd.h>
+
+#include "app/commands.h"
+#include "app/run_folder.h"
+#include "core/checkpoint.h"
+#include "core/evaluator.h"
+#include "core/gaussian_model.h"
+#include "core/metrics_log.h"
+#include "core/ply_io.h"
+#include "core/progress.h"
+#include "core/trainer.h"
+
+namespace splat::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct TrainArgs {
+  std::string scene;
+  int steps = 30000;
+  std::string strategy = "default";
+  int batch_size = 1;
+  bool packed = false;
+  bool amp = false;
+  int gpus = 1;
+  int data_factor = 1;
+  std::string out;
+  int eval_every = 0;
+  int log_every = 100;
+  int checkpoint_every = 0;
+  uint64_t seed = 0;
+  std::string resume;
+  std::string device;
+  int sh_degree = 3;
+  std::vector<float> background{0, 0, 0};
+  int64_t cap_max = 1000000;
+  bool absgrad = false;
+  int threads = 0;
+};
+
+// Set by the signal handlers, read at step boundaries: the handler itself only flips a flag.
+std::atomic<bool> g_interrupted{false};
+std::atomic<bool> g_export_requested{false};
+extern "C" void on_sigint(int) { g_interrupted = true; }
+extern "C" void on_sigusr1(int) { g_export_requested = true; }
+
+void add_train_options(CLI::App* sub, TrainArgs& a) {
+  sub->add_option("scene", a.scene, "COLMAP scene folder (images/, sparse/0/), or 'demo' for the generated demo scene")
+      ->required();
+  sub->add_option("--steps", a.steps, "Optimisation steps (each renders --batch-size training views)")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  sub->add_option("--strategy", a.strategy,
+                  "Densification: 'default' (3DGS clone/split/prune/reset) or 'mcmc' (relocation up to --cap-max)")
+      ->capture_default_str()->check(CLI::IsMember({"default", "mcmc"}));
+  sub->add_option("--batch-size", a.batch_size,
+                  "Training views per step; learning rates follow the sqrt(B) rule")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  sub->add_flag("--packed", a.packed, "Packed rasterization: keep only visible (camera, Gaussian) pairs (saves memory)");
+  sub->add_flag("--amp", a.amp, "Mixed precision (not implemented yet: rejected)");
+  sub->add_option("--gpus", a.gpus, "Number of GPUs (only 1 is implemented yet; more is rejected)")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  sub->add_option("--data-factor", a.data_factor,
+                  "Downscale images by this factor (uses images_N/ when the scene has it)")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  sub->add_option("--out", a.out, "Run folder for config, metrics, checkpoints and the PLY (default runs/<scene name>)");
+  sub->add_option("--eval-every", a.eval_every,
+                  "Evaluate PSNR/SSIM on the test views every N steps (0: only at the end)")
+      ->capture_default_str()->check(CLI::NonNegativeNumber);
+  sub->add_option("--log-every", a.log_every, "Write a metrics.jsonl line every N steps")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  sub->add_option("--checkpoint-every", a.checkpoint_every, "Also write checkpoint.ckpt every N steps (0: never)")
+      ->capture_default_str()->check(CLI::NonNegativeNumber);
+  sub->add_option("--seed", a.seed, "Seed of the camera order and of the strategy's random choices")
+      ->capture_default_str();
+  sub->add_option("--resume", a.resume,
+                  "Continue from a checkpoint file or a run folder (its checkpoint.ckpt); same camera order as an "
+                  "uninterrupted run");
+  sub->add_option("--device", a.device, "cpu or cuda (default: cuda when a CUDA device exists, else cpu)")
+      ->check(CLI::IsMember({"cpu", "cuda"}));
+  sub->add_option("--sh-degree", a.sh_degree, "Highest spherical-harmonics degree (grows by 1 every 1000 steps)")
+      ->capture_default_str()->check(CLI::Range(0, 3));
+  sub->add_option("--background", a.background, "Background colour r g b in [0,1]")->expected(3)->capture_default_str();
+  sub->add_option("--cap-max", a.cap_max, "mcmc: most Gaussians")->capture_default_str()->check(CLI::PositiveNumber);
+  sub->add_flag("--absgrad", a.absgrad, "default: grow on the absolute 2D gradient (AbsGS) instead of the plain one");
+  sub->add_option("--threads", a.threads, "CPU backend threads (0: all cores)")->capture_default_str();
+}
+
+TrainerOptions trainer_options(const TrainArgs& a, kernels::Device dev) {
+  TrainerOptions o;
+  o.device = dev;
+  o.steps = a.steps;
+  o.batch_size = a.batch_size;
+  o.packed = a.packed;
+  o.sh_degree_cap = a.sh_degree;
+  o.strategy = a.strategy;
+  o.seed = a.seed;
+  for (int c = 0; c < 3; ++c) o.background[c] = a.background[c];
+  o.mcmc.cap = a.cap_max;
+  o.default_strategy.absgrad = a.absgrad;
+  o.cpu_threads = a.threads;
+  return o;
+}
+
+fs::path checkpoint_path(const std::string& resume) {
+  const fs::path p = resume;
+  return fs::is_directory(p) ? p / run_files::kCheckpoint : p;
+}
+
+int run_train(const TrainArgs& a) {
+  if (a.amp) throw std::invalid_argument("--amp: not implemented yet: comes with mixed precision");
+  if (a.gpus > 1) throw std::invalid_argument("--gpus " + std::to_string(a.gpus) + ": not implemented yet: comes with multi-GPU");
+  const kernels::Device dev = parse_device(a.device);
+  const fs::path scene_folder = resolve_scene_folder(a.scene);
+  const fs::path run = a.out.empty() ? fs::path("runs") / fs::absolute(scene_folder).lexically_normal().filename() : fs::path(a.out);
+  fs::create_directories(run);
+
+  nlohmann::json config{{"scene", a.scene},
+                        {"scene_folder", fs::absolute(scene_folder).string()},
+                        {"data_factor", a.data_factor},
+                        {"device", dev == kernels::Device::CUDA ? "cuda" : "cpu"},
+                        {"steps", a.steps},
+                        {"strategy", a.strategy},
+                        {"batch_size", a.batch_size},
+                        {"packed", a.packed},
+                        {"seed", a.seed},
+                        {"sh_degree", a.sh_degree},
+                        {"background", a.background}};
+  const Scene scene = load_run_scene(config, true);
+  std::fprintf(stderr, "scene %s: %zu views (%zu train, %zu test), %zu points, extent %.3f; device %s\n",
+               scene.root.c_str(), scene.views.size(), scene.train_indices().size(), scene.test_indices().size(),
+               scene.points.size(), scene.extent, dev == kernels::Device::CUDA ? "cuda" : "cpu");
+
+  PointInitOptions init;
+  init.sh_degree = 3;
+  Trainer trainer(scene, init_from_points(scene.points, init), trainer_options(a, dev));
+  if (!a.resume.empty()) {
+    restore_trainer_checkpoint(trainer, checkpoint_path(a.resume));
+    trainer.set_total_steps(a.steps);
+    std::fprintf(stderr, "resumed at step %d with %lld Gaussians\n", trainer.steps_done(),
+                 static_cast<long long>(trainer.gaussians().size()));
+  }
+  write_run_config(run, config);
+  MetricsLog metrics(run / run_files::kMetrics, !a.resume.empty());
+
+  const std::vector<int> test_views = scene.test_indices();
+  auto evaluate_now = [&]() {
+    EvalOptions eo;
+    eo.settings.sh_degree = trainer.active_sh_degree();
+    for (int c = 0; c < 3; ++c) eo.settings.background[c] = a.background[c];
+    return evaluate(trainer.rasterizer(), trainer.gaussians().view(), scene, test_views, eo);
+  };
+  auto export_ply = [&]() { write_ply(run / run_files::kPly, trainer.gaussians().to_model()); };
+
+  std::signal(SIGINT, on_sigint);
+  std::signal(SIGUSR1, on_sigusr1);
+  const bool tty = isatty(fileno(stderr));
+  const int start_step = trainer.steps_done();
+  const auto t_start = std::chrono::steady_clock::now();
+  auto seconds_since = [](auto t) { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count(); };
+  auto last_log = t_start;
+  int last_log_step = start_step;
+  double last_psnr = -1;
+  float loss = 0;
+  auto last_draw = t_start;
+  int last_decile = 0;
+
+  while (!trainer.finished() && !g_interrupted) {
+    const StepResult r = trainer.step();
+    const int done = trainer.steps_done();
+    const bool log_now = done % a.log_every == 0 || trainer.finished();
+    const bool eval_now = (a.eval_every > 0 && done % a.eval_every == 0) || trainer.finished();
+    const bool draw_now = tty ? seconds_since(last_draw) > 0.25
+                              : (done - start_step) * 10 / std::max(1, a.steps - start_step) > last_decile;
+    if (log_now || draw_now) loss = trainer.read_loss();  // waits for the GPU: only when shown
+    if (log_now || eval_now) {
+      MetricsRecord m;
+      m.step = done;
+      m.loss = loss;
+      m.gaussians = r.gaussians;
+      m.step_ms = 1000.0 * seconds_since(last_log) / std::max(1, done - last_log_step);
+      m.gpu_mem_mb = device_memory_used_mb(dev);
+      if (eval_now && !test_views.empty()) {
+        const EvalResult e = evaluate_now();
+        m.psnr = last_psnr = e.psnr;
+        m.ssim = e.ssim;
+      }
+      m.wall_s = seconds_since(t_start);
+      metrics.write(m);
+      last_log = std::chrono::steady_clock::now();
+      last_log_step = done;
+    }
+    if (draw_now || trainer.finished()) {
+      const double el = seconds_since(t_start);
+      std::string line = format_progress("train", done - start_step, a.steps - start_step, el);
+      char extra[200];
+      std::snprintf(extra, sizeof extra, "  step %d  %.1f img/s  loss %.4f  %s  %lld G", done,
+                    el > 0 ? (done - start_step) * double(trainer.options().batch_size) / el : 0.0, loss,
+                    last_psnr >= 0 ? ("PSNR " + std::to_string(last_psnr).substr(0, 5)).c_str() : "PSNR -",
+                    static_cast<long long>(r.gaussians));
+      line += extra;
+      std::fprintf(stderr, tty ? "\r%s\033[K" : "%s\n", line.c_str());
+      last_draw = std::chrono::steady_clock::now();
+      last_decile = (done - start_step) * 10 / std::max(1, a.steps - start_step);
+    }
+    if (g_export_requested.exchange(false)) {
+      export_ply();
+      std::fprintf(stderr, "%sexported %s at step %d\n", tty ? "\n" : "", (run / run_files::kPly).c_str(), done);
+    }
+    if (a.checkpoint_every > 0 && done % a.checkpoint_every == 0)
+      save_trainer_checkpoint(trainer, run / run_files::kCheckpoint);
+  }
+  if (tty) std::fprintf(stderr, "\n");
+  std::signal(SIGINT, SIG_DFL);
+  save_trainer_checkpoint(trainer, run / run_files::kCheckpoint);
+  export_ply();
+  if (g_interrupted) {
+    std::fprintf(stderr, "interrupted at step %d: saved %s and %s (continue with --resume %s)\n",
+                 trainer.steps_done(), (run / run_files::kCheckpoint).c_str(), (run / run_files::kPly).c_str(),
+                 run.c_str());
+    return 0;
+  }
+  std::fprintf(stderr, "done: %d steps in %.1f s, %lld Gaussians%s; wrote %s\n", trainer.steps_done(),
+               seconds_since(t_start), static_cast<long long>(trainer.gaussians().size()),
+               last_psnr >= 0 ? (", test PSNR " + std::to_string(last_psnr)).c_str() : "",
+               (run / run_files::kPly).c_str());
+  return 0;
+}
+
+}  // namespace
+
+CommandRun add_train_command(CLI::App& app) {
+  auto* sub = app.add_subcommand("train", "Train a scene headless on one device (CPU backend or one GPU)");
+  auto args = std::make_shared<TrainArgs>();
+  add_train_options(sub, *args);
+  sub->footer(
+      "Run folder: config.json, metrics.jsonl (JSON lines), checkpoint.ckpt, point_cloud.ply.\n"
+      "Ctrl-C saves a checkpoint and the PLY, then exits; `kill -USR1 <pid>` exports the PLY without stopping.");
+  return [args]() { return run_train(*args); };
+}
+
+}  // namespace splat::app

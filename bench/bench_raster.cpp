@@ -1,0 +1,202 @@
+// Rasterizer benchmark (CUDA backend): forward and forward+backward times, throughput and memory
+// for the scenes of /work/shared/BENCHMARKS.md, plus a per-stage breakdown. Figures go to
+// bench/RESULTS.md. Usage: bench_raster [--quick] (quick: 100k and 1M only).
+//
+// Scene recipe (BENCHMARKS.md): 1920x1080, fx = fy = 1000, principal point at the centre; means
+// uniform in camera 0's frustum 2..10 units deep; log-scale ~ N(log(0.01 z), 0.5) per axis; random
+// unit quaternions; opacity ~ U(0.1, 0.9); SH degree 3 with DC ~ N(0, 0.5) and rest ~ N(0, 0.1).
+// Batch of 4: yaw -4.5..+4.5 degrees, x offsets -0.3..+0.3. The loss is mean |image - target|;
+// its gradient sign(image - target) / numel is replaced by a fixed random +-1/numel buffer (same
+// cost for the rasterizer, no loss kernel needed here). Timing: CUDA events, warm-up 5, median of 30.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/buffer.h"
+#include "kernels/cuda/cuda_rasterizer.h"
+#include "kernels/rasterizer.h"
+
+using namespace splat::kernels;
+
+namespace {
+
+constexpr int kWidth = 1920, kHeight = 1080, kWarmup = 5, kRuns = 30;
+
+void cuda_ok(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "bench_raster: %s: %s\n", what, cudaGetErrorString(e));
+    std::exit(1);
+  }
+}
+
+Camera bench_camera(double yaw_deg, double x_offset) {
+  const double a = yaw_deg * M_PI / 180.0, c = std::cos(a), s = std::sin(a);
+  // Camera-to-world rotation about y; world-to-camera is its transpose, t = -R eye.
+  const double R[9] = {c, 0, -s, 0, 1, 0, s, 0, c};
+  Camera cam;
+  for (int i = 0; i < 9; ++i) cam.R[i] = float(R[i]);
+  for (int i = 0; i < 3; ++i) cam.t[i] = float(-R[3 * i] * x_offset);
+  cam.fx = cam.fy = 1000.f;
+  cam.cx = kWidth / 2.f;
+  cam.cy = kHeight / 2.f;
+  cam.width = kWidth;
+  cam.height = kHeight;
+  return cam;
+}
+
+struct DeviceScene {
+  int64_t n;
+  Buffer<float> means{Device::CUDA}, quats{Device::CUDA}, log_scales{Device::CUDA}, logits{Device::CUDA},
+      dc{Device::CUDA}, rest{Device::CUDA};
+  GaussiansView view() const {
+    return {n, means.data(), quats.data(), log_scales.data(), logits.data(), dc.data(), rest.data(), 15};
+  }
+};
+
+DeviceScene make_scene(int64_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> U(0, 1);
+  std::normal_distribution<float> N01(0, 1);
+  std::vector<float> means(3 * n), quats(4 * n), log_scales(3 * n), logits(n), dc(3 * n), rest(45 * n);
+  for (int64_t i = 0; i < n; ++i) {
+    const float z = 2 + 8 * U(rng);
+    means[3 * i] = (U(rng) * kWidth - kWidth / 2.f) / 1000.f * z;
+    means[3 * i + 1] = (U(rng) * kHeight - kHeight / 2.f) / 1000.f * z;
+    means[3 * i + 2] = z;
+    for (int k = 0; k < 3; ++k) log_scales[3 * i + k] = std::log(0.01f * z) + 0.5f * N01(rng);
+    float q[4], len = 0;
+    for (float& v : q) v = N01(rng), len += v * v;
+    for (int k = 0; k < 4; ++k) quats[4 * i + k] = q[k] / std::sqrt(len);
+    const float o = 0.1f + 0.8f * U(rng);
+    logits[i] = std::log(o / (1 - o));
+    for (int k = 0; k < 3; ++k) dc[3 * i + k] = 0.5f * N01(rng);
+    for (int k = 0; k < 45; ++k) rest[45 * i + k] = 0.1f * N01(rng);
+  }
+  DeviceScene s;
+  s.n = n;
+  s.means.upload(means), s.quats.upload(quats), s.log_scales.upload(log_scales), s.logits.upload(logits);
+  s.dc.upload(dc), s.rest.upload(rest);
+  return s;
+}
+
+struct Grads {
+  Buffer<float> means, quats, log_scales, logits, dc, rest, grad2d;
+  Buffer<int32_t> visible;
+  explicit Grads(int64_t n)
+      : means(Device::CUDA, 3 * n), quats(Device::CUDA, 4 * n), log_scales(Device::CUDA, 3 * n),
+        logits(Device::CUDA, n), dc(Device::CUDA, 3 * n), rest(Device::CUDA, 45 * n), grad2d(Device::CUDA, n),
+        visible(Device::CUDA, n) {
+    for (auto* b : {&means, &quats, &log_scales, &logits, &dc, &rest, &grad2d}) b->zero();
+    visible.zero();
+  }
+  GaussiansGrad grad() {
+    return {means.data(), quats.data(), log_scales.data(), logits.data(), dc.data(), rest.data()};
+  }
+  DensifyStats stats() { return {grad2d.data(), nullptr, visible.data(), nullptr}; }
+};
+
+template <class F>
+float median_ms(F&& step) {
+  cudaEvent_t a, b;
+  cuda_ok(cudaEventCreate(&a), "event");
+  cuda_ok(cudaEventCreate(&b), "event");
+  for (int i = 0; i < kWarmup; ++i) step();
+  std::vector<float> t;
+  for (int i = 0; i < kRuns; ++i) {
+    cuda_ok(cudaEventRecord(a), "record");
+    step();
+    cuda_ok(cudaEventRecord(b), "record");
+    cuda_ok(cudaEventSynchronize(b), "sync");
+    float ms;
+    cuda_ok(cudaEventElapsedTime(&ms, a, b), "elapsed");
+    t.push_back(ms);
+  }
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+double gib(size_t bytes) { return double(bytes) / double(1ull << 30); }
+
+void bench_case(const DeviceScene& scene, int cameras, bool packed, bool breakdown) {
+  size_t free0, total;
+  cuda_ok(cudaMemGetInfo(&free0, &total), "meminfo");
+  std::vector<Camera> cams;
+  if (cameras == 1)
+    cams.push_back(bench_camera(0, 0));
+  else
+    for (int c = 0; c < cameras; ++c) {
+      const double f = cameras == 1 ? 0.5 : double(c) / (cameras - 1);
+      cams.push_back(bench_camera(-4.5 + 9 * f, -0.3 + 0.6 * f));
+    }
+  const int64_t px = int64_t(cameras) * kWidth * kHeight;
+  Buffer<float> rgb(Device::CUDA, 3 * px), alpha(Device::CUDA, px);
+  std::vector<float> g(3 * px);
+  std::mt19937 rng(3);
+  for (float& v : g) v = (rng() & 1 ? 1.f : -1.f) / float(3 * px);
+  Buffer<float> drgb(Device::CUDA);
+  drgb.upload(g);
+  Grads grads(scene.n);
+  auto r = make_cuda_rasterizer();
+  auto* probe = dynamic_cast<cuda::CudaRasterizerProbe*>(r.get());
+  RasterSettings settings;
+  settings.sh_degree = 3;
+  settings.packed = packed;
+  const RenderOutputs out{rgb.data(), alpha.data(), nullptr};
+  auto fwd = [&] { r->forward(scene.view(), cams, settings, out); };
+  auto fwd_bwd = [&] {
+    fwd();
+    r->backward({drgb.data(), nullptr, nullptr}, grads.grad(), grads.stats());
+  };
+  const float t_fwd = median_ms(fwd);
+  const float t_both = median_ms(fwd_bwd);
+  size_t free1;
+  cuda_ok(cudaMemGetInfo(&free1, &total), "meminfo");
+  const double pairs = double(scene.n) * cameras;
+  std::printf("%6.0fk  %d  %-6s  fwd %7.2f ms  fwd+bwd %7.2f ms  %6.2f G pairs/s  workspace %.2f GiB  "
+              "total %.2f GiB (params, grads, images, workspace)\n",
+              scene.n / 1e3, cameras, packed ? "packed" : "dense", t_fwd, t_both, pairs / (t_both * 1e-3) / 1e9,
+              gib(probe->workspace_peak_bytes()), gib(free0 - free1 + size_t(scene.n) * 59 * 4));
+  if (breakdown) {
+    probe->set_stage_timing(true);
+    std::vector<std::vector<cuda::StageTime>> runs;
+    for (int i = 0; i < kRuns; ++i) {
+      fwd_bwd();
+      runs.push_back(probe->stage_times());
+    }
+    std::printf("  stage breakdown (median of %d, ms):\n", kRuns);
+    for (size_t k = 0; k < runs[0].size(); ++k) {
+      std::vector<float> t;
+      for (auto& run : runs)
+        if (k < run.size()) t.push_back(run[k].ms);
+      std::sort(t.begin(), t.end());
+      std::printf("    %-24s %7.3f\n", runs[0][k].stage.c_str(), t[t.size() / 2]);
+    }
+  }
+  cuda_ok(cudaDeviceSynchronize(), "end of case");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  cudaDeviceProp prop;
+  cuda_ok(cudaGetDeviceProperties(&prop, 0), "device properties");
+  std::printf("device: %s, %d x %d, SH degree 3, warm-up %d, median of %d (CUDA events)\n", prop.name, kWidth,
+              kHeight, kWarmup, kRuns);
+  std::vector<int64_t> sizes = {100000, 1000000};
+  if (!quick) sizes.push_back(3000000);
+  for (int64_t n : sizes) {
+    const DeviceScene scene = make_scene(n, 42);
+    for (int cameras : {1, 4})
+      for (bool packed : {false, true}) bench_case(scene, cameras, packed, n == 1000000 && cameras == 1);
+  }
+  return 0;
+}

@@ -1,0 +1,239 @@
+#include "core/device_gaussians.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace splat {
+
+using kernels::Buffer;
+using kernels::Device;
+
+const char* group_name(Group g) {
+  switch (g) {
+    case Group::Means: return "means";
+    case Group::LogScales: return "log_scales";
+    case Group::Quats: return "quats";
+    case Group::Opacity: return "opacity_logits";
+    case Group::ShDc: return "sh_dc";
+    case Group::ShRest: return "sh_rest";
+  }
+  return "?";
+}
+
+int group_width(Group g, int sh_degree) {
+  switch (g) {
+    case Group::Means:
+    case Group::LogScales:
+    case Group::ShDc: return 3;
+    case Group::Quats: return 4;
+    case Group::Opacity: return 1;
+    case Group::ShRest: return (kernels::sh_coeffs_for_degree(sh_degree) - 1) * 3;
+  }
+  return 0;
+}
+
+GaussianState::GaussianState(int sh_degree, int64_t n) : sh_degree_(sh_degree) {
+  for (Group g : kAllGroups) {
+    const size_t len = static_cast<size_t>(n) * width(g);
+    col(g).value.assign(len, 0.f);
+    col(g).exp_avg.assign(len, 0.f);
+    col(g).exp_avg_sq.assign(len, 0.f);
+  }
+}
+
+namespace {
+// One accessor for const and mutable models.
+template <class Model>
+auto& model_column(Model& m, Group g) {
+  switch (g) {
+    case Group::Means: return m.means;
+    case Group::LogScales: return m.log_scales;
+    case Group::Quats: return m.quats;
+    case Group::Opacity: return m.opacity_logits;
+    case Group::ShDc: return m.sh_dc;
+    case Group::ShRest: return m.sh_rest;
+  }
+  throw std::logic_error("bad group");
+}
+}  // namespace
+
+GaussianState GaussianState::from_model(const GaussianModel& m) {
+  m.check_consistent();
+  GaussianState s(m.sh_degree(), m.size());
+  for (Group g : kAllGroups) s.col(g).value = model_column(m, g);
+  return s;
+}
+
+GaussianModel GaussianState::to_model() const {
+  GaussianModel m(sh_degree_, size());
+  for (Group g : kAllGroups) model_column(m, g) = col(g).value;
+  m.check_consistent();
+  return m;
+}
+
+void GaussianState::append_rows(std::span<const int64_t> rows) {
+  const int64_t n = size();
+  for (Group g : kAllGroups) {
+    const int w = width(g);
+    HostColumn& c = col(g);
+    c.value.reserve(c.value.size() + rows.size() * w);
+    for (int64_t r : rows) {
+      if (r < 0 || r >= n) throw std::out_of_range("append_rows: row " + std::to_string(r) + " of " + std::to_string(n));
+      for (int k = 0; k < w; ++k) c.value.push_back(c.value[r * w + k]);
+    }
+    c.exp_avg.resize(c.value.size(), 0.f);
+    c.exp_avg_sq.resize(c.value.size(), 0.f);
+  }
+}
+
+void GaussianState::keep_rows(std::span<const uint8_t> keep) {
+  if (static_cast<int64_t>(keep.size()) != size())
+    throw std::logic_error("keep_rows: mask has " + std::to_string(keep.size()) + " entries for " +
+                           std::to_string(size()) + " rows");
+  for (Group g : kAllGroups) {
+    const size_t w = width(g);
+    for (std::vector<float>* v : {&col(g).value, &col(g).exp_avg, &col(g).exp_avg_sq}) {
+      size_t out = 0;
+      for (size_t i = 0; i < keep.size(); ++i) {
+        if (!keep[i]) continue;
+        for (size_t k = 0; k < w; ++k) (*v)[out * w + k] = (*v)[i * w + k];
+        ++out;
+      }
+      v->resize(out * w);
+    }
+  }
+}
+
+void GaussianState::reset_moments(Group g, std::span<const int64_t> rows) {
+  const int w = width(g);
+  for (int64_t r : rows)
+    for (int k = 0; k < w; ++k) {
+      col(g).exp_avg[r * w + k] = 0.f;
+      col(g).exp_avg_sq[r * w + k] = 0.f;
+    }
+}
+
+void GaussianState::reset_moments(std::span<const int64_t> rows) {
+  for (Group g : kAllGroups) reset_moments(g, rows);
+}
+
+void GaussianState::check_consistent() const {
+  const size_t n = static_cast<size_t>(size());
+  for (Group g : kAllGroups) {
+    const size_t len = n * width(g);
+    const HostColumn& c = col(g);
+    if (c.value.size() != len || c.exp_avg.size() != len || c.exp_avg_sq.size() != len)
+      throw std::logic_error(std::string("GaussianState: column ") + group_name(g) + " has " +
+                             std::to_string(c.value.size()) + "/" + std::to_string(c.exp_avg.size()) + "/" +
+                             std::to_string(c.exp_avg_sq.size()) + " floats, expected " + std::to_string(len));
+  }
+}
+
+DeviceGaussians::DeviceGaussians(Device device, const GaussianState& state) : device_(device) {
+  for (int i = 0; i < kGroupCount; ++i) {
+    params_[i] = Buffer<float>(device);
+    grads_[i] = Buffer<float>(device);
+    m1_[i] = Buffer<float>(device);
+    m2_[i] = Buffer<float>(device);
+  }
+  grad2d_ = Buffer<float>(device);
+  grad2d_abs_ = Buffer<float>(device);
+  max_radius_ = Buffer<float>(device);
+  visible_count_ = Buffer<int32_t>(device);
+  upload(state);
+}
+
+kernels::GaussiansView DeviceGaussians::view() const {
+  kernels::GaussiansView v;
+  v.n = n_;
+  v.means = param(Group::Means).data();
+  v.quats = param(Group::Quats).data();
+  v.log_scales = param(Group::LogScales).data();
+  v.opacity_logits = param(Group::Opacity).data();
+  v.sh_dc = param(Group::ShDc).data();
+  v.sh_rest = sh_rest_coeffs() ? param(Group::ShRest).data() : nullptr;
+  v.sh_rest_coeffs = sh_rest_coeffs();
+  return v;
+}
+
+kernels::GaussiansGrad DeviceGaussians::grad() {
+  kernels::GaussiansGrad g;
+  g.means = grad(Group::Means).data();
+  g.quats = grad(Group::Quats).data();
+  g.log_scales = grad(Group::LogScales).data();
+  g.opacity_logits = grad(Group::Opacity).data();
+  g.sh_dc = grad(Group::ShDc).data();
+  g.sh_rest = sh_rest_coeffs() ? grad(Group::ShRest).data() : nullptr;
+  return g;
+}
+
+kernels::DensifyStats DeviceGaussians::stats() {
+  return {grad2d_.data(), grad2d_abs_.data(), visible_count_.data(), max_radius_.data()};
+}
+
+void DeviceGaussians::zero_grad() {
+  for (auto& b : grads_) b.zero();
+}
+
+void DeviceGaussians::zero_stats() {
+  grad2d_.zero();
+  grad2d_abs_.zero();
+  max_radius_.zero();
+  visible_count_.zero();
+}
+
+GaussianState DeviceGaussians::download() const {
+  GaussianState s(sh_degree_, 0);
+  for (Group g : kAllGroups) {
+    const int i = static_cast<int>(g);
+    s.col(g).value = params_[i].download();
+    s.col(g).exp_avg = m1_[i].download();
+    s.col(g).exp_avg_sq = m2_[i].download();
+  }
+  s.check_consistent();
+  return s;
+}
+
+void DeviceGaussians::upload(const GaussianState& state) {
+  state.check_consistent();
+  n_ = state.size();
+  sh_degree_ = state.sh_degree();
+  for (Group g : kAllGroups) {
+    const int i = static_cast<int>(g);
+    params_[i].upload(state.col(g).value);
+    m1_[i].upload(state.col(g).exp_avg);
+    m2_[i].upload(state.col(g).exp_avg_sq);
+    grads_[i].resize(state.col(g).value.size());
+  }
+  const size_t n = static_cast<size_t>(n_);
+  grad2d_.resize(n);
+  grad2d_abs_.resize(n);
+  max_radius_.resize(n);
+  visible_count_.resize(n);
+  zero_grad();
+  zero_stats();
+}
+
+HostDensifyStats DeviceGaussians::download_stats() const {
+  return {grad2d_.download(), grad2d_abs_.download(), max_radius_.download(), visible_count_.download()};
+}
+
+void DeviceGaussians::append_rows(std::span<const int64_t> rows) {
+  GaussianState s = download();
+  s.append_rows(rows);
+  upload(s);
+}
+
+void DeviceGaussians::keep_rows(std::span<const uint8_t> keep) {
+  GaussianState s = download();
+  s.keep_rows(keep);
+  upload(s);
+}
+
+size_t DeviceGaussians::bytes() const {
+  size_t b = grad2d_.bytes() + grad2d_abs_.bytes() + max_radius_.bytes() + visible_count_.bytes();
+  for (int i = 0; i < kGroupCount; ++i) b += params_[i].bytes() + grads_[i].bytes() + m1_[i].bytes() + m2_[i].bytes();
+  return b;
+}
+
+}  // namespace splat

@@ -1,0 +1,39 @@
+#pragma once
+// Training metrics as JSON Lines (one object per line), so a run can be plotted or compared
+// with any tool while it is still being written:
+//   {"step":..,"loss":..,"psnr":..,"ssim":..,"gaussians":..,"step_ms":..,"gpu_mem_mb":..,"wall_s":..}
+// psnr/ssim are present only on evaluation lines; gpu_mem_mb only on the CUDA backend.
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+
+#include "kernels/rasterizer.h"
+
+namespace splat {
+
+struct MetricsRecord {
+  int step = 0;  // steps done
+  double loss = 0;
+  std::optional<double> psnr, ssim;
+  int64_t gaussians = 0;
+  double step_ms = 0;  // mean wall time per step since the previous record
+  std::optional<double> gpu_mem_mb;
+  double wall_s = 0;   // since training started
+};
+
+class MetricsLog {
+ public:
+  // Appends when `append` (a resumed run), else truncates. Throws std::runtime_error naming the file.
+  MetricsLog(const std::filesystem::path& file, bool append);
+  void write(const MetricsRecord& r);
+
+ private:
+  std::filesystem::path file_;
+  std::ofstream out_;
+};
+
+// Device memory in use on the current CUDA device (MiB), nullopt for the CPU backend.
+std::optional<double> device_memory_used_mb(kernels::Device device);
+
+}  // namespace splat

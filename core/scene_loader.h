@@ -1,0 +1,24 @@
+#pragma once
+// COLMAP folder -> splat::Scene: poses, pinhole intrinsics (undistorted, scaled for the data
+// factor), the train/test split, the scene centre and extent, and optionally the images.
+#include <filesystem>
+
+#include "core/colmap_reader.h"
+#include "core/scene.h"
+
+namespace splat {
+
+struct SceneLoadOptions {
+  int data_factor = 1;        // images_N/ when present, else images/ downsampled by N on load
+  bool load_images = true;    // false: poses, intrinsics and points only (image headers are still checked)
+  int threads = 0;            // image decoding threads; 0 = all cores
+  bool show_progress = true;  // progress bar on stderr while decoding
+};
+
+Scene load_scene(const std::filesystem::path& folder, const SceneLoadOptions& options = {});
+
+// load_scene after the files are read: for callers that also want the raw COLMAP model.
+Scene build_scene(const std::filesystem::path& folder, const colmap::Reconstruction& rec,
+                  const SceneLoadOptions& options = {});
+
+}  // namespace splat

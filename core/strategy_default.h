@@ -1,0 +1,76 @@
+#pragma once
+// The adaptive density control of the original 3DGS paper: every `refine_every` steps in
+// [refine_start, refine_stop), Gaussians whose mean screen-space position gradient is large are
+// cloned (small ones: under-reconstruction) or split in two (large ones: over-reconstruction);
+// nearly transparent and oversized ones are pruned; every `reset_every` steps all opacities are
+// pulled down so that the optimizer has to re-justify each Gaussian.
+//
+// The decision rules are free functions on host data so that tests can feed them hand-made
+// inputs; DefaultStrategy wires them to the trainer.
+#include <cstdint>
+#include <vector>
+
+#include "core/rng_state.h"
+#include "core/strategy.h"
+
+namespace splat {
+
+struct DefaultStrategyOptions {
+  float grad_threshold = 2e-4f;      // mean |dL/dmean2d| (NDC-scaled) above which a Gaussian grows
+  bool absgrad = false;              // AbsGS: use the summed absolute per-pixel gradient instead
+  float absgrad_threshold = 8e-4f;   // AbsGS's own threshold (that statistic is larger)
+  int refine_start = 500;
+  int refine_stop = 15000;
+  int refine_every = 100;
+  int reset_every = 3000;
+  float grow_scale3d = 0.01f;        // x extent: largest scale at or below clones, above splits
+  float split_scale_divisor = 1.6f;  // the two halves of a split get scale / this
+  float prune_opacity = 0.005f;
+  float prune_scale3d = 0.1f;        // x extent: larger in the world is pruned (after the first reset)
+  float prune_scale2d = 0.15f;       // max screen radius / image size above which it is pruned (idem)
+  float reset_opacity = 0.01f;       // opacity ceiling after a reset
+};
+
+struct GrowDecision {
+  std::vector<int64_t> clone, split;
+};
+
+// Mean 2D gradient of each row: accumulated norm / visible count, times the batch size because the
+// trainer's loss is the mean over the batch, which scales each camera's gradient by 1/B.
+std::vector<float> mean_grad2d(const HostDensifyStats& stats, bool absgrad, int batch_size);
+
+// Rows to clone and to split (disjoint; ascending).
+GrowDecision decide_growth(const GaussianState& s, const HostDensifyStats& stats, const DefaultStrategyOptions& o,
+                           int batch_size, double extent);
+
+// Clones are appended copies. A split row is replaced by one sample and a second sample is
+// appended; both are drawn from N(mean, R diag(scale)^2 R^T) and get log scale - log(divisor).
+// The moments of every new or changed row are zeroed. Returns the row count before growth.
+int64_t apply_growth(GaussianState& s, const GrowDecision& d, const DefaultStrategyOptions& o, Rng& rng);
+
+// Keep mask: drops opacity < prune_opacity, and when check_size also world scale > prune_scale3d *
+// extent or max_radius > prune_scale2d. max_radius may be shorter than the rows (rows grown in this
+// refinement have not been seen on screen yet and are not size-checked).
+std::vector<uint8_t> decide_keep(const GaussianState& s, const std::vector<float>& max_radius, bool check_size,
+                                 const DefaultStrategyOptions& o, double extent);
+
+// Caps every opacity at `max_opacity` and zeroes the opacity moments.
+void reset_opacities(GaussianState& s, float max_opacity);
+
+class DefaultStrategy final : public Strategy {
+ public:
+  explicit DefaultStrategy(const DefaultStrategyOptions& o = {}, uint64_t seed = 0);
+  std::string name() const override { return "default"; }
+  bool wants_stats(int step) const override;
+  bool after_step(const StepInfo& info, DeviceGaussians& g) override;
+  nlohmann::json state() const override;
+  void load_state(const nlohmann::json& s) override;
+
+  const DefaultStrategyOptions& options() const { return o_; }
+
+ private:
+  DefaultStrategyOptions o_;
+  Rng rng_;
+};
+
+}  // namespace splat

@@ -1,0 +1,177 @@
+#include "core/strategy_mcmc.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "kernels/hd_math.h"
+
+namespace splat {
+namespace {
+
+double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+float logit(double p) { return static_cast<float>(std::log(p / (1.0 - p))); }
+
+// The correction's alternating binomial sums lose precision for many copies; beyond this count a
+// source is treated as copied this many times (its copies then composite to slightly less).
+constexpr int kMaxCopies = 51;
+
+}  // namespace
+
+float relocated_opacity(float opacity, int copies) {
+  copies = std::clamp(copies, 1, kMaxCopies);
+  return static_cast<float>(1.0 - std::pow(1.0 - double(opacity), 1.0 / copies));
+}
+
+float relocated_scale_factor(float opacity, int copies) {
+  copies = std::clamp(copies, 1, kMaxCopies);
+  const double o_new = relocated_opacity(opacity, copies);
+  // denom = sum_{i=1..k} sum_{j=0..i-1} C(i-1, j) (-1)^j o_new^(j+1) / sqrt(j+1)
+  double denom = 0;
+  for (int i = 1; i <= copies; ++i) {
+    double binom = 1;  // C(i-1, j), updated along j
+    for (int j = 0; j < i; ++j) {
+      denom += binom * ((j % 2) ? -1.0 : 1.0) * std::pow(o_new, j + 1) / std::sqrt(double(j + 1));
+      binom = binom * double(i - 1 - j) / double(j + 1);
+    }
+  }
+  return static_cast<float>(double(opacity) / denom);
+}
+
+std::vector<int64_t> sample_by_opacity(const GaussianState& s, const std::vector<uint8_t>& eligible, int64_t n,
+                                       Rng& rng) {
+  std::vector<double> weights(static_cast<size_t>(s.size()), 0.0);
+  double total = 0;
+  for (int64_t i = 0; i < s.size(); ++i)
+    if (eligible[i]) total += weights[i] = sigmoid(s.row(Group::Opacity, i)[0]);
+  std::vector<int64_t> out;
+  if (n <= 0 || total <= 0) return out;
+  std::discrete_distribution<int64_t> pick(weights.begin(), weights.end());
+  out.reserve(n);
+  for (int64_t k = 0; k < n; ++k) out.push_back(pick(rng));
+  return out;
+}
+
+void copy_with_correction(GaussianState& s, const std::vector<int64_t>& sources, const std::vector<int64_t>& targets,
+                          float min_opacity) {
+  std::map<int64_t, int> copies;  // source -> 1 + times sampled
+  for (int64_t src : sources) copies.emplace(src, 1).first->second += 1;
+  for (auto& [src, k] : copies) {
+    const float o = static_cast<float>(sigmoid(s.row(Group::Opacity, src)[0]));
+    const float o_new = std::clamp(relocated_opacity(o, k), min_opacity, 1.f - 1e-6f);
+    const float log_factor = std::log(relocated_scale_factor(o, k));
+    s.row(Group::Opacity, src)[0] = logit(o_new);
+    for (int c = 0; c < 3; ++c) s.row(Group::LogScales, src)[c] += log_factor;
+  }
+  for (size_t j = 0; j < targets.size(); ++j)
+    for (Group g : kAllGroups)
+      std::copy_n(s.row(g, sources[j]), s.width(g), s.row(g, targets[j]));
+  std::vector<int64_t> touched = targets;
+  for (auto& [src, k] : copies) touched.push_back(src);
+  s.reset_moments(touched);
+}
+
+int64_t relocate_dead(GaussianState& s, const McmcStrategyOptions& o, Rng& rng) {
+  std::vector<uint8_t> alive(static_cast<size_t>(s.size()));
+  std::vector<int64_t> dead;
+  for (int64_t i = 0; i < s.size(); ++i) {
+    alive[i] = sigmoid(s.row(Group::Opacity, i)[0]) > o.min_opacity;
+    if (!alive[i]) dead.push_back(i);
+  }
+  if (dead.empty()) return 0;
+  const std::vector<int64_t> sources = sample_by_opacity(s, alive, int64_t(dead.size()), rng);
+  if (sources.empty()) return 0;
+  copy_with_correction(s, sources, dead, o.min_opacity);
+  return int64_t(dead.size());
+}
+
+int64_t grow_towards_cap(GaussianState& s, const McmcStrategyOptions& o, Rng& rng) {
+  const int64_t n = s.size();
+  const int64_t target = std::min<int64_t>(o.cap, static_cast<int64_t>(std::floor((1.0 + o.grow_rate) * n)));
+  if (target <= n) return 0;
+  std::vector<uint8_t> alive(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) alive[i] = sigmoid(s.row(Group::Opacity, i)[0]) > o.min_opacity;
+  const std::vector<int64_t> sources = sample_by_opacity(s, alive, target - n, rng);
+  if (sources.empty()) return 0;
+  // New rows start as copies of their sources; then the correction applies to both.
+  s.append_rows(sources);
+  std::vector<int64_t> targets(sources.size());
+  for (size_t j = 0; j < sources.size(); ++j) targets[j] = n + int64_t(j);
+  copy_with_correction(s, sources, targets, o.min_opacity);
+  return int64_t(sources.size());
+}
+
+void add_position_noise(std::span<float> means, std::span<const float> quats, std::span<const float> log_scales,
+                        std::span<const float> opacity_logits, float lr, float noise_lr, Rng& rng) {
+  std::normal_distribution<double> normal(0.0, 1.0);
+  for (size_t i = 0; i < opacity_logits.size(); ++i) {
+    const double x = 1.0 - sigmoid(opacity_logits[i]);
+    const double gate = 1.0 / (1.0 + std::exp(-100.0 * (x - 0.995)));
+    const Vec3d eps{normal(rng), normal(rng), normal(rng)};
+    const float* q = &quats[4 * i];
+    const double qn = std::sqrt(double(q[0]) * q[0] + double(q[1]) * q[1] + double(q[2]) * q[2] + double(q[3]) * q[3]);
+    const Mat3d R = quat_to_rotmat<double>(q[0] / qn, q[1] / qn, q[2] / qn, q[3] / qn);
+    const float* ls = &log_scales[3 * i];
+    // Sigma eps = R S^2 R^T eps.
+    Vec3d local = transpose(R) * eps;
+    local.x *= std::exp(2.0 * ls[0]);
+    local.y *= std::exp(2.0 * ls[1]);
+    local.z *= std::exp(2.0 * ls[2]);
+    const Vec3d d = (double(noise_lr) * lr * gate) * (R * local);
+    means[3 * i + 0] += float(d.x);
+    means[3 * i + 1] += float(d.y);
+    means[3 * i + 2] += float(d.z);
+  }
+}
+
+void add_regularizer_gradients(std::span<const float> opacity_logits, std::span<const float> log_scales,
+                               std::span<float> grad_opacity, std::span<float> grad_log_scales, float opacity_reg,
+                               float scale_reg) {
+  if (opacity_logits.empty()) return;
+  const double wo = double(opacity_reg) / double(opacity_logits.size());
+  for (size_t i = 0; i < opacity_logits.size(); ++i) {
+    const double s = sigmoid(opacity_logits[i]);
+    grad_opacity[i] += float(wo * s * (1.0 - s));
+  }
+  const double ws = double(scale_reg) / double(log_scales.size());
+  for (size_t i = 0; i < log_scales.size(); ++i) grad_log_scales[i] += float(ws * std::exp(double(log_scales[i])));
+}
+
+McmcStrategy::McmcStrategy(const McmcStrategyOptions& o, uint64_t seed) : o_(o), rng_(seed) {}
+
+void McmcStrategy::add_loss_gradients(const StepInfo&, DeviceGaussians& g) {
+  const std::vector<float> opacity = g.param(Group::Opacity).download();
+  const std::vector<float> log_scales = g.param(Group::LogScales).download();
+  edit_on_host(g.grad(Group::Opacity), [&](std::span<float> go) {
+    edit_on_host(g.grad(Group::LogScales), [&](std::span<float> gs) {
+      add_regularizer_gradients(opacity, log_scales, go, gs, o_.opacity_reg, o_.scale_reg);
+    });
+  });
+}
+
+bool McmcStrategy::after_step(const StepInfo& info, DeviceGaussians& g) {
+  bool changed = false;
+  const int step = info.step;
+  if (step > o_.refine_start && step < o_.refine_stop && step % o_.refine_every == 0) {
+    GaussianState s = g.download();
+    relocate_dead(s, o_, rng_);
+    grow_towards_cap(s, o_, rng_);
+    g.upload(s);
+    changed = true;
+  }
+  const std::vector<float> quats = g.param(Group::Quats).download();
+  const std::vector<float> log_scales = g.param(Group::LogScales).download();
+  const std::vector<float> opacity = g.param(Group::Opacity).download();
+  edit_on_host(g.param(Group::Means), [&](std::span<float> means) {
+    add_position_noise(means, quats, log_scales, opacity, info.means_lr, o_.noise_lr, rng_);
+  });
+  return changed;
+}
+
+nlohmann::json McmcStrategy::state() const { return {{"rng", rng_to_string(rng_)}}; }
+
+void McmcStrategy::load_state(const nlohmann::json& s) {
+  rng_ = rng_from_string(s.at("rng").get<std::string>(), "mcmc strategy state");
+}
+
+}  // namespace splat

@@ -1,0 +1,197 @@
+#include "core/training_session.h"
+
+#include <chrono>
+
+#include "core/checkpoint.h"
+#include "core/evaluator.h"
+#include "core/ply_io.h"
+
+namespace splat {
+
+TrainingSession::TrainingSession(Scene scene, GaussianModel init, TrainerOptions options, SessionOptions session)
+    : scene_(std::move(scene)), init_(std::move(init)), options_(std::move(options)), session_(session) {}
+
+TrainingSession::~TrainingSession() { stop(); }
+
+void TrainingSession::start() {
+  std::lock_guard lock(mutex_);
+  if (thread_.joinable() || state_ != SessionState::Idle) return;
+  state_ = SessionState::Running;
+  thread_ = std::thread([this] { thread_main(); });
+}
+
+void TrainingSession::pause() {
+  std::lock_guard lock(mutex_);
+  paused_ = true;
+}
+
+void TrainingSession::resume() {
+  {
+    std::lock_guard lock(mutex_);
+    paused_ = false;
+  }
+  wake_.notify_all();
+}
+
+void TrainingSession::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void TrainingSession::enqueue(std::function<void(Trainer&)> command) {
+  {
+    std::lock_guard lock(mutex_);
+    commands_.push_back(std::move(command));
+  }
+  wake_.notify_all();
+}
+
+void TrainingSession::set_batch_size(int b) {
+  enqueue([b](Trainer& t) { t.set_batch_size(b); });
+}
+
+void TrainingSession::set_packed(bool packed) {
+  enqueue([packed](Trainer& t) { t.set_packed(packed); });
+}
+
+void TrainingSession::set_amp(bool amp) { amp_ = amp; }
+
+void TrainingSession::set_sh_degree_cap(int cap) {
+  enqueue([cap](Trainer& t) { t.set_sh_degree_cap(cap); });
+}
+
+void TrainingSession::request_save_ply(const std::filesystem::path& file, Done done) {
+  enqueue([file, done](Trainer& t) {
+    std::string err;
+    try {
+      write_ply(file, t.gaussians().to_model());
+    } catch (const std::exception& e) {
+      err = e.what();
+    }
+    if (done) done(err);
+  });
+}
+
+void TrainingSession::request_save_checkpoint(const std::filesystem::path& file, Done done) {
+  enqueue([file, done](Trainer& t) {
+    std::string err;
+    try {
+      save_trainer_checkpoint(t, file);
+    } catch (const std::exception& e) {
+      err = e.what();
+    }
+    if (done) done(err);
+  });
+}
+
+std::string TrainingSession::error() const {
+  std::lock_guard lock(mutex_);
+  return error_;
+}
+
+std::vector<SessionMetrics> TrainingSession::metrics_since(int after_step) const {
+  std::lock_guard lock(metrics_mutex_);
+  std::vector<SessionMetrics> out;
+  for (const SessionMetrics& m : metrics_)
+    if (m.step > after_step) out.push_back(m);
+  return out;
+}
+
+uint64_t TrainingSession::copy_snapshot(uint64_t have_version, GaussianModel& out) const {
+  std::lock_guard lock(snapshot_mutex_);
+  const uint64_t v = snapshot_version_.load();
+  if (v <= have_version) return have_version;
+  out = front_;
+  return v;
+}
+
+void TrainingSession::push_metrics(const SessionMetrics& m) {
+  std::lock_guard lock(metrics_mutex_);
+  metrics_.push_back(m);
+  while (int(metrics_.size()) > session_.metrics_capacity) metrics_.pop_front();
+}
+
+void TrainingSession::publish_snapshot(bool force) {
+  const auto now = std::chrono::steady_clock::now();
+  if (!force && now - last_snapshot_ < std::chrono::milliseconds(session_.snapshot_interval_ms)) return;
+  last_snapshot_ = now;
+  back_ = trainer_->gaussians().to_model();  // the download happens outside the lock
+  std::lock_guard lock(snapshot_mutex_);
+  std::swap(front_, back_);
+  snapshot_version_.fetch_add(1);
+}
+
+void TrainingSession::apply_commands() {
+  std::deque<std::function<void(Trainer&)>> cmds;
+  {
+    std::lock_guard lock(mutex_);
+    cmds.swap(commands_);
+  }
+  for (auto& c : cmds) c(*trainer_);
+}
+
+void TrainingSession::thread_main() {
+  try {
+    trainer_ = std::make_unique<Trainer>(scene_, init_, options_);
+    publish_snapshot(true);
+    const auto t0 = std::chrono::steady_clock::now();
+    auto last = t0;
+    int last_step = 0;
+    while (true) {
+      {
+        std::unique_lock lock(mutex_);
+        const bool finished = trainer_->finished();
+        if (finished) state_ = SessionState::Finished;
+        else if (paused_) state_ = SessionState::Paused;
+        // While paused or finished, wake for stop, resume, or a queued request (served below).
+        wake_.wait(lock, [&] { return stop_ || (!paused_ && !finished) || !commands_.empty(); });
+        if (stop_) break;
+      }
+      apply_commands();
+      {
+        std::lock_guard lock(mutex_);
+        if (paused_ || trainer_->finished()) continue;
+        state_ = SessionState::Running;
+      }
+      const StepResult r = trainer_->step();
+      const int done = trainer_->steps_done();
+      steps_done_ = done;
+      const bool eval = session_.eval_every > 0 && done % session_.eval_every == 0;
+      if (done % session_.metrics_every == 0 || eval || trainer_->finished()) {
+        const auto now = std::chrono::steady_clock::now();
+        SessionMetrics m;
+        m.step = done;
+        m.loss = trainer_->read_loss();
+        m.gaussians = r.gaussians;
+        m.step_ms = std::chrono::duration<double, std::milli>(now - last).count() / std::max(1, done - last_step);
+        m.wall_s = std::chrono::duration<double>(now - t0).count();
+        if (eval && !scene_.test_indices().empty()) {
+          EvalOptions eo;
+          eo.settings.sh_degree = trainer_->active_sh_degree();
+          std::copy(options_.background.begin(), options_.background.end(), eo.settings.background);
+          const EvalResult e = evaluate(trainer_->rasterizer(), trainer_->gaussians().view(), scene_,
+                                        scene_.test_indices(), eo);
+          m.psnr = e.psnr;
+          m.ssim = e.ssim;
+        }
+        push_metrics(m);
+        last = std::chrono::steady_clock::now();
+        last_step = done;
+      }
+      publish_snapshot(trainer_->finished());
+    }
+    apply_commands();  // serve save requests that arrived with the stop
+    publish_snapshot(true);
+    state_ = SessionState::Finished;
+  } catch (const std::exception& e) {
+    std::lock_guard lock(mutex_);
+    error_ = e.what();
+    state_ = SessionState::Failed;
+  }
+}
+
+}  // namespace splat

@@ -1,0 +1,116 @@
+#pragma once
+// A Trainer running on a background thread, for the GUI. The GUI thread never touches the
+// trainer directly: it sends commands (queued, applied at the next step boundary), reads
+// metrics from a bounded ring buffer, and reads the latest published snapshot of the Gaussians.
+//
+// Snapshots are double-buffered on the host: the trainer thread fills the back buffer at most
+// every `snapshot_interval_ms`, then swaps it under a mutex and bumps the version, so the viewer
+// always sees one complete model and can skip re-uploading when the version has not changed.
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/gaussian_model.h"
+#include "core/scene.h"
+#include "core/trainer.h"
+
+namespace splat {
+
+enum class SessionState { Idle, Running, Paused, Finished, Failed };
+
+struct SessionMetrics {
+  int step = 0;
+  float loss = 0;
+  std::optional<double> psnr, ssim;  // present on evaluation steps
+  int64_t gaussians = 0;
+  double step_ms = 0;
+  double wall_s = 0;
+};
+
+struct SessionOptions {
+  int metrics_capacity = 4096;      // ring buffer size: the oldest entries are dropped
+  int metrics_every = 10;           // steps between metrics entries (reading the loss syncs the GPU)
+  int eval_every = 0;               // steps between test evaluations (0: never)
+  int snapshot_interval_ms = 200;   // at most this often a new snapshot is published
+};
+
+class TrainingSession {
+ public:
+  // The session keeps its own copy of the scene (images included).
+  TrainingSession(Scene scene, GaussianModel init, TrainerOptions options, SessionOptions session = {});
+  ~TrainingSession();  // stops and joins
+  TrainingSession(const TrainingSession&) = delete;
+  TrainingSession& operator=(const TrainingSession&) = delete;
+
+  void start();   // starts the thread (once)
+  void pause();
+  void resume();
+  void stop();    // finishes the current step and ends the thread; waits for it
+
+  // Settings applied at the next step boundary.
+  void set_batch_size(int b);
+  void set_packed(bool packed);
+  void set_amp(bool amp);  // recorded only: mixed precision is not implemented yet
+  void set_sh_degree_cap(int cap);
+
+  // Requests served at the next step boundary (also while paused); `done` (may be empty) is called on
+  // the trainer thread with an empty string on success or the error message.
+  using Done = std::function<void(const std::string& error)>;
+  void request_save_ply(const std::filesystem::path& file, Done done = {});
+  void request_save_checkpoint(const std::filesystem::path& file, Done done = {});
+
+  SessionState state() const { return state_.load(); }
+  std::string error() const;
+  int steps_done() const { return steps_done_.load(); }
+  bool amp() const { return amp_.load(); }
+
+  // Metrics with step > after_step, oldest first (the GUI passes the last step it has).
+  std::vector<SessionMetrics> metrics_since(int after_step) const;
+
+  // Version of the latest snapshot (0: none yet); copy_snapshot fills `out` when the version is
+  // newer than `have_version` and returns the version it copied (or have_version).
+  uint64_t snapshot_version() const { return snapshot_version_.load(); }
+  uint64_t copy_snapshot(uint64_t have_version, GaussianModel& out) const;
+
+ private:
+  void thread_main();
+  void enqueue(std::function<void(Trainer&)> command);
+  void apply_commands();
+  void publish_snapshot(bool force);
+  void push_metrics(const SessionMetrics& m);
+
+  Scene scene_;
+  GaussianModel init_;
+  TrainerOptions options_;
+  SessionOptions session_;
+  std::unique_ptr<Trainer> trainer_;
+  std::thread thread_;
+
+  mutable std::mutex mutex_;  // guards commands_, paused_, stop_, error_
+  std::condition_variable wake_;
+  std::deque<std::function<void(Trainer&)>> commands_;
+  bool paused_ = false, stop_ = false;
+  std::string error_;
+  std::atomic<SessionState> state_{SessionState::Idle};
+  std::atomic<int> steps_done_{0};
+  std::atomic<bool> amp_{false};
+
+  mutable std::mutex metrics_mutex_;
+  std::deque<SessionMetrics> metrics_;
+
+  mutable std::mutex snapshot_mutex_;
+  GaussianModel front_, back_;
+  std::atomic<uint64_t> snapshot_version_{0};
+  std::chrono::steady_clock::time_point last_snapshot_{};
+};
+
+}  // namespace splat

@@ -1,0 +1,45 @@
+#pragma once
+// Fused Adam step over one parameter group: fp32 parameters, gradients and both moment
+// arrays, all on one device. Master weights and moments stay fp32 (see DESIGN.md, mixed
+// precision). The math lives in kernels/adam_math.h.
+#include <cstdint>
+
+#include "kernels/adam_math.h"
+#include "kernels/rasterizer.h"
+
+namespace splat::kernels {
+
+struct AdamHyperParams {
+  float lr = 0;
+  float beta1 = 0.9f;
+  float beta2 = 0.999f;
+  // Small on purpose: Gaussian-splatting gradients are tiny (1e-6 and below for far or
+  // faint Gaussians), and an epsilon like 1e-8 would swamp sqrt(v) and freeze them.
+  float eps = 1e-15f;
+};
+
+// The sqrt(B) batch rule: a step over a batch of B images stands in for B single-image
+// steps. Averaging B gradients shrinks the gradient noise by sqrt(B), so the learning rate
+// grows by sqrt(B) to keep the distance travelled per image; eps shrinks by sqrt(B) because
+// sqrt(v) of the averaged gradient is about sqrt(B) times smaller; and beta -> beta^B keeps
+// the moments' memory the same number of images (one step now consumes B of them).
+// batch_size == 1 returns `base` unchanged. Throws std::invalid_argument when batch_size < 1.
+AdamHyperParams scale_for_batch(const AdamHyperParams& base, int batch_size);
+
+// The per-step constants for step t >= 1 (t counts this step), bias corrections computed in
+// double. Throws std::invalid_argument when t < 1 or a hyper-parameter is out of range.
+template <class T>
+AdamStepConstants<T> adam_step_constants(const AdamHyperParams& h, int64_t step);
+
+// One Adam step over n elements: params, exp_avg and exp_avg_sq are updated in place.
+// All pointers live on `device`; on CUDA the step is enqueued on `cuda_stream` (0 when null)
+// and nothing waits for it.
+void adam_step(Device device, float* params, const float* grads, float* exp_avg, float* exp_avg_sq, int64_t n,
+               const AdamHyperParams& h, int64_t step, void* cuda_stream = nullptr);
+
+// CPU reference, templated so that tests can run it in double; instantiated for float and double.
+template <class T>
+void adam_step_reference(T* params, const T* grads, T* exp_avg, T* exp_avg_sq, int64_t n, const AdamHyperParams& h,
+                         int64_t step);
+
+}  // namespace splat::kernels

@@ -1,0 +1,49 @@
+#pragma once
+// One Adam update of one element, shared by the CPU reference and the CUDA kernel so that
+// both backends evaluate the same expression (and agree to rounding).
+#include <cmath>
+
+#include "kernels/hd.h"
+
+namespace splat::kernels {
+
+// Per-call constants of a step, computed once on the host from the hyper-parameters and
+// the step number t (1 for the first step): the bias corrections 1 - beta^t fold into them.
+template <class T>
+struct AdamStepConstants {
+  T beta1{}, beta2{};
+  T step_size{};          // lr / (1 - beta1^t)
+  T inv_sqrt_bias2{};     // 1 / sqrt(1 - beta2^t)
+  T eps{};
+};
+
+// Products rounded on their own on both backends. nvcc would otherwise fuse a product and
+// the sum it feeds into one FMA, which the host does not do; in m, a sum of two terms of
+// opposite sign that can nearly cancel, that single rounding difference becomes a large
+// relative one. With these the CUDA step is bitwise the CPU step (IEEE sqrt and division
+// are nvcc's defaults).
+SPLAT_HD float mul_rn(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+SPLAT_HD double mul_rn(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __dmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+
+// m <- b1 m + (1-b1) g;  v <- b2 v + (1-b2) g^2;  p <- p - step_size m / (sqrt(v)/sqrt(1-b2^t) + eps).
+// The same as m_hat / (sqrt(v_hat) + eps) with m_hat, v_hat the bias-corrected moments.
+template <class T>
+SPLAT_HD void adam_update(T& param, T grad, T& exp_avg, T& exp_avg_sq, const AdamStepConstants<T>& k) {
+  exp_avg = mul_rn(k.beta1, exp_avg) + mul_rn(T(1) - k.beta1, grad);
+  exp_avg_sq = mul_rn(k.beta2, exp_avg_sq) + mul_rn(mul_rn(T(1) - k.beta2, grad), grad);
+  param -= mul_rn(k.step_size, exp_avg) / (mul_rn(std::sqrt(exp_avg_sq), k.inv_sqrt_bias2) + k.eps);
+}
+
+}  // namespace splat::kernels

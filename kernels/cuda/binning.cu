@@ -1,0 +1,158 @@
+#include "kernels/cuda/binning.cuh"
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/raster_math.h"
+
+namespace splat::kernels::cuda {
+namespace {
+
+// Workspace slots, relative to first_slot.
+enum : int {
+  kDepthKeysA, kDepthKeysB, kOrderA, kOrderB, kSortedStart,
+  kTileKeysA, kTileKeysB, kEntriesA, kEntriesB, kRanges, kTemp,
+};
+static_assert(kTemp + 1 == kBinningSlots);
+
+// Depth keys: positive floats order like their bit patterns; culled slots go last (they emit nothing).
+__global__ void depth_keys(ProjectedSlots s, uint32_t* keys, int32_t* order) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < s.count; i += int64_t(gridDim.x) * blockDim.x) {
+    keys[i] = s.tile_count[i] > 0 ? __float_as_uint(s.color_depth[i].w) : 0xffffffffu;
+    order[i] = static_cast<int32_t>(i);
+  }
+}
+
+struct CountOfSlot {
+  const int32_t* tile_count;
+  const int32_t* order;
+  __device__ int32_t operator()(int64_t k) const { return tile_count[order[k]]; }
+};
+
+// One thread per entry (balanced however many tiles a Gaussian covers): finds its slot by binary
+// search in the depth-ordered starts, then its tile inside the slot's rect. Should a recomputed rect
+// ever cover fewer tiles than were counted, the surplus gets the key past every real (camera, tile):
+// the sort moves it to the end where no range points, so memory stays safe and it is never blended.
+__global__ void emit_entries(ProjectedSlots s, TileGrid grid, const int32_t* order, const int32_t* sorted_start,
+                             int64_t slots, int64_t entries, uint32_t past_last_tile, uint32_t* keys,
+                             int32_t* values) {
+  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < entries; e += int64_t(gridDim.x) * blockDim.x) {
+    int64_t lo = 0, hi = slots - 1;  // last k with sorted_start[k] <= e
+    while (lo < hi) {
+      const int64_t mid = (lo + hi + 1) / 2;
+      if (sorted_start[mid] <= e)
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+    const int32_t slot = order[lo];
+    const int j = static_cast<int>(e - sorted_start[lo]);
+    const float2 m = s.mean2d[slot];
+    const int2 h = s.half[slot];
+    const raster::TileRect r = raster::tile_range(Vec2f{m.x, m.y}, h.x, h.y, grid.tiles_x, grid.tiles_y);
+    uint32_t key = past_last_tile;
+    if (j < r.count()) {
+      const int w = r.x1 - r.x0;
+      key = uint32_t(s.camera(slot)) * grid.tiles() + uint32_t(r.y0 + j / w) * grid.tiles_x + r.x0 + j % w;
+    }
+    keys[e] = key;
+    values[e] = slot;
+  }
+}
+
+// Range boundaries: an entry whose tile differs from its predecessor's starts a range; one whose tile
+// differs from its successor's ends one.
+__global__ void find_ranges(const uint32_t* keys, int64_t n, uint32_t past_last_tile, int2* ranges) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
+    const uint32_t tile = keys[i];
+    if (tile >= past_last_tile) continue;
+    if (i == 0 || keys[i - 1] != tile) ranges[tile].x = static_cast<int>(i);
+    if (i == n - 1 || keys[i + 1] != tile) ranges[tile].y = static_cast<int>(i + 1);
+  }
+}
+
+template <class K, class V>
+cub::DoubleBuffer<V> radix_sort(CudaWorkspace& ws, int temp_slot, cub::DoubleBuffer<K>& keys, V* va, V* vb, int64_t n,
+                                int end_bit, cudaStream_t stream, const char* what) {
+  cub::DoubleBuffer<V> vals(va, vb);
+  size_t bytes = 0;
+  check(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, vals, static_cast<int>(n), 0, end_bit, stream), what);
+  void* temp = ws.bytes(temp_slot, bytes);
+  check(cub::DeviceRadixSort::SortPairs(temp, bytes, keys, vals, static_cast<int>(n), 0, end_bit, stream), what);
+  return vals;
+}
+
+}  // namespace
+
+TileBins bin_and_sort(const ProjectedSlots& slots, const TileGrid& grid, int64_t intersections, CudaWorkspace& ws,
+                      int first_slot, StageClock& clock, cudaStream_t stream) {
+  if (intersections >= (int64_t(1) << 31))
+    throw std::runtime_error("CUDA rasterizer: " + std::to_string(intersections) +
+                             " tile intersections exceed the 2^31 the sorted index supports");
+  if (slots.count >= (int64_t(1) << 31))
+    throw std::runtime_error("CUDA rasterizer: more than 2^31 projected pairs in one call");
+  const uint64_t tiles_total = uint64_t(grid.cameras) * grid.tiles();
+  if (tiles_total >= (uint64_t(1) << 31)) throw std::runtime_error("CUDA rasterizer: too many cameras x tiles");
+  const uint32_t past_last_tile = static_cast<uint32_t>(tiles_total);
+  auto slot = [&](int k) { return first_slot + k; };
+
+  TileBins bins;
+  bins.intersections = intersections;
+  int2* ranges = ws.get<int2>(slot(kRanges), tiles_total);
+  check(cudaMemsetAsync(ranges, 0, tiles_total * sizeof(int2), stream), "clearing tile ranges");
+  bins.ranges = ranges;
+  if (intersections == 0) {
+    bins.slot_of_entry = ws.get<int32_t>(slot(kEntriesA), 1);
+    return bins;
+  }
+  const int64_t S = slots.count, M = intersections;
+
+  // 1. Depth order of the slots.
+  uint32_t* dk_a = ws.get<uint32_t>(slot(kDepthKeysA), S);
+  int32_t* order_a = ws.get<int32_t>(slot(kOrderA), S);
+  depth_keys<<<stride_blocks(S, 256), 256, 0, stream>>>(slots, dk_a, order_a);
+  check_launch("depth_keys");
+  cub::DoubleBuffer<uint32_t> dkeys(dk_a, ws.get<uint32_t>(slot(kDepthKeysB), S));
+  const int32_t* order =
+      radix_sort(ws, slot(kTemp), dkeys, order_a, ws.get<int32_t>(slot(kOrderB), S), S, 32, stream, "depth sort")
+          .Current();
+  // Entry offsets of the slots in depth order (int32: the total is below 2^31, checked above).
+  int32_t* sorted_start = ws.get<int32_t>(slot(kSortedStart), S);
+  {
+    auto counts = thrust::make_transform_iterator(thrust::counting_iterator<int64_t>(0),
+                                                  CountOfSlot{slots.tile_count, order});
+    size_t bytes = 0;
+    check(cub::DeviceScan::ExclusiveSum(nullptr, bytes, counts, sorted_start, S, stream), "sizing entry offsets");
+    check(cub::DeviceScan::ExclusiveSum(ws.bytes(slot(kTemp), bytes), bytes, counts, sorted_start, S, stream),
+          "entry offsets");
+  }
+  clock.mark("depth sort", stream);
+
+  // 2. Entries in depth order, keyed by (camera, tile).
+  uint32_t* tk_a = ws.get<uint32_t>(slot(kTileKeysA), M);
+  int32_t* ent_a = ws.get<int32_t>(slot(kEntriesA), M);
+  emit_entries<<<stride_blocks(M, 256), 256, 0, stream>>>(slots, grid, order, sorted_start, S, M, past_last_tile,
+                                                          tk_a, ent_a);
+  check_launch("emit_entries");
+  clock.mark("emit keys", stream);
+
+  // 3. Stable sort by tile: the sentinel past_last_tile needs bits_for(past_last_tile) bits.
+  cub::DoubleBuffer<uint32_t> tkeys(tk_a, ws.get<uint32_t>(slot(kTileKeysB), M));
+  bins.slot_of_entry = radix_sort(ws, slot(kTemp), tkeys, ent_a, ws.get<int32_t>(slot(kEntriesB), M), M,
+                                  bits_for(past_last_tile), stream, "tile sort")
+                           .Current();
+  clock.mark("tile sort", stream);
+
+  find_ranges<<<stride_blocks(M, 256), 256, 0, stream>>>(tkeys.Current(), M, past_last_tile, ranges);
+  check_launch("find_ranges");
+  clock.mark("tile ranges", stream);
+  return bins;
+}
+
+}  // namespace splat::kernels::cuda

@@ -1,0 +1,126 @@
+// Backward blending: one block per (camera, tile) replays each pixel's composited Gaussians back to
+// front (raster::PixelReplay), starting from the last contributor forward recorded. Per-Gaussian
+// gradients are summed across the warp with shuffles first, so each Gaussian costs one set of
+// atomics per warp instead of one per pixel; warps where no pixel composited it skip even that.
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/raster_stages.cuh"
+#include "kernels/raster_math.h"
+
+namespace splat::kernels::cuda {
+namespace {
+
+struct Background {
+  float rgb[3];
+};
+
+constexpr int kGradValues = 12;  // dmean2d (2), |dmean2d| (2), dconic (3), dopacity, dcolor (3), ddepth
+
+__device__ inline void warp_sum(float (&v)[kGradValues]) {
+#pragma unroll
+  for (int k = 0; k < kGradValues; ++k)
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) v[k] += __shfl_xor_sync(0xffffffffu, v[k], off);
+}
+
+__global__ void __launch_bounds__(kBlockPixels)
+    blend_backward_kernel(ProjectedSlots slots, TileBins bins, TileGrid grid, Background bg, PixelState state,
+                          RenderOutputGrads dout, ProjectedGrads dslots) {
+  __shared__ int32_t s_slot[kBlockPixels];
+  __shared__ float2 s_mean[kBlockPixels];
+  __shared__ float4 s_conic_opacity[kBlockPixels];
+  __shared__ float4 s_color_depth[kBlockPixels];
+  __shared__ int s_max_contributors;
+
+  const int camera = blockIdx.z;
+  const int tile = blockIdx.y * grid.tiles_x + blockIdx.x;
+  const int px = blockIdx.x * raster::kTileSize + threadIdx.x % raster::kTileSize;
+  const int py = blockIdx.y * raster::kTileSize + threadIdx.x / raster::kTileSize;
+  const bool inside = px < grid.width && py < grid.height;
+  const Vec2f pixel{px + 0.5f, py + 0.5f};
+  const int64_t pix = (int64_t(camera) * grid.height + py) * grid.width + px;
+
+  const int2 range = bins.ranges[int64_t(camera) * grid.tiles() + tile];
+  int contributors = 0;
+  float t_final = 1.f, depth_out = 0.f, dalpha = 0.f, ddepth = 0.f;
+  float drgb[3] = {0.f, 0.f, 0.f};
+  if (inside) {
+    contributors = state.contributors[pix];
+    t_final = state.final_transmittance[pix];
+    depth_out = state.depth[pix];
+    if (dout.rgb)
+      for (int c = 0; c < 3; ++c) drgb[c] = dout.rgb[3 * pix + c];
+    if (dout.alpha) dalpha = dout.alpha[pix];
+    if (dout.depth) ddepth = dout.depth[pix];
+  }
+  raster::PixelReplay<float> replay(bg.rgb, t_final, depth_out, drgb, dalpha, ddepth);
+
+  if (threadIdx.x == 0) s_max_contributors = 0;
+  __syncthreads();
+  const int warp_max = __reduce_max_sync(0xffffffffu, contributors);
+  if (threadIdx.x % 32 == 0) atomicMax(&s_max_contributors, warp_max);
+  __syncthreads();
+  const int last = range.x + s_max_contributors;  // one past the last entry any pixel composited
+
+  for (int batch_end = last; batch_end > range.x; batch_end -= kBlockPixels) {
+    __syncthreads();  // the previous batch is fully consumed before it is overwritten
+    const int batch_begin = max(range.x, batch_end - kBlockPixels);
+    const int e = batch_end - 1 - threadIdx.x;  // shared index j holds entry batch_end - 1 - j
+    if (e >= batch_begin) {
+      const int32_t s = bins.slot_of_entry[e];
+      s_slot[threadIdx.x] = s;
+      s_mean[threadIdx.x] = slots.mean2d[s];
+      s_conic_opacity[threadIdx.x] = slots.conic_opacity[s];
+      s_color_depth[threadIdx.x] = slots.color_depth[s];
+    }
+    __syncthreads();
+    const int n = batch_end - batch_begin;
+    for (int j = 0; j < n; ++j) {
+      const int index = batch_end - 1 - j - range.x;  // position in the tile's list
+      float g[kGradValues] = {};
+      bool composited = false;
+      if (index < contributors) {
+        const float4 co = s_conic_opacity[j];
+        const Vec2f mean{s_mean[j].x, s_mean[j].y};
+        const raster::Sym2<float> conic{co.x, co.y, co.z};
+        float gauss;
+        const float alpha = raster::gaussian_alpha(mean, conic, co.w, pixel, gauss);
+        if (alpha > 0.f) {
+          composited = true;
+          const float4 cd = s_color_depth[j];
+          float da, dz;
+          Vec3f dcolor;
+          replay.step(alpha, Vec3f{cd.x, cd.y, cd.z}, cd.w, da, dcolor, dz);
+          Vec2f dmean{};
+          raster::Sym2<float> dconic{};
+          float dopacity = 0.f;
+          raster::gaussian_alpha_vjp(mean, conic, co.w, pixel, da, dmean, dconic, dopacity);
+          g[0] = dmean.x, g[1] = dmean.y, g[2] = fabsf(dmean.x), g[3] = fabsf(dmean.y);
+          g[4] = dconic.xx, g[5] = dconic.xy, g[6] = dconic.yy, g[7] = dopacity;
+          g[8] = dcolor.x, g[9] = dcolor.y, g[10] = dcolor.z, g[11] = dz;
+        }
+      }
+      if (!__any_sync(0xffffffffu, composited)) continue;
+      warp_sum(g);
+      if (threadIdx.x % 32 == 0) {
+        const int32_t s = s_slot[j];
+        atomicAdd(&dslots.mean2d[s], make_float2(g[0], g[1]));
+        atomicAdd(&dslots.mean2d_abs[s], make_float2(g[2], g[3]));
+        atomicAdd(&dslots.conic_opacity[s], make_float4(g[4], g[5], g[6], g[7]));
+        atomicAdd(&dslots.color_depth[s], make_float4(g[8], g[9], g[10], g[11]));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void blend_backward(const ProjectedSlots& slots, const TileBins& bins, const TileGrid& grid, const float* background,
+                    const PixelState& state, const RenderOutputGrads& dout, const ProjectedGrads& dslots,
+                    cudaStream_t stream) {
+  const dim3 blocks(grid.tiles_x, grid.tiles_y, grid.cameras);
+  Background bg{{background[0], background[1], background[2]}};
+  blend_backward_kernel<<<blocks, kBlockPixels, 0, stream>>>(slots, bins, grid, bg, state, dout, dslots);
+  check_launch("blend backward");
+}
+
+}  // namespace splat::kernels::cuda

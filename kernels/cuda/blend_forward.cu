@@ -1,0 +1,83 @@
+// Forward blending: one block per (camera, tile), one thread per pixel. The tile's depth-sorted
+// Gaussians are staged through shared memory in batches of one per thread, so each is read from
+// global memory once per tile instead of once per pixel; the block stops as soon as every pixel
+// is saturated or the list is exhausted.
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/raster_stages.cuh"
+#include "kernels/raster_math.h"
+
+namespace splat::kernels::cuda {
+namespace {
+
+struct Background {
+  float rgb[3];
+};
+
+__global__ void __launch_bounds__(kBlockPixels)
+    blend_forward_kernel(ProjectedSlots slots, TileBins bins, TileGrid grid, Background bg, RenderOutputs out,
+                         PixelState state) {
+  __shared__ float2 s_mean[kBlockPixels];
+  __shared__ float4 s_conic_opacity[kBlockPixels];
+  __shared__ float4 s_color_depth[kBlockPixels];
+
+  const int camera = blockIdx.z;
+  const int tile = blockIdx.y * grid.tiles_x + blockIdx.x;
+  const int px = blockIdx.x * raster::kTileSize + threadIdx.x % raster::kTileSize;
+  const int py = blockIdx.y * raster::kTileSize + threadIdx.x / raster::kTileSize;
+  const bool inside = px < grid.width && py < grid.height;
+  const Vec2f pixel{px + 0.5f, py + 0.5f};
+
+  const int2 range = bins.ranges[int64_t(camera) * grid.tiles() + tile];
+  raster::PixelCompositor<float> comp;
+  bool done = !inside;
+  int contributors = 0;
+  for (int base = range.x; base < range.y; base += kBlockPixels) {
+    if (__syncthreads_count(done) == kBlockPixels) break;  // also orders the previous batch's reads
+    const int e = base + threadIdx.x;
+    if (e < range.y) {
+      const int32_t s = bins.slot_of_entry[e];
+      s_mean[threadIdx.x] = slots.mean2d[s];
+      s_conic_opacity[threadIdx.x] = slots.conic_opacity[s];
+      s_color_depth[threadIdx.x] = slots.color_depth[s];
+    }
+    __syncthreads();
+    const int n = min(kBlockPixels, range.y - base);
+    for (int j = 0; j < n && !done; ++j) {
+      const float4 co = s_conic_opacity[j];
+      float gauss;
+      const float alpha = raster::gaussian_alpha(Vec2f{s_mean[j].x, s_mean[j].y}, raster::Sym2<float>{co.x, co.y, co.z},
+                                                 co.w, pixel, gauss);
+      if (alpha == 0.f) continue;
+      const float4 cd = s_color_depth[j];
+      if (!comp.add(alpha, Vec3f{cd.x, cd.y, cd.z}, cd.w)) {
+        done = true;
+        break;
+      }
+      contributors = base - range.x + j + 1;
+    }
+  }
+  if (!inside) return;
+  const int64_t pix = (int64_t(camera) * grid.height + py) * grid.width + px;
+  float rgb[3], alpha, depth;
+  comp.finish(bg.rgb, rgb, alpha, depth);
+  out.rgb[3 * pix] = rgb[0];
+  out.rgb[3 * pix + 1] = rgb[1];
+  out.rgb[3 * pix + 2] = rgb[2];
+  if (out.alpha) out.alpha[pix] = alpha;
+  if (out.depth) out.depth[pix] = depth;
+  state.final_transmittance[pix] = comp.transmittance;
+  state.contributors[pix] = contributors;
+  state.depth[pix] = depth;
+}
+
+}  // namespace
+
+void blend_forward(const ProjectedSlots& slots, const TileBins& bins, const TileGrid& grid, const float* background,
+                   const RenderOutputs& out, const PixelState& state, cudaStream_t stream) {
+  const dim3 blocks(grid.tiles_x, grid.tiles_y, grid.cameras);
+  Background bg{{background[0], background[1], background[2]}};
+  blend_forward_kernel<<<blocks, kBlockPixels, 0, stream>>>(slots, bins, grid, bg, out, state);
+  check_launch("blend forward");
+}
+
+}  // namespace splat::kernels::cuda

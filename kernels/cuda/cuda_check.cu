@@ -1,0 +1,23 @@
+#include "kernels/cuda/cuda_check.cuh"
+
+#include <stdexcept>
+#include <string>
+
+#include "kernels/buffer.h"
+
+namespace splat::kernels::cuda {
+
+void check(cudaError_t e, const char* what) {
+  if (e == cudaSuccess) return;
+  const std::string msg = std::string("CUDA rasterizer: ") + what + ": " + cudaGetErrorString(e);
+  if (e == cudaErrorMemoryAllocation) {
+    cudaGetLastError();  // allocation failures are not sticky: clear so the caller may retry smaller
+    size_t free_b = 0, total_b = 0;
+    cudaMemGetInfo(&free_b, &total_b);
+    throw OutOfMemory(msg + " (" + std::to_string(free_b >> 20) + " MiB free of " + std::to_string(total_b >> 20) +
+                      " MiB)");
+  }
+  throw std::runtime_error(msg);
+}
+
+}  // namespace splat::kernels::cuda

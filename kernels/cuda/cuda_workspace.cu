@@ -1,0 +1,33 @@
+#include "kernels/cuda/cuda_workspace.cuh"
+
+#include <stdexcept>
+
+#include "kernels/cuda/cuda_check.cuh"
+
+namespace splat::kernels::cuda {
+
+CudaWorkspace::~CudaWorkspace() {
+  for (Block& b : blocks_)
+    if (b.ptr) cudaFree(b.ptr);  // no throwing from a destructor; a lost device is reported elsewhere
+}
+
+void* CudaWorkspace::bytes(int slot, size_t n) {
+  if (slot < 0) throw std::invalid_argument("CudaWorkspace: negative slot");
+  if (static_cast<size_t>(slot) >= blocks_.size()) blocks_.resize(slot + 1);
+  Block& b = blocks_[slot];
+  if (n <= b.capacity) return b.ptr;
+  // Growth frees first so that the old block's memory is available to the new one; the device
+  // must be idle with respect to that block, which cudaFree guarantees by synchronising.
+  if (b.ptr) check(cudaFree(b.ptr), "freeing a workspace block");
+  held_ -= b.capacity;
+  b.ptr = nullptr;
+  b.capacity = 0;
+  const size_t want = (n + n / 4 + 255) / 256 * 256;
+  check(cudaMalloc(&b.ptr, want), "allocating rasterizer workspace");
+  b.capacity = want;
+  held_ += want;
+  if (held_ > peak_) peak_ = held_;
+  return b.ptr;
+}
+
+}  // namespace splat::kernels::cuda

@@ -1,0 +1,42 @@
+#pragma once
+// A caching device allocator for per-call scratch: each named slot keeps one device block that only
+// grows (by 25 % headroom, so slowly growing Gaussian counts do not reallocate every step). After the
+// first steps of a run no cudaMalloc happens in forward/backward, which keeps those calls free of
+// the implicit synchronisation cudaMalloc/cudaFree cause.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <vector>
+
+namespace splat::kernels::cuda {
+
+class CudaWorkspace {
+ public:
+  CudaWorkspace() = default;
+  CudaWorkspace(const CudaWorkspace&) = delete;
+  CudaWorkspace& operator=(const CudaWorkspace&) = delete;
+  ~CudaWorkspace();
+
+  // Device memory for `count` elements of T in slot `slot`; contents are undefined after growth
+  // and otherwise whatever the previous user of the slot left there.
+  template <class T>
+  T* get(int slot, size_t count) {
+    return static_cast<T*>(bytes(slot, count * sizeof(T)));
+  }
+  void* bytes(int slot, size_t n);
+
+  // Bytes currently held over all slots, and the largest that total has been.
+  size_t held_bytes() const { return held_; }
+  size_t peak_bytes() const { return peak_; }
+
+ private:
+  struct Block {
+    void* ptr = nullptr;
+    size_t capacity = 0;
+  };
+  std::vector<Block> blocks_;
+  size_t held_ = 0;
+  size_t peak_ = 0;
+};
+
+}  // namespace splat::kernels::cuda

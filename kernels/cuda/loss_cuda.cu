@@ -1,0 +1,306 @@
+// CUDA backend of the photometric loss and the image metrics (see kernels/loss.h).
+//
+// Forward: one block per 32x16 output tile of one camera; for each channel it loads the
+// tile plus the window's 5-pixel halo into shared memory, runs the horizontal 1D pass for
+// the five moment maps over the halo rows, then the vertical pass per output pixel, and
+// evaluates SSIM and its partials there. Each block writes its sums of |d|, d^2 and SSIM;
+// a second kernel reduces them per image (double) and a third forms the loss into a
+// device scalar, so a training step enqueues the loss without waiting for it.
+// Backward: the same tiling filters the three stored partial maps and combines them with
+// the L1 term into dL/dpred.
+#include <cuda_runtime.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "kernels/buffer.h"
+#include "kernels/loss.h"
+
+namespace splat::kernels {
+namespace {
+
+constexpr int kTileW = 32, kTileH = 16;
+constexpr int kHaloW = kTileW + 2 * kSsimRadius, kHaloH = kTileH + 2 * kSsimRadius;
+constexpr int kThreads = kTileW * kTileH;
+constexpr int kReduceThreads = 256;
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string("CUDA loss: ") + what + ": " + cudaGetErrorString(e));
+}
+
+// Grows a buffer without shrinking it, so that steps with alternating image sizes do not
+// reallocate (cudaMalloc/cudaFree would synchronise the device).
+template <class T>
+void ensure_size(Buffer<T>& b, size_t n) {
+  if (b.size() < n) b.resize(n);
+}
+
+struct TileGrid {
+  dim3 grid, block{kTileW, kTileH, 1};
+  int blocks_per_image;
+};
+TileGrid tile_grid(const ImageBatchShape& s) {
+  TileGrid t;
+  t.grid = dim3((s.width + kTileW - 1) / kTileW, (s.height + kTileH - 1) / kTileH, s.cameras);
+  t.blocks_per_image = int(t.grid.x * t.grid.y);
+  return t;
+}
+
+__device__ void load_window_taps(float* w) {
+  const int tid = threadIdx.y * kTileW + threadIdx.x;
+  if (tid < kSsimTaps) w[tid] = ssim_window_tap<float>(tid);
+}
+
+// Sum of v over the block, valid in thread 0.
+__device__ float block_sum(float v, float* scratch) {
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+  const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+  const int warps = (blockDim.x * blockDim.y + 31) / 32;
+  __syncthreads();  // scratch may still be read by a previous call
+  if ((tid & 31) == 0) scratch[tid >> 5] = v;
+  __syncthreads();
+  float s = 0;
+  if (tid == 0)
+    for (int i = 0; i < warps; ++i) s += scratch[i];
+  return s;
+}
+
+// kMetric: clamp pred to [0,1] and skip the partials (evaluation); otherwise store the
+// partials for backward. block_sums[b] = (sum |d|, sum d^2, sum SSIM) of block b.
+template <bool kMetric>
+__global__ void __launch_bounds__(kThreads) ssim_forward_kernel(const float* __restrict__ pred,
+                                                                const float* __restrict__ target, int H, int W,
+                                                                float* __restrict__ partials, int64_t plane_stride,
+                                                                float3* __restrict__ block_sums) {
+  __shared__ float w[kSsimTaps];
+  __shared__ float xs[kHaloH][kHaloW], ys[kHaloH][kHaloW];
+  __shared__ float hs[5][kHaloH][kTileW];
+  __shared__ float scratch[kThreads / 32];
+  const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * kTileW + tx;
+  const int x0 = blockIdx.x * kTileW - kSsimRadius, y0 = blockIdx.y * kTileH - kSsimRadius;
+  const int gx = blockIdx.x * kTileW + tx, gy = blockIdx.y * kTileH + ty;
+  const bool inside = gx < W && gy < H;
+  const size_t image = size_t(blockIdx.z) * H * W;
+  load_window_taps(w);
+  float abs_sum = 0, sq_sum = 0, ssim_sum = 0;
+  for (int ch = 0; ch < 3; ++ch) {
+    for (int i = tid; i < kHaloH * kHaloW; i += kThreads) {
+      const int r = i / kHaloW, c = i % kHaloW, yy = y0 + r, xx = x0 + c;
+      float x = 0, y = 0;  // zero padding outside the image
+      if (yy >= 0 && yy < H && xx >= 0 && xx < W) {
+        const size_t e = (image + size_t(yy) * W + xx) * 3 + ch;
+        x = kMetric ? clamp_unit(pred[e]) : pred[e];
+        y = target[e];
+      }
+      xs[r][c] = x;
+      ys[r][c] = y;
+    }
+    __syncthreads();
+    for (int i = tid; i < kHaloH * kTileW; i += kThreads) {
+      const int r = i / kTileW, c = i % kTileW;
+      float m0 = 0, m1 = 0, m2 = 0, m3 = 0, m4 = 0;
+#pragma unroll
+      for (int k = 0; k < kSsimTaps; ++k) {
+        const float x = xs[r][c + k], y = ys[r][c + k];
+        m0 += w[k] * x;
+        m1 += w[k] * y;
+        m2 += w[k] * (x * x);
+        m3 += w[k] * (y * y);
+        m4 += w[k] * (x * y);
+      }
+      hs[0][r][c] = m0, hs[1][r][c] = m1, hs[2][r][c] = m2, hs[3][r][c] = m3, hs[4][r][c] = m4;
+    }
+    __syncthreads();
+    if (inside) {
+      SsimMoments<float> m;
+#pragma unroll
+      for (int k = 0; k < kSsimTaps; ++k) {
+        m.mu_x += w[k] * hs[0][ty + k][tx];
+        m.mu_y += w[k] * hs[1][ty + k][tx];
+        m.xx += w[k] * hs[2][ty + k][tx];
+        m.yy += w[k] * hs[3][ty + k][tx];
+        m.xy += w[k] * hs[4][ty + k][tx];
+      }
+      const SsimPartials<float> sp = ssim_partials(m);
+      const float d = xs[ty + kSsimRadius][tx + kSsimRadius] - ys[ty + kSsimRadius][tx + kSsimRadius];
+      abs_sum += fabsf(d);
+      sq_sum += d * d;
+      ssim_sum += sp.ssim;
+      if (!kMetric) {
+        const size_t e = (image + size_t(gy) * W + gx) * 3 + ch;
+        partials[e] = sp.d_mu_x;
+        partials[plane_stride + e] = sp.d_xx;
+        partials[2 * plane_stride + e] = sp.d_xy;
+      }
+    }
+    __syncthreads();  // the next channel overwrites xs, ys and hs
+  }
+  const float a = block_sum(abs_sum, scratch);
+  const float q = block_sum(sq_sum, scratch);
+  const float s = block_sum(ssim_sum, scratch);
+  if (tid == 0) block_sums[(size_t(blockIdx.z) * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x] = make_float3(a, q, s);
+}
+
+// One block per image: sums its blocks' partial sums in double.
+__global__ void image_sums_kernel(const float3* __restrict__ block_sums, int blocks_per_image, ImageSums* out) {
+  __shared__ double red[3][kReduceThreads];
+  const float3* b = block_sums + size_t(blockIdx.x) * blocks_per_image;
+  double a = 0, q = 0, s = 0;
+  for (int i = threadIdx.x; i < blocks_per_image; i += kReduceThreads) a += b[i].x, q += b[i].y, s += b[i].z;
+  red[0][threadIdx.x] = a, red[1][threadIdx.x] = q, red[2][threadIdx.x] = s;
+  __syncthreads();
+  for (int stride = kReduceThreads / 2; stride > 0; stride >>= 1) {
+    if (threadIdx.x < stride)
+      for (int j = 0; j < 3; ++j) red[j][threadIdx.x] += red[j][threadIdx.x + stride];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = ImageSums{red[0][0], red[1][0], red[2][0]};
+}
+
+__global__ void loss_value_kernel(const ImageSums* sums, int cameras, double count, double ssim_weight, float* loss) {
+  double a = 0, s = 0;
+  for (int c = 0; c < cameras; ++c) a += sums[c].abs_diff, s += sums[c].ssim;
+  *loss = float(photometric_loss_value(a, s, count, ssim_weight));
+}
+
+__global__ void __launch_bounds__(kThreads) loss_backward_kernel(const float* __restrict__ pred,
+                                                                 const float* __restrict__ target,
+                                                                 const float* __restrict__ partials,
+                                                                 int64_t plane_stride, int H, int W,
+                                                                 LossGradWeights<float> g, float* __restrict__ grad) {
+  __shared__ float w[kSsimTaps];
+  __shared__ float ps[3][kHaloH][kHaloW];
+  __shared__ float hs[3][kHaloH][kTileW];
+  const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * kTileW + tx;
+  const int x0 = blockIdx.x * kTileW - kSsimRadius, y0 = blockIdx.y * kTileH - kSsimRadius;
+  const int gx = blockIdx.x * kTileW + tx, gy = blockIdx.y * kTileH + ty;
+  const size_t image = size_t(blockIdx.z) * H * W;
+  load_window_taps(w);
+  for (int ch = 0; ch < 3; ++ch) {
+    for (int i = tid; i < kHaloH * kHaloW; i += kThreads) {
+      const int r = i / kHaloW, c = i % kHaloW, yy = y0 + r, xx = x0 + c;
+      const bool in_image = yy >= 0 && yy < H && xx >= 0 && xx < W;
+      const size_t e = (image + size_t(yy) * W + xx) * 3 + ch;
+#pragma unroll
+      for (int j = 0; j < 3; ++j) ps[j][r][c] = in_image ? partials[j * plane_stride + e] : 0.f;
+    }
+    __syncthreads();
+    for (int i = tid; i < kHaloH * kTileW; i += kThreads) {
+      const int r = i / kTileW, c = i % kTileW;
+      float f0 = 0, f1 = 0, f2 = 0;
+#pragma unroll
+      for (int k = 0; k < kSsimTaps; ++k) {
+        f0 += w[k] * ps[0][r][c + k];
+        f1 += w[k] * ps[1][r][c + k];
+        f2 += w[k] * ps[2][r][c + k];
+      }
+      hs[0][r][c] = f0, hs[1][r][c] = f1, hs[2][r][c] = f2;
+    }
+    __syncthreads();
+    if (gx < W && gy < H) {
+      float f0 = 0, f1 = 0, f2 = 0;
+#pragma unroll
+      for (int k = 0; k < kSsimTaps; ++k) {
+        f0 += w[k] * hs[0][ty + k][tx];
+        f1 += w[k] * hs[1][ty + k][tx];
+        f2 += w[k] * hs[2][ty + k][tx];
+      }
+      const size_t e = (image + size_t(gy) * W + gx) * 3 + ch;
+      grad[e] = loss_grad_element(pred[e], target[e], f0, f1, f2, g);
+    }
+    __syncthreads();  // the next channel overwrites ps and hs
+  }
+}
+
+// Enqueues the forward kernel and the per-image reduction into `sums` [C].
+template <bool kMetric>
+void enqueue_image_sums(const float* pred, const float* target, const ImageBatchShape& shape, float* partials,
+                        Buffer<float3>& block_sums, Buffer<ImageSums>& sums, cudaStream_t stream) {
+  validate(shape);
+  const TileGrid t = tile_grid(shape);
+  ensure_size(block_sums, size_t(t.blocks_per_image) * shape.cameras);
+  ensure_size(sums, size_t(shape.cameras));
+  ssim_forward_kernel<kMetric><<<t.grid, t.block, 0, stream>>>(pred, target, shape.height, shape.width, partials,
+                                                              shape.elements(), block_sums.data());
+  image_sums_kernel<<<shape.cameras, kReduceThreads, 0, stream>>>(block_sums.data(), t.blocks_per_image,
+                                                                  sums.data());
+  check(cudaGetLastError(), "launching the SSIM forward");
+}
+
+class CudaPhotometricLoss final : public PhotometricLoss {
+ public:
+  CudaPhotometricLoss(float ssim_weight, void* stream)
+      : weight_(ssim_weight), stream_(static_cast<cudaStream_t>(stream)) {}
+  Device device() const override { return Device::CUDA; }
+
+  void forward(const float* pred, const float* target, const ImageBatchShape& shape) override {
+    validate(shape);
+    pred_ = pred;
+    target_ = target;
+    shape_ = shape;
+    ensure_size(partials_, 3 * size_t(shape.elements()));
+    enqueue_image_sums<false>(pred, target, shape, partials_.data(), block_sums_, sums_, stream_);
+    loss_value_kernel<<<1, 1, 0, stream_>>>(sums_.data(), shape.cameras, double(shape.elements()), weight_,
+                                            loss_.data());
+    check(cudaGetLastError(), "launching the loss value");
+  }
+
+  void backward(float* grad_pred, float grad_scale) override {
+    if (!pred_) throw std::logic_error("PhotometricLoss::backward called before forward");
+    const TileGrid t = tile_grid(shape_);
+    const LossGradWeights<float> g = loss_grad_weights(weight_, float(shape_.elements()), grad_scale);
+    loss_backward_kernel<<<t.grid, t.block, 0, stream_>>>(pred_, target_, partials_.data(), shape_.elements(),
+                                                         shape_.height, shape_.width, g, grad_pred);
+    check(cudaGetLastError(), "launching the loss backward");
+  }
+
+  const float* loss_scalar() const override { return loss_.data(); }
+  float read_loss() const override {
+    float v = 0;
+    check(cudaMemcpyAsync(&v, loss_.data(), sizeof(float), cudaMemcpyDeviceToHost, stream_), "reading the loss");
+    check(cudaStreamSynchronize(stream_), "reading the loss");
+    return v;
+  }
+
+ private:
+  float weight_;
+  cudaStream_t stream_;
+  const float* pred_ = nullptr;
+  const float* target_ = nullptr;
+  ImageBatchShape shape_;
+  Buffer<float> partials_{Device::CUDA};
+  Buffer<float3> block_sums_{Device::CUDA};
+  Buffer<ImageSums> sums_{Device::CUDA};
+  Buffer<float> loss_{Device::CUDA, 1};
+};
+
+}  // namespace
+
+std::unique_ptr<PhotometricLoss> make_cuda_photometric_loss(float ssim_weight, void* cuda_stream) {
+  return std::make_unique<CudaPhotometricLoss>(ssim_weight, cuda_stream);
+}
+
+// The device-agnostic entry points live in this file because it sees both backends.
+std::unique_ptr<PhotometricLoss> make_photometric_loss(Device device, float ssim_weight, void* cuda_stream) {
+  if (device == Device::CPU) return make_cpu_photometric_loss(ssim_weight);
+  return make_cuda_photometric_loss(ssim_weight, cuda_stream);
+}
+
+std::vector<ImageMetrics> image_metrics(Device device, const float* pred, const float* target,
+                                        const ImageBatchShape& shape) {
+  std::vector<ImageSums> sums;
+  if (device == Device::CPU) {
+    sums = image_sums_reference<float>(pred, target, shape, true, nullptr);
+  } else {
+    Buffer<float3> block_sums(Device::CUDA);
+    Buffer<ImageSums> device_sums(Device::CUDA);
+    enqueue_image_sums<true>(pred, target, shape, nullptr, block_sums, device_sums, nullptr);
+    sums = device_sums.download();
+  }
+  const double count = 3.0 * double(shape.pixels_per_image());
+  std::vector<ImageMetrics> out(sums.size());
+  for (size_t c = 0; c < sums.size(); ++c) out[c] = {psnr_from_mse(sums[c].sq_diff / count), sums[c].ssim / count};
+  return out;
+}
+
+}  // namespace splat::kernels

@@ -1,0 +1,158 @@
+// Backward projection: gradients w.r.t. each pair's screen attributes -> the Gaussians' parameter
+// gradients (through SH, EWA projection, covariance, sigmoid) and the densification statistics.
+// Dense layout: one thread per Gaussian sums over the cameras in registers and adds once, no atomics.
+// Packed layout: one thread per slot, atomics into the Gaussian (its cameras are in other slots).
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/raster_stages.cuh"
+#include "kernels/raster_math.h"
+
+namespace splat::kernels::cuda {
+namespace {
+
+constexpr int kMaxRest = (raster::kMaxShCoeffs - 1) * 3;
+
+// Gradients of one Gaussian, summed over the pairs one thread handles.
+struct GaussianGradSum {
+  Vec3f mean{};
+  raster::Quat<float> quat{};
+  Vec3f log_scale{};
+  float logit = 0.f;
+  float dc[3] = {0.f, 0.f, 0.f};
+  float rest[kMaxRest] = {};
+  float grad2d = 0.f, grad2d_abs = 0.f, max_radius = 0.f;
+  int visible = 0;
+};
+
+// D = the SH degree as a compile-time constant: the SH loops unroll and the 45 rest gradients live in
+// registers instead of local memory.
+template <int D>
+__device__ void add_pair(const GaussiansView& g, const ProjectionSetup& setup, int camera, int64_t i, int64_t slot,
+                         const ProjectedSlots& slots, const ProjectedGrads& dslots, GaussianGradSum& acc) {
+  const Camera cam = setup.cameras[camera];
+  const Vec3f mean{g.means[3 * i], g.means[3 * i + 1], g.means[3 * i + 2]};
+  const float4 q = reinterpret_cast<const float4*>(g.quats)[i];
+  const raster::Quat<float> quat{q.x, q.y, q.z, q.w};
+  const Vec3f log_scale{g.log_scales[3 * i], g.log_scales[3 * i + 1], g.log_scales[3 * i + 2]};
+  const float2 dm = dslots.mean2d[slot];
+  const float2 dm_abs = dslots.mean2d_abs[slot];
+  const float4 dco = dslots.conic_opacity[slot];
+  const float4 dcd = dslots.color_depth[slot];
+
+  raster::project_gaussian_vjp<float>(cam, mean, quat, log_scale, g.opacity_logits[i], setup.eps2d,
+                                      setup.antialiased, Vec2f{dm.x, dm.y}, raster::Sym2<float>{dco.x, dco.y, dco.z},
+                                      dco.w, dcd.w, acc.mean, acc.quat, acc.log_scale, acc.logit);
+  const Vec3f dir = mean - raster::camera_centre<float>(cam);
+  const float* rest = g.sh_rest ? g.sh_rest + i * g.sh_rest_coeffs * 3 : nullptr;
+  raster::sh_color_vjp<float, float>(D, dir, g.sh_dc + 3 * i, rest, Vec3f{dcd.x, dcd.y, dcd.z}, acc.dc,
+                                     acc.rest, acc.mean);
+
+  const int w = setup.grid.width, h = setup.grid.height;
+  acc.grad2d += raster::ndc_grad_norm(Vec2f{dm.x, dm.y}, w, h);
+  acc.grad2d_abs += raster::ndc_grad_norm(Vec2f{dm_abs.x, dm_abs.y}, w, h);
+  const int2 half = slots.half[slot];
+  acc.max_radius = fmaxf(acc.max_radius, raster::screen_radius_fraction<float>(half.x, half.y, w, h));
+  acc.visible += 1;
+}
+
+// atomicMax on non-negative floats through their bit patterns, which order like the values.
+__device__ void atomic_max_nonneg(float* p, float v) { atomicMax(reinterpret_cast<int*>(p), __float_as_int(v)); }
+
+template <bool kAtomic>
+__device__ void store(float* p, float v) {
+  if constexpr (kAtomic)
+    atomicAdd(p, v);
+  else
+    *p += v;
+}
+
+// Adds the sums to the Gaussian's gradients and statistics; a null array is skipped (as the CPU
+// reference does), so callers may leave out what they do not train.
+template <bool kAtomic, int D>
+__device__ void flush(const GaussiansGrad& grad, const DensifyStats& stats, int64_t i, int rest_coeffs,
+                      const GaussianGradSum& a) {
+  constexpr int active_rest = sh_coeffs_for_degree(D) - 1;
+  if (a.visible == 0) return;
+  if (grad.means)
+    for (int k = 0; k < 3; ++k) store<kAtomic>(&grad.means[3 * i + k], a.mean[k]);
+  if (grad.quats) {
+    const float q[4] = {a.quat.w, a.quat.x, a.quat.y, a.quat.z};
+    for (int k = 0; k < 4; ++k) store<kAtomic>(&grad.quats[4 * i + k], q[k]);
+  }
+  if (grad.log_scales)
+    for (int k = 0; k < 3; ++k) store<kAtomic>(&grad.log_scales[3 * i + k], a.log_scale[k]);
+  if (grad.opacity_logits) store<kAtomic>(&grad.opacity_logits[i], a.logit);
+  if (grad.sh_dc)
+    for (int k = 0; k < 3; ++k) store<kAtomic>(&grad.sh_dc[3 * i + k], a.dc[k]);
+  if (grad.sh_rest)
+    for (int k = 0; k < 3 * active_rest; ++k) store<kAtomic>(&grad.sh_rest[i * rest_coeffs * 3 + k], a.rest[k]);
+  if (stats.grad2d_norm) store<kAtomic>(&stats.grad2d_norm[i], a.grad2d);
+  if (stats.grad2d_abs_norm) store<kAtomic>(&stats.grad2d_abs_norm[i], a.grad2d_abs);
+  if (stats.visible_count) {
+    if constexpr (kAtomic)
+      atomicAdd(&stats.visible_count[i], a.visible);
+    else
+      stats.visible_count[i] += a.visible;
+  }
+  if (stats.max_radius) {
+    if constexpr (kAtomic)
+      atomic_max_nonneg(&stats.max_radius[i], a.max_radius);
+    else
+      stats.max_radius[i] = fmaxf(stats.max_radius[i], a.max_radius);
+  }
+}
+
+template <int D>
+__global__ void project_backward_dense(GaussiansView g, ProjectionSetup setup, ProjectedSlots slots,
+                                       ProjectedGrads dslots, GaussiansGrad grad, DensifyStats stats) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < g.n; i += int64_t(gridDim.x) * blockDim.x) {
+    GaussianGradSum acc;
+    for (int c = 0; c < setup.grid.cameras; ++c) {
+      const int64_t slot = c * g.n + i;
+      if (slots.tile_count[slot] > 0) add_pair<D>(g, setup, c, i, slot, slots, dslots, acc);
+    }
+    flush<false, D>(grad, stats, i, g.sh_rest_coeffs, acc);
+  }
+}
+
+template <int D>
+__global__ void project_backward_packed(GaussiansView g, ProjectionSetup setup, ProjectedSlots slots,
+                                        ProjectedGrads dslots, GaussiansGrad grad, DensifyStats stats) {
+  for (int64_t s = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; s < slots.count;
+       s += int64_t(gridDim.x) * blockDim.x) {
+    GaussianGradSum acc;
+    const int64_t i = slots.gaussian_of[s];
+    add_pair<D>(g, setup, slots.camera_of[s], i, s, slots, dslots, acc);
+    flush<true, D>(grad, stats, i, g.sh_rest_coeffs, acc);
+  }
+}
+
+constexpr int kThreads = 128;
+
+template <int D>
+void launch(const GaussiansView& g, const ProjectionSetup& setup, const ProjectedSlots& slots,
+            const ProjectedGrads& dslots, const GaussiansGrad& grad, const DensifyStats& stats, cudaStream_t stream) {
+  if (slots.packed) {
+    project_backward_packed<D><<<stride_blocks(slots.count, kThreads), kThreads, 0, stream>>>(g, setup, slots, dslots,
+                                                                                              grad, stats);
+    check_launch("project backward (packed)");
+  } else {
+    project_backward_dense<D><<<stride_blocks(g.n, kThreads), kThreads, 0, stream>>>(g, setup, slots, dslots, grad,
+                                                                                     stats);
+    check_launch("project backward (dense)");
+  }
+}
+
+}  // namespace
+
+void project_backward(const GaussiansView& g, const ProjectionSetup& setup, const ProjectedSlots& slots,
+                      const ProjectedGrads& dslots, const GaussiansGrad& grad, const DensifyStats& stats,
+                      cudaStream_t stream) {
+  switch (setup.sh_degree) {
+    case 0: return launch<0>(g, setup, slots, dslots, grad, stats, stream);
+    case 1: return launch<1>(g, setup, slots, dslots, grad, stats, stream);
+    case 2: return launch<2>(g, setup, slots, dslots, grad, stats, stream);
+    default: return launch<3>(g, setup, slots, dslots, grad, stats, stream);
+  }
+}
+
+}  // namespace splat::kernels::cuda

@@ -1,0 +1,100 @@
+// Forward projection: world Gaussians -> per-(camera, Gaussian) screen attributes, with SH colour
+// and the tile count fused into the same pass (one read of each Gaussian's parameters, including
+// its 48 SH floats, for all cameras of the call).
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/raster_stages.cuh"
+#include "kernels/raster_math.h"
+
+namespace splat::kernels::cuda {
+namespace {
+
+enum class Pass { Dense, PackedCount, PackedWrite };
+
+struct GaussianParams {
+  Vec3f mean;
+  raster::Quat<float> quat;
+  Vec3f log_scale;
+  float logit;
+};
+
+__device__ GaussianParams load_params(const GaussiansView& g, int64_t i) {
+  GaussianParams p;
+  p.mean = {g.means[3 * i], g.means[3 * i + 1], g.means[3 * i + 2]};
+  const float4 q = reinterpret_cast<const float4*>(g.quats)[i];
+  p.quat = {q.x, q.y, q.z, q.w};
+  p.log_scale = {g.log_scales[3 * i], g.log_scales[3 * i + 1], g.log_scales[3 * i + 2]};
+  p.logit = g.opacity_logits[i];
+  return p;
+}
+
+__device__ void write_slot(const GaussiansView& g, const ProjectionSetup& setup, const Camera& cam, int64_t i,
+                           const GaussianParams& p, const raster::ProjectedGaussian<float>& pg,
+                           ProjectedSlots& slots, int64_t slot) {
+  const Vec3f dir = p.mean - raster::camera_centre<float>(cam);
+  const float* rest = g.sh_rest ? g.sh_rest + i * g.sh_rest_coeffs * 3 : nullptr;
+  const Vec3f rgb = raster::sh_color<float, float>(setup.sh_degree, dir, g.sh_dc + 3 * i, rest);
+  slots.mean2d[slot] = make_float2(pg.mean2d.x, pg.mean2d.y);
+  slots.conic_opacity[slot] = make_float4(pg.conic.xx, pg.conic.xy, pg.conic.yy, pg.opacity);
+  slots.color_depth[slot] = make_float4(rgb.x, rgb.y, rgb.z, pg.depth);
+  slots.half[slot] = make_int2(pg.half_x, pg.half_y);
+}
+
+// One thread per Gaussian, looping over the cameras, so its parameters are read once per call.
+template <Pass pass>
+__global__ void project_kernel(GaussiansView g, ProjectionSetup setup, ProjectedSlots slots, int32_t* pair_tiles,
+                               const int32_t* pair_slot_end) {
+  const int64_t n = g.n;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
+    const GaussianParams p = load_params(g, i);
+    for (int c = 0; c < setup.grid.cameras; ++c) {
+      const int64_t pair = c * n + i;
+      if constexpr (pass == Pass::PackedWrite) {
+        if (pair_tiles[pair] == 0) continue;  // culled in the counting pass
+      }
+      const Camera cam = setup.cameras[c];
+      const raster::ProjectedGaussian<float> pg =
+          raster::project_gaussian<float>(cam, p.mean, p.quat, p.log_scale, p.logit, setup.near_plane,
+                                          setup.far_plane, setup.eps2d, setup.antialiased);
+      const int tiles = pg.visible ? pg.tiles.count() : 0;
+      if constexpr (pass == Pass::PackedCount) {
+        pair_tiles[pair] = tiles;
+      } else if constexpr (pass == Pass::Dense) {
+        slots.tile_count[pair] = tiles;
+        if (tiles) write_slot(g, setup, cam, i, p, pg, slots, pair);
+      } else {
+        // The slot keeps the counting pass's tile count: that is what the intersection buffer was
+        // sized with (binning pads should this recomputation ever disagree).
+        const int64_t slot = pair_slot_end[pair] - 1;
+        slots.tile_count[slot] = pair_tiles[pair];
+        slots.camera_of[slot] = c;
+        slots.gaussian_of[slot] = static_cast<int32_t>(i);
+        write_slot(g, setup, cam, i, p, pg, slots, slot);
+      }
+    }
+  }
+}
+
+constexpr int kThreads = 256;
+
+}  // namespace
+
+void project_dense(const GaussiansView& g, const ProjectionSetup& setup, ProjectedSlots& slots, cudaStream_t stream) {
+  project_kernel<Pass::Dense>
+      <<<stride_blocks(g.n, kThreads), kThreads, 0, stream>>>(g, setup, slots, nullptr, nullptr);
+  check_launch("project (dense)");
+}
+
+void count_pair_tiles(const GaussiansView& g, const ProjectionSetup& setup, int32_t* pair_tiles, cudaStream_t stream) {
+  project_kernel<Pass::PackedCount>
+      <<<stride_blocks(g.n, kThreads), kThreads, 0, stream>>>(g, setup, ProjectedSlots{}, pair_tiles, nullptr);
+  check_launch("project (packed count)");
+}
+
+void project_packed(const GaussiansView& g, const ProjectionSetup& setup, const int32_t* pair_tiles,
+                    const int32_t* pair_slot_end, ProjectedSlots& slots, cudaStream_t stream) {
+  project_kernel<Pass::PackedWrite><<<stride_blocks(g.n, kThreads), kThreads, 0, stream>>>(
+      g, setup, slots, const_cast<int32_t*>(pair_tiles), pair_slot_end);
+  check_launch("project (packed write)");
+}
+
+}  // namespace splat::kernels::cuda

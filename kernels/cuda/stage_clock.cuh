@@ -1,0 +1,37 @@
+#pragma once
+// Optional CUDA-event marks between the stages of one forward/backward, read back on request.
+// Disabled, a mark costs nothing; enabled, it records an event (no host synchronisation).
+#include <cuda_runtime.h>
+
+#include <vector>
+
+#include "kernels/cuda/cuda_rasterizer.h"
+
+namespace splat::kernels::cuda {
+
+class StageClock {
+ public:
+  StageClock() = default;
+  StageClock(const StageClock&) = delete;
+  StageClock& operator=(const StageClock&) = delete;
+  ~StageClock();
+
+  void enable(bool on) { on_ = on; }
+  // Starts a new sequence of marks (the first mark is the start of the first stage).
+  void restart() { used_ = 0; }
+  // Ends the stage called `name` (the time since the previous mark).
+  void mark(const char* name, cudaStream_t stream);
+  // Durations between consecutive marks, named by the later mark; synchronises.
+  std::vector<StageTime> read();
+
+ private:
+  struct Mark {
+    cudaEvent_t event = nullptr;
+    const char* name = nullptr;
+  };
+  bool on_ = false;
+  std::vector<Mark> marks_;
+  size_t used_ = 0;
+};
+
+}  // namespace splat::kernels::cuda

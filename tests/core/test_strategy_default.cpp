@@ -1,0 +1,176 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "core/strategy_default.h"
+
+using namespace splat;
+
+namespace {
+float logit(float p) { return std::log(p / (1 - p)); }
+
+// n axis-aligned Gaussians at x = i with the given isotropic scale and opacity.
+GaussianState make_state(const std::vector<float>& scales, const std::vector<float>& opacities) {
+  GaussianState s(0, int64_t(scales.size()));
+  for (int64_t i = 0; i < s.size(); ++i) {
+    s.row(Group::Means, i)[0] = float(i);
+    for (int c = 0; c < 3; ++c) s.row(Group::LogScales, i)[c] = std::log(scales[i]);
+    s.row(Group::Quats, i)[0] = 1.f;
+    s.row(Group::Opacity, i)[0] = logit(opacities[i]);
+    for (Group g : kAllGroups) {
+      std::fill(s.col(g).exp_avg.begin(), s.col(g).exp_avg.end(), 0.5f);
+      std::fill(s.col(g).exp_avg_sq.begin(), s.col(g).exp_avg_sq.end(), 0.25f);
+    }
+  }
+  return s;
+}
+
+HostDensifyStats make_stats(const std::vector<float>& grad_sum, const std::vector<int32_t>& count) {
+  HostDensifyStats st;
+  st.grad2d_norm = grad_sum;
+  st.grad2d_abs_norm.assign(grad_sum.size(), 0.f);
+  st.visible_count = count;
+  st.max_radius.assign(grad_sum.size(), 0.f);
+  return st;
+}
+}  // namespace
+
+TEST_CASE("default strategy: clone small and split large Gaussians whose mean 2D gradient is high",
+          "[strategy_default]") {
+  const double extent = 10.0;  // small/large boundary at scale 0.1
+  // row 0: high gradient, small -> clone; row 1: high, large -> split; row 2: low -> nothing;
+  // row 3: high sum but seen often, so its mean is low -> nothing; row 4: never visible -> nothing.
+  const GaussianState s = make_state({0.05f, 0.5f, 0.05f, 0.05f, 0.5f}, {0.5f, 0.5f, 0.5f, 0.5f, 0.5f});
+  const HostDensifyStats st = make_stats({6e-4f, 9e-4f, 1e-4f, 9e-4f, 0.f}, {2, 3, 1, 10, 0});
+  DefaultStrategyOptions o;
+  const GrowDecision d = decide_growth(s, st, o, 1, extent);
+  CHECK(d.clone == std::vector<int64_t>{0});
+  CHECK(d.split == std::vector<int64_t>{1});
+
+  // Batch of 8: the mean loss scaled each camera's gradient by 1/8 (3e-4 -> 3.75e-5, seen twice), so
+  // the statistic must be scaled back before the threshold; read as batch 1 it stays below.
+  const HostDensifyStats batched = make_stats({2 * 3.75e-5f, 0, 0, 0, 0}, {2, 0, 0, 0, 0});
+  CHECK(decide_growth(s, batched, o, 1, extent).clone.empty());
+  CHECK(decide_growth(s, batched, o, 8, extent).clone == std::vector<int64_t>{0});
+
+  SECTION("AbsGS reads the absolute-gradient statistic against its own threshold") {
+    HostDensifyStats abs = make_stats({0, 0, 0, 0, 0}, {1, 1, 1, 1, 1});
+    abs.grad2d_abs_norm = {1e-3f, 5e-4f, 0, 0, 0};
+    o.absgrad = true;
+    const GrowDecision a = decide_growth(s, abs, o, 1, extent);
+    CHECK(a.clone == std::vector<int64_t>{0});  // 1e-3 > 8e-4
+    CHECK(a.split.empty());                     // 5e-4 < 8e-4
+  }
+}
+
+TEST_CASE("default strategy: growth appends clones and replaces split parents by two shrunk samples",
+          "[strategy_default]") {
+  GaussianState s = make_state({0.05f, 0.5f, 0.05f}, {0.5f, 0.3f, 0.5f});
+  GrowDecision d;
+  d.clone = {0};
+  d.split = {1};
+  DefaultStrategyOptions o;
+  Rng rng(7);
+  CHECK(apply_growth(s, d, o, rng) == 3);
+  s.check_consistent();
+  REQUIRE(s.size() == 5);
+  // Row 3 = clone of 0 (same parameters, zero moments); row 0 itself untouched.
+  for (int c = 0; c < 3; ++c) CHECK(s.row(Group::Means, 3)[c] == s.row(Group::Means, 0)[c]);
+  CHECK(s.col(Group::Means).exp_avg[0] == 0.5f);
+  CHECK(s.col(Group::Means).exp_avg[9] == 0.f);
+  // Rows 1 and 4 = the split halves: scale / 1.6, opacity kept, positions moved, moments zero.
+  for (int64_t r : {int64_t(1), int64_t(4)}) {
+    CHECK(std::exp(s.row(Group::LogScales, r)[0]) == Approx(0.5 / 1.6));
+    CHECK(s.row(Group::Opacity, r)[0] == Approx(logit(0.3f)));
+    CHECK(s.col(Group::LogScales).exp_avg[r * 3] == 0.f);
+    CHECK(s.col(Group::Opacity).exp_avg_sq[r] == 0.f);
+  }
+  CHECK(s.row(Group::Means, 1)[0] != s.row(Group::Means, 4)[0]);
+  // Untouched row 2 keeps its moments.
+  CHECK(s.col(Group::Quats).exp_avg[2 * 4] == 0.5f);
+}
+
+TEST_CASE("default strategy: split samples follow the parent's rotated anisotropic Gaussian", "[strategy_default]") {
+  // One Gaussian with std 1 along its local x, 0.01 elsewhere, rotated 90 degrees about z so that
+  // local x is world y. Samples must spread along world y only.
+  GaussianState parent(0, 1);
+  parent.row(Group::LogScales, 0)[0] = 0.f;
+  parent.row(Group::LogScales, 0)[1] = std::log(0.01f);
+  parent.row(Group::LogScales, 0)[2] = std::log(0.01f);
+  const float h = std::sqrt(0.5f);
+  float* q = parent.row(Group::Quats, 0);
+  q[0] = h, q[3] = h;  // (w, x, y, z)
+  Rng rng(1);
+  DefaultStrategyOptions o;
+  double sxx = 0, syy = 0;
+  const int trials = 2000;
+  for (int t = 0; t < trials; ++t) {
+    GaussianState s = parent;
+    GrowDecision d;
+    d.split = {0};
+    apply_growth(s, d, o, rng);
+    for (int64_t r : {int64_t(0), int64_t(1)}) {
+      sxx += double(s.row(Group::Means, r)[0]) * s.row(Group::Means, r)[0];
+      syy += double(s.row(Group::Means, r)[1]) * s.row(Group::Means, r)[1];
+    }
+  }
+  CHECK(std::sqrt(syy / (2 * trials)) == Approx(1.0).epsilon(0.05));
+  CHECK(std::sqrt(sxx / (2 * trials)) < 0.02);
+}
+
+TEST_CASE("default strategy: prune transparent, and oversized only when sizes are checked", "[strategy_default]") {
+  const double extent = 10.0;  // world size limit 1.0
+  const GaussianState s = make_state({0.05f, 2.f, 0.05f, 0.05f, 0.05f}, {0.004f, 0.5f, 0.5f, 0.5f, 0.006f});
+  const std::vector<float> radius{0.f, 0.f, 0.2f, 0.1f};  // row 4 grew this round: no radius yet
+  DefaultStrategyOptions o;
+  CHECK(decide_keep(s, radius, false, o, extent) == std::vector<uint8_t>{0, 1, 1, 1, 1});
+  CHECK(decide_keep(s, radius, true, o, extent) == std::vector<uint8_t>{0, 0, 0, 1, 1});
+}
+
+TEST_CASE("default strategy: opacity reset caps at 0.01 and clears the opacity moments", "[strategy_default]") {
+  GaussianState s = make_state({0.1f, 0.1f}, {0.9f, 0.001f});
+  reset_opacities(s, 0.01f);
+  CHECK(1 / (1 + std::exp(-s.row(Group::Opacity, 0)[0])) == Approx(0.01f));
+  CHECK(1 / (1 + std::exp(-s.row(Group::Opacity, 1)[0])) == Approx(0.001f));
+  for (float m : s.col(Group::Opacity).exp_avg) CHECK(m == 0.f);
+  for (float m : s.col(Group::Opacity).exp_avg_sq) CHECK(m == 0.f);
+  CHECK(s.col(Group::Means).exp_avg[0] == 0.5f);
+}
+
+TEST_CASE("default strategy: refines only on its schedule and keeps the device buffers consistent",
+          "[strategy_default]") {
+  DefaultStrategyOptions o;
+  DefaultStrategy strat(o, 3);
+  DeviceGaussians g(kernels::Device::CPU, make_state({0.05f, 0.05f, 0.05f}, {0.5f, 0.5f, 0.002f}));
+  auto fill_stats = [&] {
+    kernels::DensifyStats st = g.stats();
+    st.grad2d_norm[0] = 1e-3f;
+    st.visible_count[0] = 1;
+  };
+  StepInfo info;
+  info.scene_extent = 10;
+  CHECK(strat.wants_stats(100));
+  CHECK_FALSE(strat.wants_stats(15000));
+
+  for (int step : {500, 550, 15100}) {  // before start, off schedule, after stop
+    fill_stats();
+    info.step = step;
+    CHECK_FALSE(strat.after_step(info, g));
+    CHECK(g.size() == 3);
+  }
+  fill_stats();
+  info.step = 600;
+  CHECK(strat.after_step(info, g));
+  CHECK(g.size() == 3);  // row 0 cloned, row 2 pruned (opacity 0.002)
+  for (Group grp : kAllGroups) CHECK(g.grad(grp).size() == size_t(3 * group_width(grp, 0)));
+  CHECK(g.download_stats().visible_count == std::vector<int32_t>{0, 0, 0});
+
+  info.step = 3000;
+  strat.after_step(info, g);
+  for (float l : g.param(Group::Opacity).download()) CHECK(l <= logit(0.01f) + 1e-6f);
+
+  // The strategy's RNG state round-trips.
+  DefaultStrategy other(o, 99);
+  other.load_state(strat.state());
+  CHECK(other.state() == strat.state());
+}

@@ -1,0 +1,95 @@
+// CPU reference of the fused Adam step against a hand-computed update, and the sqrt(B)
+// batch rule.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <vector>
+
+#include "kernels/adam.h"
+
+using namespace splat::kernels;
+
+TEST_CASE("Adam reference reproduces a hand-computed two-step update", "[adam]") {
+  AdamHyperParams h;
+  h.lr = 0.125f, h.beta1 = 0.5f, h.beta2 = 0.75f, h.eps = 0.125f;  // exact in binary
+  // Element 0 sees gradients 0.5 then 1; element 1 sees zeros and must not move.
+  std::vector<double> p{1.0, -2.0}, m{0, 0}, v{0, 0};
+  const std::vector<double> g1{0.5, 0}, g2{1.0, 0};
+
+  adam_step_reference<double>(p.data(), g1.data(), m.data(), v.data(), 2, h, 1);
+  // m = 0.5*0.5 = 0.25, v = 0.25*0.25 = 0.0625; m_hat = 0.25/0.5 = 0.5, v_hat = 0.0625/0.25 = 0.25
+  // p = 1 - 0.125 * 0.5 / (0.5 + 0.125) = 1 - 0.1 = 0.9
+  CHECK(m[0] == Approx(0.25).epsilon(1e-15));
+  CHECK(v[0] == Approx(0.0625).epsilon(1e-15));
+  CHECK(p[0] == Approx(0.9).epsilon(1e-14));
+
+  adam_step_reference<double>(p.data(), g2.data(), m.data(), v.data(), 2, h, 2);
+  // m = 0.125 + 0.5 = 0.625, v = 0.046875 + 0.25 = 0.296875;
+  // bias corrections 1 - 0.5^2 = 0.75 and 1 - 0.75^2 = 0.4375: m_hat = 5/6, v_hat = 19/28,
+  // p = 0.9 - 0.125 * (5/6) / (sqrt(19/28) + 0.125) = 0.9 - 0.1097930706 = 0.7902069294.
+  CHECK(m[0] == Approx(0.625).epsilon(1e-15));
+  CHECK(v[0] == Approx(0.296875).epsilon(1e-15));
+  CHECK(p[0] == Approx(0.7902069294).epsilon(1e-10));
+  CHECK(p[1] == -2.0);
+  CHECK(m[1] == 0.0);
+  CHECK(v[1] == 0.0);
+}
+
+TEST_CASE("Adam reference with PyTorch-default betas, two steps by hand", "[adam]") {
+  AdamHyperParams h;
+  h.lr = 0.1f, h.beta1 = 0.9f, h.beta2 = 0.999f, h.eps = 1e-8f;
+  double p = 1.0, m = 0, v = 0;
+  const double g1 = 0.5, g2 = -0.25;
+  adam_step_reference<double>(&p, &g1, &m, &v, 1, h, 1);
+  // m = 0.05, v = 0.00025, m_hat = 0.5, v_hat = 0.25: p = 1 - 0.1*0.5/(0.5 + 1e-8) = 0.900000002
+  CHECK(p == Approx(0.900000002).epsilon(1e-8));
+  adam_step_reference<double>(&p, &g2, &m, &v, 1, h, 2);
+  // m = 0.045 - 0.025 = 0.02, v = 0.00024975 + 0.0000625 = 0.00031225,
+  // m_hat = 0.02/0.19 = 0.105263158, v_hat = 0.00031225/0.001999 = 0.156203102, sqrt = 0.395225381,
+  // p = 0.900000002 - 0.1*0.105263158/0.395225381 = 0.873366299.
+  // The hyper-parameters are floats (0.999f is 0.999 - 2.4e-8, so 1 - beta2 is off by 2.4e-5
+  // relative): the tolerances allow for that and nothing more.
+  CHECK(m == Approx(0.02).epsilon(1e-6));
+  CHECK(v == Approx(0.00031225).epsilon(1e-4));
+  CHECK(p == Approx(0.873366299).epsilon(1e-7));
+}
+
+TEST_CASE("float and double Adam references agree over many steps", "[adam]") {
+  AdamHyperParams h;
+  h.lr = 0.01f;
+  std::vector<float> pf{0.3f, -1.f, 2.f}, mf(3), vf(3);
+  std::vector<double> pd{0.3, -1.0, 2.0}, md(3), vd(3);
+  for (int t = 1; t <= 50; ++t) {
+    std::vector<float> gf(3);
+    std::vector<double> gd(3);
+    for (int i = 0; i < 3; ++i) gd[i] = std::sin(0.7 * t + i), gf[i] = float(gd[i]);
+    adam_step_reference<float>(pf.data(), gf.data(), mf.data(), vf.data(), 3, h, t);
+    adam_step_reference<double>(pd.data(), gd.data(), md.data(), vd.data(), 3, h, t);
+  }
+  for (int i = 0; i < 3; ++i) CHECK(pf[i] == Approx(pd[i]).epsilon(1e-5));
+}
+
+TEST_CASE("sqrt(B) batch rule maps the hyper-parameters", "[adam]") {
+  AdamHyperParams base;
+  base.lr = 1.6e-4f, base.beta1 = 0.9f, base.beta2 = 0.999f, base.eps = 1e-15f;
+  const AdamHyperParams same = scale_for_batch(base, 1);
+  CHECK(same.lr == base.lr);
+  CHECK(same.beta1 == base.beta1);
+  CHECK(same.beta2 == base.beta2);
+  CHECK(same.eps == base.eps);
+  const AdamHyperParams b4 = scale_for_batch(base, 4);
+  CHECK(b4.lr == Approx(3.2e-4).epsilon(1e-6));
+  CHECK(b4.eps == Approx(0.5e-15).epsilon(1e-6));
+  CHECK(b4.beta1 == Approx(0.6561).epsilon(1e-6));        // 0.9^4
+  CHECK(b4.beta2 == Approx(0.996005996).epsilon(1e-6));   // 0.999^4
+  CHECK_THROWS_WITH(scale_for_batch(base, 0), Catch::Contains("batch size"));
+}
+
+TEST_CASE("Adam rejects a step count below 1 and out-of-range betas", "[adam]") {
+  AdamHyperParams h;
+  h.lr = 0.1f;
+  float p = 0, g = 0, m = 0, v = 0;
+  CHECK_THROWS_WITH(adam_step(Device::CPU, &p, &g, &m, &v, 1, h, 0), Catch::Contains("step count"));
+  h.beta2 = 1.f;
+  CHECK_THROWS_WITH(adam_step(Device::CPU, &p, &g, &m, &v, 1, h, 1), Catch::Contains("beta2"));
+}

@@ -1,0 +1,269 @@
+// The CUDA rasterizer against the CPU reference (make_cpu_rasterizer) on random scenes, and its own
+// consistency: packed == dense, a batch of C cameras == C single-camera calls, DensifyStats.
+// Relative errors are norm-wise: |a - b| / max(|b|, floor).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/buffer.h"
+#include "kernels/rasterizer.h"
+#include "tests/kernels/raster_test_scenes.h"
+#include "tests/support/test_support.h"
+
+using namespace splat;
+using kernels::Buffer;
+using kernels::Camera;
+using kernels::Device;
+using kernels::RasterSettings;
+using Floats = std::vector<float>;
+
+namespace {
+
+constexpr int kWidth = 64, kHeight = 48;
+
+// A few hundred Gaussians around the origin, three 64x48 cameras (4x3 tiles, the last row of tiles
+// cut by the image border). Some Gaussians sit behind every camera, some straddle the image borders,
+// a few are large and nearly opaque so that pixels saturate and stop early.
+struct Scene {
+  int degree = 0;
+  int64_t n = 0;
+  Floats means, quats, log_scales, logits, dc, rest;
+  std::vector<Camera> cameras;
+  RasterSettings settings;
+  int rest_coeffs() const { return kernels::sh_coeffs_for_degree(degree) - 1; }
+  int64_t pixels() const { return int64_t(cameras.size()) * kWidth * kHeight; }
+};
+
+Scene random_scene(unsigned seed, int n, int degree, bool antialiased) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> U(-1, 1);
+  Scene s;
+  s.degree = degree;
+  s.n = n;
+  s.cameras = {test::look_at_camera({0, 0, -4}, {0, 0, 0}, kWidth, kHeight, 60),
+               test::look_at_camera({2.5, -0.5, -3.2}, {0, 0, 0}, kWidth, kHeight, 55),
+               test::look_at_camera({-1.5, 1, -3.7}, {0.1, 0, 0}, kWidth, kHeight, 50)};
+  s.settings.sh_degree = degree;
+  s.settings.antialiased = antialiased;
+  s.settings.background[0] = 0.3f;
+  s.settings.background[1] = 0.5f;
+  s.settings.background[2] = 0.7f;
+  for (int i = 0; i < n; ++i) {
+    const bool big = i % 8 == 7;  // near the centre, so that several overlap and saturate pixels
+    const float spread = big ? 0.4f : 1.f;
+    s.means.insert(s.means.end(), {1.6f * spread * U(rng), 1.2f * spread * U(rng), 1.2f * spread * U(rng)});
+    s.quats.insert(s.quats.end(), {1 + 0.5f * U(rng), 0.6f * U(rng), 0.6f * U(rng), 0.6f * U(rng)});
+    for (int k = 0; k < 3; ++k) s.log_scales.push_back(std::log((big ? 0.3f : 0.05f) + 0.04f * (1 + U(rng))));
+    const float opacity = big ? 0.97f : 0.5f + 0.45f * U(rng);
+    s.logits.push_back(std::log(opacity / (1 - opacity)));
+    for (int k = 0; k < 3; ++k) s.dc.push_back(0.45f + 0.75f * U(rng));
+    for (int k = 0; k < 3 * s.rest_coeffs(); ++k) s.rest.push_back(0.25f * U(rng));
+  }
+  for (int i = 0; i < 5; ++i) s.means[3 * i + 2] = -9.f - i;  // behind every camera
+  s.means[15] = 2.4f, s.means[18] = -2.4f, s.means[22] = 1.9f;  // across the image borders
+  return s;
+}
+
+// Everything one backend returns for a forward + backward of a scene.
+struct Result {
+  Floats rgb, alpha, depth;
+  Floats d_means, d_quats, d_log_scales, d_logits, d_dc, d_rest;
+  Floats grad2d, grad2d_abs, max_radius;
+  std::vector<int32_t> visible;
+};
+
+// Upstream gradients of a fixed random linear loss of rgb, alpha and depth.
+struct OutputGrads {
+  Floats rgb, alpha, depth;
+  OutputGrads(int64_t pixels, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> U(-1, 1);
+    for (int64_t i = 0; i < 3 * pixels; ++i) rgb.push_back(U(rng));
+    for (int64_t i = 0; i < pixels; ++i) alpha.push_back(U(rng)), depth.push_back(0.1f * U(rng));
+  }
+};
+
+template <class T>
+Buffer<T> on(Device d, const std::vector<T>& host) {
+  Buffer<T> b(d);
+  b.upload(host);
+  return b;
+}
+template <class T>
+Buffer<T> zeros(Device d, size_t n) {
+  Buffer<T> b(d, n);
+  b.zero();
+  return b;
+}
+
+// Runs forward + backward of cameras [first, first + count) with rasterizer r on device d. The
+// gradient and statistics buffers in `acc` (device d) are accumulated into, as the contract says.
+struct Accumulators {
+  Buffer<float> means, quats, log_scales, logits, dc, rest, grad2d, grad2d_abs, max_radius;
+  Buffer<int32_t> visible;
+  Accumulators(Device d, const Scene& s)
+      : means(zeros<float>(d, s.means.size())), quats(zeros<float>(d, s.quats.size())),
+        log_scales(zeros<float>(d, s.log_scales.size())), logits(zeros<float>(d, s.logits.size())),
+        dc(zeros<float>(d, s.dc.size())), rest(zeros<float>(d, s.rest.size())), grad2d(zeros<float>(d, s.n)),
+        grad2d_abs(zeros<float>(d, s.n)), max_radius(zeros<float>(d, s.n)), visible(zeros<int32_t>(d, s.n)) {}
+};
+
+void run_cameras(kernels::Rasterizer& r, Device d, const Scene& s, const OutputGrads& og, size_t first, size_t count,
+                 bool packed, Accumulators& acc, Result& out) {
+  auto means = on(d, s.means), quats = on(d, s.quats), log_scales = on(d, s.log_scales), logits = on(d, s.logits),
+       dc = on(d, s.dc), rest = on(d, s.rest);
+  kernels::GaussiansView g{s.n,        means.data(), quats.data(), log_scales.data(), logits.data(), dc.data(),
+                           rest.data(), s.rest_coeffs()};
+  const int64_t px = int64_t(count) * kWidth * kHeight, off = int64_t(first) * kWidth * kHeight;
+  Buffer<float> rgb(d, 3 * px), alpha(d, px), depth(d, px);
+  RasterSettings settings = s.settings;
+  settings.packed = packed;
+  r.forward(g, std::span<const Camera>(s.cameras).subspan(first, count), settings,
+            {rgb.data(), alpha.data(), depth.data()});
+  auto slice = [](const Floats& v, int64_t from, int64_t n) { return Floats(v.begin() + from, v.begin() + from + n); };
+  auto drgb = on(d, slice(og.rgb, 3 * off, 3 * px)), dalpha = on(d, slice(og.alpha, off, px)),
+       ddepth = on(d, slice(og.depth, off, px));
+  r.backward({drgb.data(), dalpha.data(), ddepth.data()},
+             {acc.means.data(), acc.quats.data(), acc.log_scales.data(), acc.logits.data(), acc.dc.data(),
+              acc.rest.data()},
+             {acc.grad2d.data(), acc.grad2d_abs.data(), acc.visible.data(), acc.max_radius.data()});
+  auto append = [](Floats& to, const Floats& v) { to.insert(to.end(), v.begin(), v.end()); };
+  append(out.rgb, rgb.download());
+  append(out.alpha, alpha.download());
+  append(out.depth, depth.download());
+}
+
+void collect(const Accumulators& acc, Result& out) {
+  out.d_means = acc.means.download(), out.d_quats = acc.quats.download();
+  out.d_log_scales = acc.log_scales.download(), out.d_logits = acc.logits.download();
+  out.d_dc = acc.dc.download(), out.d_rest = acc.rest.download();
+  out.grad2d = acc.grad2d.download(), out.grad2d_abs = acc.grad2d_abs.download();
+  out.max_radius = acc.max_radius.download(), out.visible = acc.visible.download();
+}
+
+// All cameras in one call (or one call per camera when `per_camera`).
+Result render(Device d, const Scene& s, const OutputGrads& og, bool packed, bool per_camera = false) {
+  auto r = d == Device::CPU ? kernels::make_cpu_rasterizer(2) : kernels::make_cuda_rasterizer();
+  Accumulators acc(d, s);
+  Result out;
+  if (per_camera)
+    for (size_t c = 0; c < s.cameras.size(); ++c) run_cameras(*r, d, s, og, c, 1, packed, acc, out);
+  else
+    run_cameras(*r, d, s, og, 0, s.cameras.size(), packed, acc, out);
+  collect(acc, out);
+  return out;
+}
+
+double norm(const Floats& v) {
+  double s = 0;
+  for (float x : v) s += double(x) * x;
+  return std::sqrt(s);
+}
+double rel_err(const Floats& a, const Floats& b, double floor = 1e-6) {
+  REQUIRE(a.size() == b.size());
+  double d = 0;
+  for (size_t i = 0; i < a.size(); ++i) d += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
+  return std::sqrt(d) / std::max(norm(b), floor);
+}
+
+void check_close(const Result& got, const Result& want, double image_tol, double grad_tol, const std::string& what) {
+  INFO(what);
+  CHECK(rel_err(got.rgb, want.rgb) < image_tol);
+  CHECK(rel_err(got.alpha, want.alpha) < image_tol);
+  CHECK(rel_err(got.depth, want.depth) < image_tol);
+  const std::pair<const char*, std::pair<const Floats*, const Floats*>> grads[] = {
+      {"means", {&got.d_means, &want.d_means}},       {"quats", {&got.d_quats, &want.d_quats}},
+      {"log_scales", {&got.d_log_scales, &want.d_log_scales}}, {"opacity_logits", {&got.d_logits, &want.d_logits}},
+      {"sh_dc", {&got.d_dc, &want.d_dc}},             {"sh_rest", {&got.d_rest, &want.d_rest}},
+      {"grad2d_norm", {&got.grad2d, &want.grad2d}},   {"grad2d_abs_norm", {&got.grad2d_abs, &want.grad2d_abs}}};
+  for (const auto& [name, pair] : grads) {
+    INFO(name);
+    CHECK(rel_err(*pair.first, *pair.second) < grad_tol);
+  }
+  CHECK(got.visible == want.visible);
+  CHECK(rel_err(got.max_radius, want.max_radius) < 1e-6);
+}
+
+}  // namespace
+
+TEST_CASE("CUDA rasterizer matches the CPU reference on random scenes", "[raster][gpu]") {
+  if (!splat::test::gpu_or_skip("CUDA rasterizer vs CPU reference")) return;
+  for (int degree = 0; degree <= 3; ++degree)
+    for (bool aa : {false, true}) {
+      const unsigned seed = 100 + 10 * degree + aa;
+      const Scene s = random_scene(seed, 300, degree, aa);
+      const OutputGrads og(s.pixels(), seed + 1);
+      const Result cpu = render(Device::CPU, s, og, false);
+      const Result gpu = render(Device::CUDA, s, og, false);
+      // The scene must exercise what it claims: saturated pixels and culled Gaussians.
+      REQUIRE(*std::max_element(cpu.alpha.begin(), cpu.alpha.end()) > 0.999f);
+      REQUIRE(std::count(cpu.visible.begin(), cpu.visible.end(), 0) >= 5);
+      check_close(gpu, cpu, 1e-4, 1e-3, "degree " + std::to_string(degree) + (aa ? " antialiased" : ""));
+    }
+}
+
+TEST_CASE("CUDA packed layout computes the dense layout's function", "[raster][gpu]") {
+  if (!splat::test::gpu_or_skip("CUDA packed vs dense")) return;
+  for (bool aa : {false, true}) {
+    const Scene s = random_scene(7 + aa, 400, 3, aa);
+    const OutputGrads og(s.pixels(), 8);
+    const Result dense = render(Device::CUDA, s, og, false);
+    const Result packed = render(Device::CUDA, s, og, true);
+    // Same slots in the same order: the images are the same computation, bit for bit; gradients
+    // differ only in the order of atomic additions.
+    CHECK(packed.rgb == dense.rgb);
+    CHECK(packed.alpha == dense.alpha);
+    check_close(packed, dense, 1e-7, 1e-5, aa ? "antialiased" : "plain");
+  }
+}
+
+TEST_CASE("CUDA batch of cameras equals one call per camera", "[raster][gpu]") {
+  if (!splat::test::gpu_or_skip("CUDA batch vs single cameras")) return;
+  for (bool packed : {false, true}) {
+    const Scene s = random_scene(21, 300, 2, false);
+    const OutputGrads og(s.pixels(), 22);
+    const Result batch = render(Device::CUDA, s, og, packed);
+    const Result singles = render(Device::CUDA, s, og, packed, /*per_camera=*/true);
+    CHECK(batch.rgb == singles.rgb);
+    check_close(batch, singles, 1e-7, 1e-5, packed ? "packed" : "dense");
+  }
+}
+
+TEST_CASE("CUDA densification statistics agree with the CPU reference", "[raster][gpu]") {
+  if (!splat::test::gpu_or_skip("CUDA DensifyStats")) return;
+  const Scene s = random_scene(33, 300, 1, true);
+  const OutputGrads og(s.pixels(), 34);
+  const Result cpu = render(Device::CPU, s, og, false, /*per_camera=*/true);
+  for (bool packed : {false, true}) {
+    INFO((packed ? "packed" : "dense"));
+    const Result gpu = render(Device::CUDA, s, og, packed, /*per_camera=*/true);
+    CHECK(gpu.visible == cpu.visible);
+    CHECK(*std::max_element(gpu.visible.begin(), gpu.visible.end()) == int(s.cameras.size()));
+    CHECK(rel_err(gpu.grad2d, cpu.grad2d) < 1e-3);
+    CHECK(rel_err(gpu.grad2d_abs, cpu.grad2d_abs) < 1e-3);
+    CHECK(rel_err(gpu.max_radius, cpu.max_radius) < 1e-6);
+    // AbsGS sums absolute per-pixel gradients, so it bounds the plain norm from above.
+    for (int64_t i = 0; i < s.n; ++i) CHECK(gpu.grad2d_abs[i] >= gpu.grad2d[i] * (1 - 1e-5f));
+  }
+}
+
+TEST_CASE("CUDA rasterizer renders the background where nothing is visible", "[raster][gpu]") {
+  if (!splat::test::gpu_or_skip("CUDA empty view")) return;
+  Scene s = random_scene(5, 50, 0, false);
+  for (int64_t i = 0; i < s.n; ++i) s.means[3 * i + 2] = -20.f;  // behind camera 0, the one kept
+  s.cameras.resize(1);
+  const OutputGrads og(s.pixels(), 6);
+  for (bool packed : {false, true}) {
+    const Result gpu = render(Device::CUDA, s, og, packed);
+    for (int64_t p = 0; p < s.pixels(); ++p) {
+      CHECK(gpu.rgb[3 * p] == 0.3f);
+      CHECK(gpu.alpha[p] == 0.f);
+    }
+    CHECK(norm(gpu.d_means) == 0.0);
+    CHECK(std::count(gpu.visible.begin(), gpu.visible.end(), 0) == s.n);
+  }
+}

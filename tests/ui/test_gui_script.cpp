@@ -1,0 +1,109 @@
+// The scripted GUI as CI runs it under Xvfb: `splatlab gui --demo --screenshot out.png --exit`
+// opens a real window, renders the demo scene and saves the whole window from the back buffer.
+#include <catch2/catch.hpp>
+
+#include <stb_image.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "tests/support/test_support.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+const std::string kSplatlab = std::string(SPLATLAB_BINARY_DIR) + "/app/splatlab";
+
+bool display_or_skip() {
+  const char* d = std::getenv("DISPLAY");
+  if (d && *d) return true;
+  std::printf("SKIPPED (no DISPLAY): scripted GUI test; run under xvfb-run\n");
+  return false;
+}
+
+// Runs splatlab with a private config folder (the recent-scenes list stays out of $HOME); returns
+// the exit code, with stdout and stderr in `log`.
+int run_splatlab(const std::string& args, const fs::path& scratch, std::string& log) {
+  const fs::path out = scratch / "log.txt";
+  const std::string cmd = "XDG_CONFIG_HOME='" + (scratch / "config").string() + "' '" + kSplatlab + "' " + args +
+                          " > '" + out.string() + "' 2>&1";
+  const int status = std::system(cmd.c_str());
+  std::ifstream in(out);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  log = ss.str();
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+struct Image {
+  int w = 0, h = 0;
+  std::vector<uint8_t> rgb;
+  const uint8_t* at(int x, int y) const { return &rgb[3 * (static_cast<size_t>(y) * w + x)]; }
+};
+
+Image load_png(const fs::path& file) {
+  Image img;
+  int channels = 0;
+  uint8_t* data = stbi_load(file.string().c_str(), &img.w, &img.h, &channels, 3);
+  REQUIRE(data != nullptr);
+  img.rgb.assign(data, data + static_cast<size_t>(img.w) * img.h * 3);
+  stbi_image_free(data);
+  return img;
+}
+
+// Mean and variance of the luminance in a rectangle.
+std::pair<double, double> stats(const Image& img, int x0, int y0, int x1, int y1) {
+  double s = 0, s2 = 0;
+  const double n = double(x1 - x0) * (y1 - y0);
+  for (int y = y0; y < y1; ++y)
+    for (int x = x0; x < x1; ++x) {
+      const uint8_t* p = img.at(x, y);
+      const double l = (p[0] + p[1] + p[2]) / 3.0;
+      s += l;
+      s2 += l * l;
+    }
+  return {s / n, s2 / n - (s / n) * (s / n)};
+}
+}  // namespace
+
+TEST_CASE("scripted GUI: demo scene screenshot shows panels and a rendered viewport", "[ui][script]") {
+  if (!display_or_skip()) return;
+  const fs::path scratch = splat::test::scratch_dir("ui_gui_script");
+  const fs::path png = scratch / "window.png";
+  std::string log;
+  const int code = run_splatlab("gui --demo --screenshot '" + png.string() + "' --exit", scratch, log);
+  INFO(log);
+  REQUIRE(code == 0);
+  REQUIRE(fs::exists(png));
+  const Image img = load_png(png);
+  REQUIRE(img.w == 1280);  // the window's size: the whole window was captured
+  REQUIRE(img.h == 800);
+
+  // Left column (ImGui panels, x < 280) and viewport (x > 420) look different: the panel area is
+  // mostly ImGui's dark window background with text, the viewport shows the scene.
+  const auto [panel_mean, panel_var] = stats(img, 5, 40, 270, 780);
+  const auto [view_mean, view_var] = stats(img, 440, 40, 1270, 780);
+  // ImGui's dark style: WindowBg (0.06, 0.06, 0.06, 0.94) over the clear colour: about 16/255.
+  int bg_pixels = 0;
+  for (int y = 40; y < 780; ++y)
+    for (int x = 5; x < 270; ++x) bg_pixels += img.at(x, y)[0] >= 13 && img.at(x, y)[0] <= 19 && img.at(x, y)[2] <= 19;
+  CHECK(bg_pixels > 0.4 * 265 * 740);
+  REQUIRE(panel_var > 1.0);  // text and widgets in the panels
+  // The viewport is not blank: the demo scene's colours vary a lot.
+  REQUIRE(view_var > 100.0);
+  REQUIRE(std::abs(view_mean - panel_mean) > 5.0);
+}
+
+TEST_CASE("scripted GUI: a missing scene is an error naming the path", "[ui][script]") {
+  if (!display_or_skip()) return;
+  const fs::path scratch = splat::test::scratch_dir("ui_gui_missing");
+  const std::string missing = (scratch / "no_such_scene").string();
+  std::string log;
+  const int code = run_splatlab("gui '" + missing + "' --exit", scratch, log);
+  INFO(log);
+  REQUIRE(code != 0);
+  REQUIRE_THAT(log, Catch::Contains(missing));
+}

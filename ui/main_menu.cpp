@@ -1,0 +1,45 @@
+#include <imgui.h>
+
+#include "ui/panels.h"
+
+namespace splat::ui {
+
+bool draw_main_menu(ViewerState& state, FolderBrowser& browser) {
+  bool keep_running = true;
+  if (!ImGui::BeginMainMenuBar()) return keep_running;
+  if (ImGui::BeginMenu("File")) {
+    const bool idle = !state.loader.busy();
+    if (ImGui::MenuItem("Open...", nullptr, false, idle)) {
+      const std::string& last = state.recent.items().empty() ? std::string(".") : state.recent.items().front();
+      browser.show(std::filesystem::path(last).parent_path().empty() ? "." : std::filesystem::path(last).parent_path());
+    }
+    if (ImGui::MenuItem("Demo scene", nullptr, false, idle)) state.open_demo();
+    if (ImGui::BeginMenu("Recent", idle && !state.recent.items().empty())) {
+      for (const std::string& r : state.recent.items())
+        if (ImGui::MenuItem(r.c_str())) state.open(r);
+      ImGui::EndMenu();
+    }
+    ImGui::Separator();
+    if (ImGui::MenuItem("Save PNG snapshot", nullptr, false, state.has_content())) state.save_png();
+    if (ImGui::MenuItem("Save PLY snapshot", nullptr, false, state.has_content())) state.save_ply();
+    ImGui::Separator();
+    if (ImGui::MenuItem("Quit", "Ctrl+Q")) keep_running = false;
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("View")) {
+    if (ImGui::MenuItem("Reset view", "R")) state.reset_view();
+    if (ImGui::MenuItem("Frame scene", "F")) state.frame_scene();
+    if (ImGui::MenuItem("Nearest training camera", "N")) state.snap_nearest();
+    if (ImGui::MenuItem("Next training camera", "]")) state.step_view(+1);
+    if (ImGui::MenuItem("Previous training camera", "[")) state.step_view(-1);
+    ImGui::Separator();
+    ImGui::MenuItem("Ground grid", nullptr, &state.view.show_grid);
+    ImGui::MenuItem("Axes", nullptr, &state.view.show_axes);
+    ImGui::MenuItem("Camera frustums", nullptr, &state.view.show_frustums);
+    ImGui::EndMenu();
+  }
+  ImGui::EndMainMenuBar();
+  return keep_running;
+}
+
+}  // namespace splat::ui

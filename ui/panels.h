@@ -1,0 +1,21 @@
+#pragma once
+// The panels of the left column and the main menu. Each draws into the current ImGui window (the
+// column) or the main menu bar and acts only through ViewerState.
+#include "ui/folder_browser.h"
+#include "ui/training_controller.h"
+#include "ui/viewer_state.h"
+
+namespace splat::ui {
+
+// File and View menus; returns false when the user asked to quit.
+bool draw_main_menu(ViewerState& state, FolderBrowser& browser);
+// Scene summary, render mode, resolution, field of view, overlays, camera navigation.
+void draw_view_panel(ViewerState& state);
+// PNG (at a chosen resolution) and PLY snapshots.
+void draw_snapshot_panel(ViewerState& state);
+// Start / pause / resume / stop / reset and the training settings (live ones apply at the next step).
+void draw_training_panel(ViewerState& state, TrainingController& training);
+// Loss and test PSNR against step (values on hover), #Gaussians, images/s, GPU memory.
+void draw_metrics_panel(const TrainingController& training);
+
+}  // namespace splat::ui

@@ -1,0 +1,60 @@
+#pragma once
+// Renders the current Gaussians from the viewer's camera with either backend. The viewport and
+// the PNG snapshot both go through here; only how the pixels reach the screen differs (see
+// viewport_texture.h). No GL in this file, so it is tested without a window.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/gaussian_model.h"
+#include "kernels/buffer.h"
+#include "kernels/rasterizer.h"
+#include "ui/view_colorize.h"
+
+namespace splat::ui {
+
+struct ImageRGBA8 {
+  int width = 0, height = 0;
+  std::vector<uint8_t> pixels;  // row-major, top row first, 4 bytes per pixel
+};
+
+class ViewRasterizer {
+ public:
+  // Device::CUDA uses the current CUDA device.
+  explicit ViewRasterizer(kernels::Device device);
+  kernels::Device device() const { return device_; }
+
+  // The Gaussians to show. For CUDA they are uploaded only when `version` differs from the last
+  // call's, so the per-frame cost is the render alone.
+  void set_gaussians(std::shared_ptr<const GaussianModel> model, uint64_t version);
+  bool has_gaussians() const { return model_ != nullptr; }
+  int64_t gaussian_count() const { return model_ ? model_->size() : 0; }
+
+  // Renders one view into the output buffers (on this backend's device).
+  void render(const kernels::Camera& camera, const kernels::RasterSettings& settings);
+
+  int width() const { return width_; }
+  int height() const { return height_; }
+  const float* rgb() const { return rgb_.data(); }      // [h,w,3]
+  const float* alpha() const { return alpha_.data(); }  // [h,w]
+  const float* depth() const { return depth_.data(); }  // [h,w]
+
+  // The last render as RGBA8 on the host (downloads from the device when needed).
+  ImageRGBA8 colorize(const ColorizeParams& params) const;
+
+ private:
+  kernels::Device device_;
+  std::unique_ptr<kernels::Rasterizer> rasterizer_;
+  std::shared_ptr<const GaussianModel> model_;
+  uint64_t version_ = 0;
+  // Device copies of the model's columns (CUDA only; the CPU backend reads the model directly).
+  kernels::Buffer<float> means_, quats_, log_scales_, opacities_, sh_dc_, sh_rest_;
+  kernels::Buffer<float> rgb_, alpha_, depth_;
+  int width_ = 0, height_ = 0;
+};
+
+// colorize_pixel over whole host arrays: the CPU path of the viewport and of snapshots.
+ImageRGBA8 colorize_image(const float* rgb, const float* alpha, const float* depth, int width, int height,
+                          const ColorizeParams& params);
+
+}  // namespace splat::ui

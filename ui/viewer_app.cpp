@@ -1,0 +1,235 @@
+#include "ui/viewer_app.h"
+
+#include "ui/gl.h"  // before GLFW: glad provides the GL declarations
+
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include <imgui_impl_glfw.h>
+#include <imgui_impl_opengl3.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <thread>
+#include <vector>
+
+#include "kernels/device.h"
+#include "ui/camera_input.h"
+#include "ui/folder_browser.h"
+#include "ui/image_files.h"
+#include "ui/line_renderer.h"
+#include "ui/panels.h"
+#include "ui/presenter.h"
+#include "ui/scene_lines.h"
+#include "ui/training_controller.h"
+#include "ui/viewer_state.h"
+#include "ui/viewport_texture.h"
+#include "ui/window_capture.h"
+
+namespace splat::ui {
+namespace {
+// Frames drawn after loading before a scripted screenshot: ImGui sizes auto-resized windows
+// during the first frames.
+constexpr int kScriptFrames = 3;
+
+void print_glfw_error(int code, const char* what) { std::fprintf(stderr, "splatlab: GLFW error %d: %s\n", code, what); }
+
+// Folders or files dropped on the window: the first one is opened at the next frame.
+void on_drop(GLFWwindow* window, int count, const char** paths) {
+  if (count > 0) *static_cast<std::string*>(glfwGetWindowUserPointer(window)) = paths[0];
+}
+
+std::vector<LineVertex> overlay_lines(const ViewerState& s) {
+  std::vector<LineVertex> lines;
+  const double r = s.frame_radius();
+  if (s.view.show_grid) append_grid(lines, s.frame_center(), s.camera.world_up(), r, 20, {0.6f, 0.6f, 0.6f, 0.35f});
+  if (s.view.show_axes) append_axes(lines, {0, 0, 0}, 0.25 * r);
+  if (s.view.show_frustums && s.content.scene) {
+    const auto& views = s.content.scene->views;
+    for (int i = 0; i < static_cast<int>(views.size()); ++i) {
+      const Rgba color = i == s.current_view ? Rgba{1.f, 0.85f, 0.2f, 1.f}
+                         : views[i].is_test   ? Rgba{0.9f, 0.4f, 0.9f, 0.7f}
+                                              : Rgba{0.3f, 0.8f, 1.f, 0.7f};
+      append_frustum(lines, views[i], 0.05 * r, color);
+    }
+  }
+  return lines;
+}
+
+// Renders the Gaussians into the viewport texture and draws it with the line overlays.
+void draw_viewport(ViewerState& state, ViewportTexture& texture, const Presenter& presenter, LineRenderer& lines,
+                   const PixelRect& vp) {
+  const float scale = std::clamp(state.view.resolution_scale, 0.05f, 1.f);
+  const int rw = std::max(1, static_cast<int>(std::lround(vp.width * scale)));
+  const int rh = std::max(1, static_cast<int>(std::lround(vp.height * scale)));
+  state.raster.set_gaussians(state.content.model, state.model_version);
+  state.raster.render(state.camera.camera(rw, rh), state.raster_settings());
+  texture.update(state.raster, state.colorize_params());
+  presenter.draw(texture.id(), vp);
+  const double r = state.frame_radius();
+  lines.draw(overlay_lines(state), clip_matrix(state.camera.camera(vp.width, vp.height), 1e-3 * r, 1e3 * r), vp);
+}
+
+void draw_left_column(ViewerState& state, TrainingController& training, float top, float width) {
+  const ImVec2 display = ImGui::GetIO().DisplaySize;
+  ImGui::SetNextWindowPos(ImVec2(0, top));
+  ImGui::SetNextWindowSize(ImVec2(width, display.y - top));
+  ImGui::Begin("##panels", nullptr,
+               ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoMove |
+                   ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoBringToFrontOnFocus);
+  draw_view_panel(state);
+  draw_training_panel(state, training);
+  draw_metrics_panel(training);
+  draw_snapshot_panel(state);
+  ImGui::End();
+}
+
+void draw_loading(const ViewerState& state, float x, float y) {
+  if (!state.loader.busy()) return;
+  ImGui::SetNextWindowPos(ImVec2(x, y), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+  ImGui::Begin("##loading", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize);
+  ImGui::Text("Loading %s ... %.1f s", state.loader.label().c_str(), state.loader.elapsed_s());
+  // The loaders report no fraction: an indeterminate bar shows that work goes on.
+  ImGui::ProgressBar(static_cast<float>(std::fmod(state.loader.elapsed_s(), 1.0)), ImVec2(300, 0), "");
+  ImGui::End();
+}
+
+// Scripted --steps: trains the open scene for `steps` steps, blocking, and shows the result.
+void train_scripted(ViewerState& state, TrainingController& training, int steps) {
+  training.settings.steps = steps;
+  training.start(state);
+  while (training.active() && training.state() != SessionState::Finished && training.state() != SessionState::Failed)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  training.poll(state);
+}
+
+int frame_loop(GLFWwindow* window, const GuiOptions& opt) {
+  std::string dropped;
+  glfwSetWindowUserPointer(window, &dropped);
+  glfwSetDropCallback(window, on_drop);
+
+  const kernels::Device device = kernels::cuda_device_count() > 0 ? kernels::Device::CUDA : kernels::Device::CPU;
+  ViewerState state(device, default_recent_file());
+  TrainingController training(device);
+  Presenter presenter;
+  LineRenderer lines;
+  ViewportTexture texture;
+  FolderBrowser browser;
+  if (opt.demo) {
+    state.open_demo();
+  } else if (!opt.open.empty()) {
+    state.open(opt.open);
+  }
+  const bool scripted = opt.exit || !opt.screenshot.empty();
+  if (scripted) {
+    state.loader.wait();
+    state.poll_loader();
+    if (opt.steps > 0 && state.has_content()) train_scripted(state, training, opt.steps);
+  }
+
+  int frames_after_load = 0;
+  while (!glfwWindowShouldClose(window)) {
+    glfwPollEvents();
+    if (!dropped.empty()) {
+      state.open(dropped);
+      dropped.clear();
+    }
+    state.poll_loader();
+    training.poll(state);
+
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+    const ImGuiIO& io = ImGui::GetIO();
+    if (!draw_main_menu(state, browser)) glfwSetWindowShouldClose(window, GLFW_TRUE);
+    const float menu_h = ImGui::GetFrameHeight();
+    const float panel_w = std::clamp(io.DisplaySize.x * 0.25f, 280.f, 420.f);
+    draw_left_column(state, training, menu_h, panel_w);
+    if (auto chosen = browser.draw(state.recent)) state.open(*chosen);
+    draw_loading(state, 0.5f * (panel_w + io.DisplaySize.x), 0.5f * io.DisplaySize.y);
+    state.notes.draw(panel_w + 8.f, io.DisplaySize.y - 8.f);
+
+    int fb_w = 0, fb_h = 0;
+    glfwGetFramebufferSize(window, &fb_w, &fb_h);
+    const float ratio = io.DisplaySize.x > 0 ? fb_w / io.DisplaySize.x : 1.f;
+    const PixelRect vp{static_cast<int>(panel_w * ratio), 0, fb_w - static_cast<int>(panel_w * ratio),
+                       fb_h - static_cast<int>(menu_h * ratio)};
+    handle_camera_input(state, vp, io.DeltaTime, ratio);
+    ImGui::Render();
+
+    glViewport(0, 0, fb_w, fb_h);
+    glClearColor(0.08f, 0.08f, 0.09f, 1.f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    if (state.has_content() && vp.width > 0 && vp.height > 0) {
+      try {
+        draw_viewport(state, texture, presenter, lines, vp);
+      } catch (const std::exception& e) {
+        // A failing renderer would fail again every frame: report once and close the content.
+        state.notes.error(std::string("rendering failed: ") + e.what());
+        state.content = {};
+      }
+    }
+    glViewport(0, 0, fb_w, fb_h);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+
+    if (scripted && !state.loader.busy() && ++frames_after_load >= kScriptFrames) {
+      if (!opt.screenshot.empty()) {
+        try {
+          write_png(opt.screenshot, read_back_buffer(fb_w, fb_h));
+          std::fprintf(stderr, "splatlab: saved window screenshot %s (%dx%d)\n", opt.screenshot.c_str(), fb_w, fb_h);
+        } catch (const std::exception& e) {
+          state.notes.error(e.what());
+        }
+      }
+      if (opt.exit) break;
+    }
+    glfwSwapBuffers(window);
+  }
+  return scripted && state.notes.error_count() > 0 ? 1 : 0;
+}
+}  // namespace
+
+int run_viewer(const GuiOptions& opt) {
+  glfwSetErrorCallback(print_glfw_error);
+  if (!glfwInit()) {
+    std::fprintf(stderr, "splatlab: cannot open a window (no display? set DISPLAY or run under xvfb-run)\n");
+    return 1;
+  }
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 5);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  GLFWwindow* window = glfwCreateWindow(opt.width, opt.height, "splatlab", nullptr, nullptr);
+  if (!window) {
+    std::fprintf(stderr, "splatlab: cannot create a window with an OpenGL 4.5 core context\n");
+    glfwTerminate();
+    return 1;
+  }
+  glfwMakeContextCurrent(window);
+  glfwSwapInterval(opt.exit ? 0 : 1);
+  int code = 1;
+  if (!gladLoadGL(glfwGetProcAddress)) {
+    std::fprintf(stderr, "splatlab: cannot load the OpenGL 4.5 functions\n");
+  } else {
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    ImGui::GetIO().IniFilename = nullptr;  // the layout is fixed; no imgui.ini beside the user's files
+    ImGui::StyleColorsDark();
+    ImGui_ImplGlfw_InitForOpenGL(window, true);
+    ImGui_ImplOpenGL3_Init("#version 450");
+    try {
+      code = frame_loop(window, opt);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "splatlab: error: %s\n", e.what());
+    }
+    ImGui_ImplOpenGL3_Shutdown();
+    ImGui_ImplGlfw_Shutdown();
+    ImGui::DestroyContext();
+  }
+  glfwDestroyWindow(window);
+  glfwTerminate();
+  return code;
+}
+
+}  // namespace splat::ui

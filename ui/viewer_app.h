@@ -1,0 +1,20 @@
+#pragma once
+// The viewer-trainer window: GLFW window and GL context, ImGui, the frame loop.
+#include <string>
+
+namespace splat::ui {
+
+struct GuiOptions {
+  std::string open;         // COLMAP folder or .ply file to open at start; empty: none
+  bool demo = false;        // open the demo scene at start
+  int steps = 0;            // scripted: training steps before the screenshot
+  std::string screenshot;   // scripted: PNG of the whole window, read from the back buffer
+  bool exit = false;        // scripted: quit after the screenshot (or once loaded)
+  int width = 1280, height = 800;
+};
+
+// Runs until the window closes (or the script ends). Returns the process exit code: nonzero when
+// the window cannot be created or a scripted run met an error.
+int run_viewer(const GuiOptions& options);
+
+}  // namespace splat::ui

@@ -1,0 +1,158 @@
+#include "ui/viewer_state.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "core/ply_io.h"
+#include "ui/image_files.h"
+
+namespace splat::ui {
+namespace fs = std::filesystem;
+namespace {
+// Centre and radius of the bulk of the Gaussians: the per-axis 5..95 % range, so that a few
+// far-away floaters do not shrink the view of the object.
+void robust_bounds(const GaussianModel& m, Vec3d& center, double& radius) {
+  const int64_t n = m.size();
+  if (n == 0) {
+    center = {};
+    radius = 1.0;
+    return;
+  }
+  Vec3d lo{}, hi{};
+  std::vector<float> axis(static_cast<size_t>(n));
+  for (int a = 0; a < 3; ++a) {
+    for (int64_t i = 0; i < n; ++i) axis[i] = m.means[3 * i + a];
+    std::sort(axis.begin(), axis.end());
+    lo[a] = axis[static_cast<size_t>(0.05 * (n - 1))];
+    hi[a] = axis[static_cast<size_t>(0.95 * (n - 1))];
+  }
+  center = 0.5 * (lo + hi);
+  radius = std::max(1e-3, 0.5 * norm(hi - lo));
+}
+}  // namespace
+
+ViewerState::ViewerState(kernels::Device device, const fs::path& recent_file)
+    : recent(recent_file), raster(device) {
+  if (!recent.load_error().empty()) notes.error(recent.load_error());
+}
+
+void ViewerState::open(const fs::path& path) {
+  if (loader.busy()) {
+    notes.error("still loading " + loader.label() + "; open " + path.string() + " when it is done");
+    return;
+  }
+  loader.start(path.string(), [path] { return load_content(path); });
+}
+
+void ViewerState::open_demo() {
+  if (loader.busy()) {
+    notes.error("still loading " + loader.label());
+    return;
+  }
+  loader.start("demo scene", [] { return load_demo_content(); });
+}
+
+void ViewerState::poll_loader() {
+  const std::string label = loader.label();
+  try {
+    if (auto loaded = loader.take_if_ready()) apply(std::move(*loaded));
+  } catch (const std::exception& e) {
+    notes.error(std::string("cannot open ") + label + ": " + e.what());
+  }
+}
+
+void ViewerState::apply(ViewerContent loaded) {
+  content = std::move(loaded);
+  ++content_generation;
+  ++model_version;
+  current_view = -1;
+  const Scene* scene = content.scene.get();
+  if (scene && !scene->views.empty()) {
+    frame_center_ = scene->center;
+    frame_radius_ = scene->extent;
+    camera.set_world_up(scene_up(scene->views));
+  } else {
+    robust_bounds(*content.model, frame_center_, frame_radius_);
+    camera.set_world_up({0, -1, 0});
+  }
+  // Start where the data looks best: at the first training camera when there is one (pivot at
+  // the depth of the scene centre), else framing the Gaussians.
+  const std::vector<int> train = scene ? scene->train_indices() : std::vector<int>{};
+  if (!train.empty()) {
+    snap_to_view(train.front());
+  } else {
+    frame_scene();
+  }
+  camera.set_home();
+  try {
+    if (content.source.rfind("demo scene", 0) != 0) recent.add(content.source);
+  } catch (const std::exception& e) {
+    notes.error(e.what());
+  }
+  notes.info("opened " + content.source + " (" + std::to_string(content.model->size()) + " Gaussians" +
+             (scene ? ", " + std::to_string(scene->views.size()) + " cameras)" : ")"));
+}
+
+void ViewerState::frame_scene() { camera.frame(frame_center_, frame_radius_); }
+
+void ViewerState::snap_to_view(int view_index) {
+  if (!content.scene || view_index < 0 || view_index >= static_cast<int>(content.scene->views.size())) return;
+  const SceneView& v = content.scene->views[view_index];
+  // Pivot at the depth of the framing centre along the camera's axis (never behind it).
+  const Vec3d fwd{v.R.m[2][0], v.R.m[2][1], v.R.m[2][2]};
+  const double depth = std::max(0.1 * frame_radius_, dot(frame_center_ - v.camera_center(), fwd));
+  camera.snap_to(v, depth);
+  current_view = view_index;
+}
+
+void ViewerState::step_view(int delta) {
+  if (!content.scene) return;
+  const std::vector<int> train = content.scene->train_indices();
+  snap_to_view(ui::step_view(train, current_view, delta));
+}
+
+void ViewerState::snap_nearest() {
+  if (!content.scene) return;
+  const std::vector<int> train = content.scene->train_indices();
+  snap_to_view(nearest_view(content.scene->views, train, camera.eye()));
+}
+
+kernels::RasterSettings ViewerState::raster_settings() const {
+  kernels::RasterSettings s;
+  s.sh_degree = view.sh_degree;
+  std::copy(view.background, view.background + 3, s.background);
+  return s;
+}
+
+ColorizeParams ViewerState::colorize_params() const {
+  // Depth shading spans the pivot's depth twice over: the object around the pivot sits mid-grey.
+  return {view.mode, 0.f, static_cast<float>(2.0 * camera.distance())};
+}
+
+void ViewerState::save_png() {
+  try {
+    if (!has_content()) throw std::runtime_error("nothing is open");
+    if (snapshot.width < 1 || snapshot.height < 1 || snapshot.width > 16384 || snapshot.height > 16384)
+      throw std::runtime_error("snapshot size must be 1..16384 pixels per side");
+    raster.set_gaussians(content.model, model_version);
+    raster.render(camera.camera(snapshot.width, snapshot.height), raster_settings());
+    write_png(snapshot.png_path, raster.colorize(colorize_params()));
+    notes.info("saved " + snapshot.png_path + " (" + std::to_string(snapshot.width) + "x" +
+               std::to_string(snapshot.height) + ")");
+  } catch (const std::exception& e) {
+    notes.error(std::string("PNG snapshot: ") + e.what());
+  }
+}
+
+void ViewerState::save_ply() {
+  try {
+    if (!has_content()) throw std::runtime_error("nothing is open");
+    write_ply(snapshot.ply_path, *content.model);
+    notes.info("saved " + snapshot.ply_path + " (" + std::to_string(content.model->size()) + " Gaussians)");
+  } catch (const std::exception& e) {
+    notes.error(std::string("PLY snapshot: ") + e.what());
+  }
+}
+
+}  // namespace splat::ui

@@ -1,0 +1,80 @@
+#pragma once
+// Everything the viewer's panels read and change: the open content, the camera, view settings,
+// snapshots, loading and messages. Panels call the methods here, so each action has one
+// implementation whether it comes from a menu, a button, a key or the command line.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include "kernels/rasterizer.h"
+#include "ui/notifications.h"
+#include "ui/orbit_camera.h"
+#include "ui/recent_scenes.h"
+#include "ui/view_colorize.h"
+#include "ui/view_rasterizer.h"
+#include "ui/viewer_content.h"
+
+namespace splat::ui {
+
+struct ViewSettings {
+  RenderMode mode = RenderMode::RGB;
+  float resolution_scale = 1.f;  // rendered pixels per viewport pixel
+  int sh_degree = 3;
+  float background[3] = {0.f, 0.f, 0.f};
+  bool show_grid = true, show_axes = true, show_frustums = true;
+};
+
+struct SnapshotSettings {
+  int width = 1920, height = 1080;
+  std::string png_path = "snapshot.png";
+  std::string ply_path = "snapshot.ply";
+};
+
+class ViewerState {
+ public:
+  ViewerState(kernels::Device device, const std::filesystem::path& recent_file);
+
+  // Opening content (asynchronous; poll_loader() applies the result).
+  void open(const std::filesystem::path& path);
+  void open_demo();
+  // Applies a finished load: content, initial view, recent list; load errors become notifications.
+  void poll_loader();
+  bool has_content() const { return content.model != nullptr; }
+
+  // Camera actions.
+  void reset_view() { camera.reset(); }
+  void frame_scene();
+  void snap_to_view(int view_index);
+  void step_view(int delta);  // through the training cameras
+  void snap_nearest();
+
+  // Snapshots; the outcome is a notification either way.
+  void save_png();
+  void save_ply();
+
+  // Settings for the rasterizer and the colouring, from the view settings and the camera.
+  kernels::RasterSettings raster_settings() const;
+  ColorizeParams colorize_params() const;
+  // Centre and radius that framing uses: the scene's cameras when posed, else the Gaussians.
+  Vec3d frame_center() const { return frame_center_; }
+  double frame_radius() const { return frame_radius_; }
+
+  ViewerContent content;
+  uint64_t content_generation = 0;  // bumps whenever new content is opened
+  uint64_t model_version = 0;       // bumps whenever content.model is replaced (opening, training)
+  OrbitCamera camera;
+  int current_view = -1;  // training camera last snapped to, -1 when none
+  ViewSettings view;
+  SnapshotSettings snapshot;
+  Notifications notes;
+  ContentLoader loader;
+  RecentScenes recent;
+  ViewRasterizer raster;
+
+ private:
+  void apply(ViewerContent loaded);
+  Vec3d frame_center_{};
+  double frame_radius_ = 1.0;
+};
+
+}  // namespace splat::ui
