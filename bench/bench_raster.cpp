@@ -161,9 +161,10 @@ void bench_case(const DeviceScene& scene, int cameras, bool packed, bool breakdo
   cuda_ok(cudaMemGetInfo(&free1, &total), "meminfo");
   const double pairs = double(scene.n) * cameras;
   std::printf("%6.0fk  %d  %-6s  fwd %7.2f ms  fwd+bwd %7.2f ms  %6.2f G pairs/s  workspace %.2f GiB  "
-              "total %.2f GiB (params, grads, images, workspace)\n",
+              "total %.2f GiB (params, grads, images, workspace)  %.1fM intersections\n",
               scene.n / 1e3, cameras, packed ? "packed" : "dense", t_fwd, t_both, pairs / (t_both * 1e-3) / 1e9,
-              gib(probe->workspace_peak_bytes()), gib(free0 - free1 + size_t(scene.n) * 59 * 4));
+              gib(probe->workspace_peak_bytes()), gib(free0 - free1 + size_t(scene.n) * 59 * 4),
+              probe->last_intersections() / 1e6);
   if (breakdown) {
     probe->set_stage_timing(true);
     std::vector<std::vector<cuda::StageTime>> runs;

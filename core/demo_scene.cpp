@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <numbers>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -94,11 +95,11 @@ std::vector<SceneView> hemisphere_views(int width, int height) {
   k.cy = height / 2.0;
   std::vector<SceneView> views;
   for (size_t ring = 0; ring < kRings.size(); ++ring) {
-    const double elev = kRings[ring].first * M_PI / 180.0;
+    const double elev = kRings[ring].first * std::numbers::pi / 180.0;
     const int count = kRings[ring].second;
     for (int i = 0; i < count; ++i) {
       // Rings are rotated against each other so cameras do not line up in columns.
-      const double az = 2 * M_PI * (i + 0.37 * static_cast<double>(ring)) / count;
+      const double az = 2 * std::numbers::pi * (i + 0.37 * static_cast<double>(ring)) / count;
       const Vec3d c = kLookAt + Vec3d{std::cos(elev) * std::cos(az), std::cos(elev) * std::sin(az), std::sin(elev)} *
                                     kCameraDistance;
       views.push_back(look_at_view(c, k, static_cast<int>(views.size())));

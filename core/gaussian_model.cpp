@@ -1,5 +1,6 @@
 #include "core/gaussian_model.h"
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <stdexcept>

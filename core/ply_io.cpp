@@ -1,6 +1,7 @@
 #include "core/ply_io.h"
 
 #include <bit>
+#include <cctype>
 #include <charconv>
 #include <cstring>
 #include <fstream>
@@ -235,6 +236,7 @@ void check_count_fits(const Element& e, const BodyReader& in) {
 }
 
 void skip_element(const Element& e, BodyReader& in) {
+  if (e.props.empty()) return;  // rows of nothing: any count is harmless, don't loop over it
   for (int64_t r = 0; r < e.count; ++r) {
     in.set_context(e.name, r);
     for (const auto& p : e.props) {

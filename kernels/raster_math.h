@@ -10,7 +10,7 @@
 //  * Mat3 gradients are with respect to all 9 entries independently; where a symmetric matrix
 //    is an input (Σ_cam in project_ewa) the returned gradient is the symmetric one.
 //  * Sym2 {xx, xy, yy} gradients are with respect to the three STORED numbers: xy appears in
-//    both off-diagonal slots, so d/dxy = 2 x (full-matrix gradient of the off-diagonal entry).
+//    both off-diagonal slots, so d/dxy = 2 × (full-matrix gradient of one off-diagonal entry).
 //
 // Contents (forward -> VJP):
 //  1. Quat, quat_normalize / _vjp, quat_to_rotmat_vjp (hd_math.h has the forward),
@@ -18,12 +18,13 @@
 //  2. world_to_camera(cam, p) -> R p + t                          / world_to_camera_vjp -> dp
 //     cov_world_to_camera(cam, Σ) -> W Σ Wᵀ                      / cov_world_to_camera_vjp -> dΣ
 //     camera_centre(cam) -> -Rᵀ t
+//     ewa_jacobian(cam, p_cam) -> EwaJacobian (the clamped 2x3 projection Jacobian)
 //     project_ewa(cam, p_cam, Σ_cam, eps2d) -> mean2d, Σ2d (dilated) / project_ewa_vjp -> dp_cam, dΣ_cam
-//  3. conic_from_cov2d(Σ2d) -> Σ2d⁻¹                            / conic_from_cov2d_vjp -> dΣ2d
+//  3. sym2_det; conic_from_cov2d(Σ2d) -> Σ2d⁻¹                            / conic_from_cov2d_vjp -> dΣ2d
 //     aa_opacity_compensation(Σ2d, eps2d) -> sqrt(det(Σ2d - eps I)/det Σ2d) / _vjp -> dΣ2d
 //     sigmoid(x)
 //  4. screen_half_extent(opacity, Σ2d, hx, hy) -> bool (false: culled, α never reaches 1/255)
-//     tile_range(mean2d, hx, hy, tiles_x, tiles_y) -> TileRect (empty: off-screen)
+//     tile_range(mean2d, hx, hy, tiles_x, tiles_y) -> TileRect (empty: off-screen); tiles_along(px)
 //     project_gaussian(...) -> ProjectedGaussian (1-4 composed, with the visibility rule)
 //     project_gaussian_vjp(...) accumulates into dmean, dq_raw, dlog_scale, dlogit
 //     ndc_grad_norm, screen_radius_fraction: the DensifyStats definitions

@@ -47,7 +47,7 @@ void draw_training_panel(ViewerState& state, TrainingController& training) {
   ImGui::SameLine();
   changed |= ImGui::Checkbox("AMP", &s.amp);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("recorded only: mixed precision is not implemented yet");
-  changed |= ImGui::SliderInt("Max SH degree", &s.sh_degree, 0, 3);
+  changed |= ImGui::SliderInt("SH degree cap", &s.sh_degree, 0, 3);
   if (changed) training.apply_live_settings();
 
   if (!running) {

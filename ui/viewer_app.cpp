@@ -43,7 +43,7 @@ void on_drop(GLFWwindow* window, int count, const char** paths) {
 std::vector<LineVertex> overlay_lines(const ViewerState& s) {
   std::vector<LineVertex> lines;
   const double r = s.frame_radius();
-  if (s.view.show_grid) append_grid(lines, s.frame_center(), s.camera.world_up(), r, 20, {0.6f, 0.6f, 0.6f, 0.35f});
+  if (s.view.show_grid) append_grid(lines, s.grid_center(), s.camera.world_up(), r, 20, {0.6f, 0.6f, 0.6f, 0.35f});
   if (s.view.show_axes) append_axes(lines, {0, 0, 0}, 0.25 * r);
   if (s.view.show_frustums && s.content.scene) {
     const auto& views = s.content.scene->views;

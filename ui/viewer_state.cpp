@@ -30,6 +30,17 @@ void robust_bounds(const GaussianModel& m, Vec3d& center, double& radius) {
   center = 0.5 * (lo + hi);
   radius = std::max(1e-3, 0.5 * norm(hi - lo));
 }
+
+// The height along `up` below which a fraction q of the Gaussians lie.
+double height_quantile(const GaussianModel& m, const Vec3d& up, double q) {
+  const int64_t n = m.size();
+  if (n == 0) return 0.0;
+  std::vector<double> h(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) h[i] = up.x * m.means[3 * i] + up.y * m.means[3 * i + 1] + up.z * m.means[3 * i + 2];
+  const auto k = h.begin() + static_cast<long>(q * (n - 1));
+  std::nth_element(h.begin(), k, h.end());
+  return *k;
+}
 }  // namespace
 
 ViewerState::ViewerState(kernels::Device device, const fs::path& recent_file)
@@ -58,7 +69,9 @@ void ViewerState::poll_loader() {
   try {
     if (auto loaded = loader.take_if_ready()) apply(std::move(*loaded));
   } catch (const std::exception& e) {
-    notes.error(std::string("cannot open ") + label + ": " + e.what());
+    // Scene and PLY errors already start with the file at fault; name the opened path otherwise.
+    const std::string what = e.what();
+    notes.error(what.rfind(label, 0) == 0 ? "cannot open " + what : "cannot open " + label + ": " + what);
   }
 }
 
@@ -76,6 +89,8 @@ void ViewerState::apply(ViewerContent loaded) {
     robust_bounds(*content.model, frame_center_, frame_radius_);
     camera.set_world_up({0, -1, 0});
   }
+  const Vec3d up = camera.world_up();
+  grid_center_ = frame_center_ + (height_quantile(*content.model, up, 0.02) - dot(frame_center_, up)) * up;
   // Start where the data looks best: at the first training camera when there is one (pivot at
   // the depth of the scene centre), else framing the Gaussians.
   const std::vector<int> train = scene ? scene->train_indices() : std::vector<int>{};

@@ -58,6 +58,8 @@ class ViewerState {
   // Centre and radius that framing uses: the scene's cameras when posed, else the Gaussians.
   Vec3d frame_center() const { return frame_center_; }
   double frame_radius() const { return frame_radius_; }
+  // Where the ground grid goes: below the framing centre, at the low end of the Gaussians along up.
+  Vec3d grid_center() const { return grid_center_; }
 
   ViewerContent content;
   uint64_t content_generation = 0;  // bumps whenever new content is opened
@@ -75,6 +77,7 @@ class ViewerState {
   void apply(ViewerContent loaded);
   Vec3d frame_center_{};
   double frame_radius_ = 1.0;
+  Vec3d grid_center_{};
 };
 
 }  // namespace splat::ui

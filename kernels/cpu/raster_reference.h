@@ -96,6 +96,9 @@ class ReferenceRasterizer {
 
   // Total number of (camera, tile, Gaussian) intersections of the last forward.
   int64_t intersections() const { return static_cast<int64_t>(tile_gaussians_.size()); }
+  // Per pixel [C, H, W]: how many entries of its tile's list the last forward went through
+  // (the last composited one included); what the backward replay starts from.
+  const std::vector<int32_t>& contributors() const { return n_contrib_; }
 
  private:
   // Gradients of the loss with respect to one (camera, Gaussian)'s projected quantities.

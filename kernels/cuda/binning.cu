@@ -35,34 +35,46 @@ struct CountOfSlot {
   __device__ int32_t operator()(int64_t k) const { return tile_count[order[k]]; }
 };
 
-// One thread per entry (balanced however many tiles a Gaussian covers): finds its slot by binary
-// search in the depth-ordered starts, then its tile inside the slot's rect. Should a recomputed rect
-// ever cover fewer tiles than were counted, the surplus gets the key past every real (camera, tile):
-// the sort moves it to the end where no range points, so memory stays safe and it is never blended.
+// A warp per 32 consecutive slots in depth order: the lanes load one slot each, then the whole warp
+// writes each slot's entries in turn, lane t taking tiles t, t + 32, ... of the slot's rect. Writes
+// are coalesced and a Gaussian covering hundreds of tiles is spread over 32 lanes instead of
+// serialising one thread. Should a recomputed rect ever cover fewer tiles than were counted, the
+// surplus gets the key past every real (camera, tile): the sort moves it to the end where no range
+// points, so memory stays safe and it is never blended.
 __global__ void emit_entries(ProjectedSlots s, TileGrid grid, const int32_t* order, const int32_t* sorted_start,
-                             int64_t slots, int64_t entries, uint32_t past_last_tile, uint32_t* keys,
-                             int32_t* values) {
-  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < entries; e += int64_t(gridDim.x) * blockDim.x) {
-    int64_t lo = 0, hi = slots - 1;  // last k with sorted_start[k] <= e
-    while (lo < hi) {
-      const int64_t mid = (lo + hi + 1) / 2;
-      if (sorted_start[mid] <= e)
-        lo = mid;
-      else
-        hi = mid - 1;
+                             int64_t slots, uint32_t past_last_tile, uint32_t* keys, int32_t* values) {
+  const int lane = threadIdx.x % 32;
+  const int64_t warps = int64_t(gridDim.x) * blockDim.x / 32;
+  for (int64_t base = (blockIdx.x * int64_t(blockDim.x) + threadIdx.x) / 32 * 32; base < slots; base += warps * 32) {
+    const int64_t k = base + lane;
+    int32_t slot = 0, count = 0, start = 0;
+    raster::TileRect r;
+    uint32_t cam_base = 0;
+    if (k < slots) {
+      slot = order[k];
+      count = s.tile_count[slot];
+      start = sorted_start[k];
+      if (count > 0) {
+        const float2 m = s.mean2d[slot];
+        const int2 h = s.half[slot];
+        r = raster::tile_range(Vec2f{m.x, m.y}, h.x, h.y, grid.tiles_x, grid.tiles_y);
+        cam_base = uint32_t(s.camera(slot)) * grid.tiles();
+      }
     }
-    const int32_t slot = order[lo];
-    const int j = static_cast<int>(e - sorted_start[lo]);
-    const float2 m = s.mean2d[slot];
-    const int2 h = s.half[slot];
-    const raster::TileRect r = raster::tile_range(Vec2f{m.x, m.y}, h.x, h.y, grid.tiles_x, grid.tiles_y);
-    uint32_t key = past_last_tile;
-    if (j < r.count()) {
-      const int w = r.x1 - r.x0;
-      key = uint32_t(s.camera(slot)) * grid.tiles() + uint32_t(r.y0 + j / w) * grid.tiles_x + r.x0 + j % w;
+    for (int src = 0; src < 32; ++src) {
+      const int n = __shfl_sync(0xffffffffu, count, src);
+      if (n == 0) continue;
+      const int32_t sl = __shfl_sync(0xffffffffu, slot, src);
+      const int32_t st = __shfl_sync(0xffffffffu, start, src);
+      const int x0 = __shfl_sync(0xffffffffu, r.x0, src), y0 = __shfl_sync(0xffffffffu, r.y0, src);
+      const int w = __shfl_sync(0xffffffffu, r.x1 - r.x0, src);
+      const int area = __shfl_sync(0xffffffffu, r.count(), src);
+      const uint32_t cb = __shfl_sync(0xffffffffu, cam_base, src);
+      for (int t = lane; t < n; t += 32) {
+        keys[st + t] = t < area ? cb + uint32_t(y0 + t / w) * grid.tiles_x + x0 + t % w : past_last_tile;
+        values[st + t] = sl;
+      }
     }
-    keys[e] = key;
-    values[e] = slot;
   }
 }
 
@@ -137,8 +149,8 @@ TileBins bin_and_sort(const ProjectedSlots& slots, const TileGrid& grid, int64_t
   // 2. Entries in depth order, keyed by (camera, tile).
   uint32_t* tk_a = ws.get<uint32_t>(slot(kTileKeysA), M);
   int32_t* ent_a = ws.get<int32_t>(slot(kEntriesA), M);
-  emit_entries<<<stride_blocks(M, 256), 256, 0, stream>>>(slots, grid, order, sorted_start, S, M, past_last_tile,
-                                                          tk_a, ent_a);
+  emit_entries<<<stride_blocks(S, 256), 256, 0, stream>>>(slots, grid, order, sorted_start, S, past_last_tile, tk_a,
+                                                          ent_a);
   check_launch("emit_entries");
   clock.mark("emit keys", stream);
 

@@ -40,10 +40,7 @@ enum Slot : int {
   kFinalT,
   kContributors,
   kDepth,
-  kGradMean2d,
-  kGradMean2dAbs,
-  kGradConicOpacity,
-  kGradColorDepth,
+  kSlotGrads,
   kBinning,
 };
 
@@ -90,6 +87,7 @@ class CudaRasterizer final : public Rasterizer, public CudaRasterizerProbe {
 
   Device device() const override { return Device::CUDA; }
   size_t workspace_peak_bytes() const override { return ws_.peak_bytes(); }
+  long long last_intersections() const override { return bins_.intersections; }
   void set_stage_timing(bool on) override { clock_.enable(on); }
   std::vector<StageTime> stage_times() override { return clock_.read(); }
 
@@ -163,14 +161,8 @@ class CudaRasterizer final : public Rasterizer, public CudaRasterizerProbe {
     if (slots_.count == 0) return;
     const size_t n = static_cast<size_t>(slots_.count);
     ProjectedGrads d;
-    d.mean2d = ws_.get<float2>(kGradMean2d, n);
-    d.mean2d_abs = ws_.get<float2>(kGradMean2dAbs, n);
-    d.conic_opacity = ws_.get<float4>(kGradConicOpacity, n);
-    d.color_depth = ws_.get<float4>(kGradColorDepth, n);
-    check(cudaMemsetAsync(d.mean2d, 0, n * sizeof(float2), stream_), "clearing gradients");
-    check(cudaMemsetAsync(d.mean2d_abs, 0, n * sizeof(float2), stream_), "clearing gradients");
-    check(cudaMemsetAsync(d.conic_opacity, 0, n * sizeof(float4), stream_), "clearing gradients");
-    check(cudaMemsetAsync(d.color_depth, 0, n * sizeof(float4), stream_), "clearing gradients");
+    d.values = ws_.get<float4>(kSlotGrads, 3 * n);
+    check(cudaMemsetAsync(d.values, 0, 3 * n * sizeof(float4), stream_), "clearing gradients");
     blend_backward(slots_, bins_, grid_, background_, state_, dout, d, stream_);
     clock_.mark("blend backward", stream_);
     project_backward(g_, setup_, slots_, d, grad, stats, stream_);

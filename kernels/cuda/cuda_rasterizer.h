@@ -18,6 +18,8 @@ class CudaRasterizerProbe {
   virtual ~CudaRasterizerProbe() = default;
   // Largest device memory the rasterizer's own workspace has held (bytes).
   virtual size_t workspace_peak_bytes() const = 0;
+  // (camera, tile, Gaussian) intersections of the last forward.
+  virtual long long last_intersections() const = 0;
   // When on, forward/backward record CUDA events between stages (a little overhead, no syncs).
   virtual void set_stage_timing(bool on) = 0;
   // Stage durations of the last forward and backward; synchronises the stream.

@@ -33,10 +33,10 @@ __device__ void add_pair(const GaussiansView& g, const ProjectionSetup& setup, i
   const float4 q = reinterpret_cast<const float4*>(g.quats)[i];
   const raster::Quat<float> quat{q.x, q.y, q.z, q.w};
   const Vec3f log_scale{g.log_scales[3 * i], g.log_scales[3 * i + 1], g.log_scales[3 * i + 2]};
-  const float2 dm = dslots.mean2d[slot];
-  const float2 dm_abs = dslots.mean2d_abs[slot];
-  const float4 dco = dslots.conic_opacity[slot];
-  const float4 dcd = dslots.color_depth[slot];
+  const float4 dmean2d = dslots.values[3 * slot];  // layout: ProjectedGrads
+  const float2 dm{dmean2d.x, dmean2d.y}, dm_abs{dmean2d.z, dmean2d.w};
+  const float4 dco = dslots.values[3 * slot + 1];
+  const float4 dcd = dslots.values[3 * slot + 2];
 
   raster::project_gaussian_vjp<float>(cam, mean, quat, log_scale, g.opacity_logits[i], setup.eps2d,
                                       setup.antialiased, Vec2f{dm.x, dm.y}, raster::Sym2<float>{dco.x, dco.y, dco.z},

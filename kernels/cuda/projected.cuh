@@ -32,12 +32,13 @@ struct ProjectedSlots {
   __device__ int64_t gaussian(int64_t s) const { return packed ? gaussian_of[s] : s % gaussians; }
 };
 
-// Gradients of the loss w.r.t. the projected attributes, accumulated per slot by the backward blend.
+// Gradients of the loss w.r.t. the projected attributes, accumulated per slot by the backward blend:
+// 12 floats per slot, three float4 so that a warp adds them with three vector atomics:
+//   [0..1] dL/dmean2d, [2..3] sums over pixels of |per-pixel dL/dmean2d| (AbsGS statistic),
+//   [4..6] dL/dconic (Sym2 convention), [7] dL/dopacity, [8..10] dL/dcolor, [11] dL/ddepth.
+constexpr int kGradValues = 12;
 struct ProjectedGrads {
-  float2* mean2d = nullptr;
-  float2* mean2d_abs = nullptr;      // sum over pixels of |per-pixel dL/dmean2d| (AbsGS statistic)
-  float4* conic_opacity = nullptr;
-  float4* color_depth = nullptr;
+  float4* values = nullptr;  // [count * 3]: three float4 per slot
 };
 
 // Per-camera image geometry, constant over one call.

@@ -247,3 +247,32 @@ TEST_CASE("PLY reader rejects malformed files with errors naming the file", "[pl
   const fs::path absent = dir / "does_not_exist.ply";
   expect_ply_error(absent, "cannot open");
 }
+
+TEST_CASE("PLY reader answers corrupted files with PlyError, never a crash or another error", "[ply]") {
+  const fs::path dir = splat::test::scratch_dir("ply_fuzz");
+  const fs::path good = dir / "good.ply";
+  splat::write_ply(good, random_model(1, 6, 9));
+  const std::string bytes = slurp(good);
+  const size_t header_end = bytes.find("end_header\n") + 11;
+  std::mt19937_64 rng(1234);
+  int errors = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    std::string s = bytes;
+    // Mostly header damage (where parsing decisions are made), sometimes truncation.
+    if (trial % 5 == 0) {
+      s.resize(rng() % s.size());
+    } else {
+      const size_t at = rng() % header_end;
+      s[at] = static_cast<char>(rng() % 256);
+    }
+    const fs::path f = dir / "fuzzed.ply";
+    spit(f, s);
+    try {
+      splat::read_ply(f);
+    } catch (const splat::PlyError& e) {
+      ++errors;
+      CHECK(std::string(e.what()).find(f.string()) == 0);
+    }
+  }
+  CHECK(errors > 100);  // most damage must be noticed
+}

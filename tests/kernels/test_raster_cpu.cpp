@@ -102,6 +102,42 @@ struct SceneGrads {
   }
 };
 
+// Checks the gradients of every parameter kind of `s` against finite differences of a random
+// linear loss of its outputs.
+void check_gradients(Scene& s, unsigned seed, const std::string& label) {
+  const Loss loss(s, seed + 1000);
+  ReferenceRasterizer<double> r(3);
+  Vector rgb(3 * s.pixels()), alpha(s.pixels());
+  r.forward(s.view(), s.cameras, s.settings, {rgb.data(), alpha.data(), nullptr});
+  SceneGrads g(s);
+  r.backward({loss.w_rgb.data(), loss.w_alpha.data(), loss.w_depth.data()}, g.arrays(), {});
+  struct Kind {
+    const char* name;
+    Vector* params;
+    const Vector* grad;
+  };
+  const Kind kinds[] = {{"means", &s.means, &g.means},
+                        {"quats", &s.quats, &g.quats},
+                        {"log_scales", &s.log_scales, &g.log_scales},
+                        {"opacity_logits", &s.logits, &g.logits},
+                        {"sh_dc", &s.dc, &g.dc},
+                        {"sh_rest", &s.rest, &g.rest}};
+  for (const Kind& k : kinds) {
+    if (k.params->empty()) continue;
+    const std::string what = std::string(k.name) + " " + label;
+    auto l = [&](const Vector& x) {
+      const Vector saved = *k.params;
+      *k.params = x;
+      const double v = loss(s);
+      *k.params = saved;
+      return v;
+    };
+    const auto stats = splat::test::check_gradient(l, *k.params, *k.grad, what, 1e-6, 2e-5, 1e-7, true, 1e-5);
+    INFO(what << ": checked " << stats.checked << ", skipped near a threshold " << stats.skipped);
+    CHECK(stats.skipped <= 2 + stats.checked / 50);
+  }
+}
+
 void check_scene_gradients(unsigned seed, int degree, bool antialiased) {
   Scene s = random_scene(seed, 24, degree, antialiased);
   const Loss loss(s, seed + 1000);
@@ -121,32 +157,7 @@ void check_scene_gradients(unsigned seed, int degree, bool antialiased) {
   CHECK(seen >= s.n - 3);
   CHECK(g.logits[3] != 0.0);  // the thin one
 
-  struct Kind {
-    const char* name;
-    Vector* params;
-    const Vector* grad;
-  };
-  const Kind kinds[] = {{"means", &s.means, &g.means},
-                        {"quats", &s.quats, &g.quats},
-                        {"log_scales", &s.log_scales, &g.log_scales},
-                        {"opacity_logits", &s.logits, &g.logits},
-                        {"sh_dc", &s.dc, &g.dc},
-                        {"sh_rest", &s.rest, &g.rest}};
-  for (const Kind& k : kinds) {
-    if (k.params->empty()) continue;
-    const std::string what = std::string(k.name) + " degree " + std::to_string(degree) +
-                             (antialiased ? " antialiased" : "");
-    auto l = [&](const Vector& x) {
-      const Vector saved = *k.params;
-      *k.params = x;
-      const double v = loss(s);
-      *k.params = saved;
-      return v;
-    };
-    const auto stats = splat::test::check_gradient(l, *k.params, *k.grad, what, 1e-6, 2e-5, 1e-7, true);
-    INFO(what << ": checked " << stats.checked << ", skipped near a threshold " << stats.skipped);
-    CHECK(stats.skipped <= 2 + stats.checked / 50);
-  }
+  check_gradients(s, seed, "degree " + std::to_string(degree) + (antialiased ? " antialiased" : ""));
 }
 
 std::vector<float> to_float(const Vector& v) { return {v.begin(), v.end()}; }
@@ -216,6 +227,43 @@ TEST_CASE("reference rasterizer gradients match finite differences, SH degree 2"
 
 TEST_CASE("reference rasterizer gradients match finite differences, SH degree 3", "[raster_cpu]") {
   for (bool aa : {false, true}) check_scene_gradients(10, 3, aa);
+}
+
+TEST_CASE("gradients match finite differences where alpha clamps and pixels saturate", "[raster_cpu]") {
+  // 16 large, nearly opaque Gaussians around the origin: every one covers the centre of camera 0,
+  // so its pixels stop early (T would drop below 1e-4); the three nearest are opaque enough for
+  // the 0.99 clamp to act near their centres.
+  Scene s = random_scene(61, 16, 1, false);
+  std::mt19937 rng(62);
+  std::uniform_real_distribution<double> U(-1, 1);
+  for (int i = 0; i < 16; ++i) {
+    s.means[3 * i] = 0.25 * U(rng), s.means[3 * i + 1] = 0.25 * U(rng);
+    s.means[3 * i + 2] = i < 3 ? -0.5 - 0.1 * i : 0.25 * U(rng);
+    for (int k = 0; k < 3; ++k) s.log_scales[3 * i + k] = std::log(0.5 + 0.1 * U(rng));
+    s.logits[i] = i < 3 ? 8.0 : 2.5 + U(rng);
+  }
+  ReferenceRasterizer<double> r(2);
+  Vector rgb(3 * s.pixels()), alpha(s.pixels());
+  r.forward(s.view(), s.cameras, s.settings, {rgb.data(), alpha.data(), nullptr});
+  const int centre = 10 * 24 + 12;
+  CHECK(r.contributors()[centre] < 8);  // stopped long before the 16th
+  CHECK(alpha[centre] > 0.999);
+  // The nearest Gaussian's alpha is clamped at some pixel of camera 0.
+  int clamped = 0;
+  for (int i = 0; i < 3; ++i) {
+    const auto p = raster::project_gaussian<double>(s.cameras[0], {s.means[3 * i], s.means[3 * i + 1], s.means[3 * i + 2]},
+                                                    {s.quats[4 * i], s.quats[4 * i + 1], s.quats[4 * i + 2], s.quats[4 * i + 3]},
+                                                    {s.log_scales[3 * i], s.log_scales[3 * i + 1], s.log_scales[3 * i + 2]},
+                                                    s.logits[i], 0.01, 1e10, 0.3, false);
+    for (int y = 0; y < 20; ++y)
+      for (int x = 0; x < 24; ++x) {
+        double gauss;
+        clamped += raster::gaussian_alpha(p.mean2d, p.conic, p.opacity, Vec2<double>{x + 0.5, y + 0.5}, gauss) ==
+                   raster::kMaxAlpha;
+      }
+  }
+  CHECK(clamped > 0);
+  check_gradients(s, 63, "opaque scene");
 }
 
 TEST_CASE("a single Gaussian renders as computed by hand", "[raster_cpu]") {

@@ -117,7 +117,7 @@ TEST_CASE("fly translates eye and pivot along the camera axes", "[ui][camera]") 
   REQUIRE(dist(cam.pivot() - pivot0, expected) < 1e-12);
 }
 
-TEST_CASE("frame fits a sphere in the vertical field of view; reset returns home", "[ui][camera]") {
+TEST_CASE("frame fits a sphere in the vertical field of view, reset returns home", "[ui][camera]") {
   OrbitCamera cam = tilted_camera();
   cam.set_fov_y(0.9);
   cam.frame({1, 2, 3}, 2.0);
