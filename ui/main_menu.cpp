@@ -10,8 +10,10 @@ bool draw_main_menu(ViewerState& state, FolderBrowser& browser) {
   if (ImGui::BeginMenu("File")) {
     const bool idle = !state.loader.busy();
     if (ImGui::MenuItem("Open...", nullptr, false, idle)) {
-      const std::string& last = state.recent.items().empty() ? std::string(".") : state.recent.items().front();
-      browser.show(std::filesystem::path(last).parent_path().empty() ? "." : std::filesystem::path(last).parent_path());
+      // Start beside the last scene opened: sibling scenes usually live together.
+      const auto& recent = state.recent.items();
+      const std::filesystem::path start = recent.empty() ? std::filesystem::path(".") : std::filesystem::path(recent.front()).parent_path();
+      browser.show(start.empty() ? std::filesystem::path(".") : start);
     }
     if (ImGui::MenuItem("Demo scene", nullptr, false, idle)) state.open_demo();
     if (ImGui::BeginMenu("Recent", idle && !state.recent.items().empty())) {
@@ -23,7 +25,7 @@ bool draw_main_menu(ViewerState& state, FolderBrowser& browser) {
     if (ImGui::MenuItem("Save PNG snapshot", nullptr, false, state.has_content())) state.save_png();
     if (ImGui::MenuItem("Save PLY snapshot", nullptr, false, state.has_content())) state.save_ply();
     ImGui::Separator();
-    if (ImGui::MenuItem("Quit", "Ctrl+Q")) keep_running = false;
+    if (ImGui::MenuItem("Quit")) keep_running = false;
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("View")) {

@@ -57,15 +57,44 @@ std::vector<LineVertex> overlay_lines(const ViewerState& s) {
   return lines;
 }
 
-// Renders the Gaussians into the viewport texture and draws it with the line overlays.
+// What a viewport frame depends on. While it stays the same the texture is still current, so an
+// idle viewer (or a paused run) does not render again; on the CPU backend that keeps the cores
+// free for training.
+struct FrameKey {
+  std::vector<float> values;  // camera, raster settings and colouring, flattened
+  uint64_t model_version = 0;
+  bool operator==(const FrameKey&) const = default;
+};
+
+FrameKey frame_key(const ViewerState& s, const kernels::Camera& c) {
+  const kernels::RasterSettings rs = s.raster_settings();
+  const ColorizeParams cp = s.colorize_params();
+  FrameKey k;
+  k.values.assign(c.R, c.R + 9);
+  k.values.insert(k.values.end(), c.t, c.t + 3);
+  k.values.insert(k.values.end(), {c.fx, c.fy, c.cx, c.cy, float(c.width), float(c.height), float(rs.sh_degree),
+                                   rs.background[0], rs.background[1], rs.background[2], float(cp.mode),
+                                   cp.depth_near, cp.depth_far});
+  k.model_version = s.model_version;
+  return k;
+}
+
+// Renders the Gaussians into the viewport texture (when anything changed since `last`) and draws
+// it with the line overlays.
 void draw_viewport(ViewerState& state, ViewportTexture& texture, const Presenter& presenter, LineRenderer& lines,
-                   const PixelRect& vp) {
+                   const PixelRect& vp, FrameKey& last) {
   const float scale = std::clamp(state.view.resolution_scale, 0.05f, 1.f);
   const int rw = std::max(1, static_cast<int>(std::lround(vp.width * scale)));
   const int rh = std::max(1, static_cast<int>(std::lround(vp.height * scale)));
-  state.raster.set_gaussians(state.content.model, state.model_version);
-  state.raster.render(state.camera.camera(rw, rh), state.raster_settings());
-  texture.update(state.raster, state.colorize_params());
+  const kernels::Camera camera = state.camera.camera(rw, rh);
+  FrameKey key = frame_key(state, camera);
+  if (key != last) {
+    last = {};  // a render that throws leaves no stale key behind
+    state.raster.set_gaussians(state.content.model, state.model_version);
+    state.raster.render(camera, state.raster_settings());
+    texture.update(state.raster, state.colorize_params());
+    last = std::move(key);
+  }
   presenter.draw(texture.id(), vp);
   const double r = state.frame_radius();
   lines.draw(overlay_lines(state), clip_matrix(state.camera.camera(vp.width, vp.height), 1e-3 * r, 1e3 * r), vp);
@@ -129,6 +158,7 @@ int frame_loop(GLFWwindow* window, const GuiOptions& opt) {
   }
 
   int frames_after_load = 0;
+  FrameKey last_frame;
   while (!glfwWindowShouldClose(window)) {
     glfwPollEvents();
     if (!dropped.empty()) {
@@ -163,7 +193,7 @@ int frame_loop(GLFWwindow* window, const GuiOptions& opt) {
     glClear(GL_COLOR_BUFFER_BIT);
     if (state.has_content() && vp.width > 0 && vp.height > 0) {
       try {
-        draw_viewport(state, texture, presenter, lines, vp);
+        draw_viewport(state, texture, presenter, lines, vp, last_frame);
       } catch (const std::exception& e) {
         // A failing renderer would fail again every frame: report once and close the content.
         state.notes.error(std::string("rendering failed: ") + e.what());

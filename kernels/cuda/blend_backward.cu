@@ -2,9 +2,8 @@
 // front (raster::PixelReplay), starting from the last contributor forward recorded. A Gaussian's 12
 // gradient values are summed across the warp by a shuffle reduce-scatter (16 shuffles instead of
 // 12 x 5 for a butterfly per value); three lanes then gather four sums each and add them with one
-// float4 atomic apiece: three atomics per (warp, Gaussian) instead of one per pixel and value
-// (measured: twelve scalar atomics per warp were 1.5x slower than this on an H200); warps where no
-// pixel composited a Gaussian skip it entirely.
+// float4 atomic apiece, into three different arrays: three atomics per (warp, Gaussian) instead of
+// one per pixel and value; warps where no pixel composited a Gaussian skip it entirely.
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/raster_stages.cuh"
 #include "kernels/raster_math.h"
@@ -118,8 +117,10 @@ __global__ void __launch_bounds__(kBlockPixels)
       const float s2 = __shfl_down_sync(0xffffffffu, sum, 4);
       const float s3 = __shfl_down_sync(0xffffffffu, sum, 6);
       const int lane = threadIdx.x % 32;
-      if (lane % 8 == 0 && lane < 8 * (kGradValues / 4))
-        atomicAdd(&dslots.values[3 * int64_t(s_slot[j]) + lane / 8], make_float4(sum, s1, s2, s3));
+      if (lane % 8 == 0 && lane < 8 * (kGradValues / 4)) {
+        float4* dst = lane == 0 ? dslots.mean2d : (lane == 8 ? dslots.conic_opacity : dslots.color_depth);
+        atomicAdd(dst + s_slot[j], make_float4(sum, s1, s2, s3));
+      }
     }
   }
 }

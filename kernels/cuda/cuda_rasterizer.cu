@@ -68,6 +68,8 @@ void validate(const GaussiansView& g, std::span<const Camera> cameras, const Ras
   if (sh_coeffs_for_degree(s.sh_degree) - 1 > g.sh_rest_coeffs)
     fail("sh_degree " + std::to_string(s.sh_degree) + " needs " + std::to_string(sh_coeffs_for_degree(s.sh_degree) - 1) +
          " SH rest coefficients, the Gaussians store " + std::to_string(g.sh_rest_coeffs));
+  if (g.sh_rest_coeffs < 0 || g.sh_rest_coeffs > 15)
+    fail("sh_rest_coeffs must be 0..15 (up to degree 3), got " + std::to_string(g.sh_rest_coeffs));
   if (!out.rgb) fail("RenderOutputs.rgb is required");
   if (g.n > 0 && (!g.means || !g.quats || !g.log_scales || !g.opacity_logits || !g.sh_dc ||
                   (g.sh_rest_coeffs > 0 && !g.sh_rest)))
@@ -160,9 +162,9 @@ class CudaRasterizer final : public Rasterizer, public CudaRasterizerProbe {
     clock_.mark("backward start", stream_);
     if (slots_.count == 0) return;
     const size_t n = static_cast<size_t>(slots_.count);
-    ProjectedGrads d;
-    d.values = ws_.get<float4>(kSlotGrads, 3 * n);
-    check(cudaMemsetAsync(d.values, 0, 3 * n * sizeof(float4), stream_), "clearing gradients");
+    float4* all = ws_.get<float4>(kSlotGrads, 3 * n);
+    check(cudaMemsetAsync(all, 0, 3 * n * sizeof(float4), stream_), "clearing gradients");
+    const ProjectedGrads d{all, all + n, all + 2 * n};
     blend_backward(slots_, bins_, grid_, background_, state_, dout, d, stream_);
     clock_.mark("blend backward", stream_);
     project_backward(g_, setup_, slots_, d, grad, stats, stream_);

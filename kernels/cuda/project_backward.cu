@@ -1,6 +1,8 @@
 // Backward projection: gradients w.r.t. each pair's screen attributes -> the Gaussians' parameter
 // gradients (through SH, EWA projection, covariance, sigmoid) and the densification statistics.
-// Dense layout: one thread per Gaussian sums over the cameras in registers and adds once, no atomics.
+// Dense layout: one thread per Gaussian sums over the cameras in registers and adds once, no atomics;
+// the block stages its Gaussians' SH rest coefficients and their gradients through shared memory, so
+// that the 45 floats per Gaussian move with coalesced loads and stores.
 // Packed layout: one thread per slot, atomics into the Gaussian (its cameras are in other slots).
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/raster_stages.cuh"
@@ -18,33 +20,32 @@ struct GaussianGradSum {
   Vec3f log_scale{};
   float logit = 0.f;
   float dc[3] = {0.f, 0.f, 0.f};
-  float rest[kMaxRest] = {};
   float grad2d = 0.f, grad2d_abs = 0.f, max_radius = 0.f;
   int visible = 0;
 };
 
-// D = the SH degree as a compile-time constant: the SH loops unroll and the 45 rest gradients live in
-// registers instead of local memory.
+// D = the SH degree as a compile-time constant: the SH loops unroll (no local-memory arrays).
+// `rest` / `drest`: this Gaussian's SH rest coefficients and where their gradients accumulate.
 template <int D>
 __device__ void add_pair(const GaussiansView& g, const ProjectionSetup& setup, int camera, int64_t i, int64_t slot,
-                         const ProjectedSlots& slots, const ProjectedGrads& dslots, GaussianGradSum& acc) {
+                         const ProjectedSlots& slots, const ProjectedGrads& dslots, const float* rest, float* drest,
+                         GaussianGradSum& acc) {
   const Camera cam = setup.cameras[camera];
   const Vec3f mean{g.means[3 * i], g.means[3 * i + 1], g.means[3 * i + 2]};
   const float4 q = reinterpret_cast<const float4*>(g.quats)[i];
   const raster::Quat<float> quat{q.x, q.y, q.z, q.w};
   const Vec3f log_scale{g.log_scales[3 * i], g.log_scales[3 * i + 1], g.log_scales[3 * i + 2]};
-  const float4 dmean2d = dslots.values[3 * slot];  // layout: ProjectedGrads
+  const float4 dmean2d = dslots.mean2d[slot];
   const float2 dm{dmean2d.x, dmean2d.y}, dm_abs{dmean2d.z, dmean2d.w};
-  const float4 dco = dslots.values[3 * slot + 1];
-  const float4 dcd = dslots.values[3 * slot + 2];
+  const float4 dco = dslots.conic_opacity[slot];
+  const float4 dcd = dslots.color_depth[slot];
 
   raster::project_gaussian_vjp<float>(cam, mean, quat, log_scale, g.opacity_logits[i], setup.eps2d,
                                       setup.antialiased, Vec2f{dm.x, dm.y}, raster::Sym2<float>{dco.x, dco.y, dco.z},
                                       dco.w, dcd.w, acc.mean, acc.quat, acc.log_scale, acc.logit);
   const Vec3f dir = mean - raster::camera_centre<float>(cam);
-  const float* rest = g.sh_rest ? g.sh_rest + i * g.sh_rest_coeffs * 3 : nullptr;
-  raster::sh_color_vjp<float, float>(D, dir, g.sh_dc + 3 * i, rest, Vec3f{dcd.x, dcd.y, dcd.z}, acc.dc,
-                                     acc.rest, acc.mean);
+  raster::sh_color_vjp<float, float>(D, dir, g.sh_dc + 3 * i, rest, Vec3f{dcd.x, dcd.y, dcd.z}, acc.dc, drest,
+                                     acc.mean);
 
   const int w = setup.grid.width, h = setup.grid.height;
   acc.grad2d += raster::ndc_grad_norm(Vec2f{dm.x, dm.y}, w, h);
@@ -67,10 +68,9 @@ __device__ void store(float* p, float v) {
 
 // Adds the sums to the Gaussian's gradients and statistics; a null array is skipped (as the CPU
 // reference does), so callers may leave out what they do not train.
-template <bool kAtomic, int D>
-__device__ void flush(const GaussiansGrad& grad, const DensifyStats& stats, int64_t i, int rest_coeffs,
-                      const GaussianGradSum& a) {
-  constexpr int active_rest = sh_coeffs_for_degree(D) - 1;
+// (The SH rest gradients are added by the kernels themselves.)
+template <bool kAtomic>
+__device__ void flush(const GaussiansGrad& grad, const DensifyStats& stats, int64_t i, const GaussianGradSum& a) {
   if (a.visible == 0) return;
   if (grad.means)
     for (int k = 0; k < 3; ++k) store<kAtomic>(&grad.means[3 * i + k], a.mean[k]);
@@ -83,8 +83,6 @@ __device__ void flush(const GaussiansGrad& grad, const DensifyStats& stats, int6
   if (grad.opacity_logits) store<kAtomic>(&grad.opacity_logits[i], a.logit);
   if (grad.sh_dc)
     for (int k = 0; k < 3; ++k) store<kAtomic>(&grad.sh_dc[3 * i + k], a.dc[k]);
-  if (grad.sh_rest)
-    for (int k = 0; k < 3 * active_rest; ++k) store<kAtomic>(&grad.sh_rest[i * rest_coeffs * 3 + k], a.rest[k]);
   if (stats.grad2d_norm) store<kAtomic>(&stats.grad2d_norm[i], a.grad2d);
   if (stats.grad2d_abs_norm) store<kAtomic>(&stats.grad2d_abs_norm[i], a.grad2d_abs);
   if (stats.visible_count) {
@@ -101,32 +99,62 @@ __device__ void flush(const GaussiansGrad& grad, const DensifyStats& stats, int6
   }
 }
 
+constexpr int kThreads = 128;
+
 template <int D>
-__global__ void project_backward_dense(GaussiansView g, ProjectionSetup setup, ProjectedSlots slots,
-                                       ProjectedGrads dslots, GaussiansGrad grad, DensifyStats stats) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < g.n; i += int64_t(gridDim.x) * blockDim.x) {
-    GaussianGradSum acc;
-    for (int c = 0; c < setup.grid.cameras; ++c) {
-      const int64_t slot = c * g.n + i;
-      if (slots.tile_count[slot] > 0) add_pair<D>(g, setup, c, i, slot, slots, dslots, acc);
+__global__ void __launch_bounds__(kThreads) project_backward_dense(GaussiansView g, ProjectionSetup setup,
+                                                                  ProjectedSlots slots, ProjectedGrads dslots,
+                                                                  GaussiansGrad grad, DensifyStats stats) {
+  // Rows of sh_rest_coeffs * 3 floats (validated <= kMaxRest), contiguous for the block's Gaussians.
+  __shared__ float s_rest[D > 0 ? kThreads * kMaxRest : 1];
+  __shared__ float s_drest[D > 0 ? kThreads * kMaxRest : 1];
+  const int row = g.sh_rest_coeffs * 3;
+  for (int64_t first = blockIdx.x * int64_t(kThreads); first < g.n; first += int64_t(gridDim.x) * kThreads) {
+    const int count = static_cast<int>(min(int64_t(kThreads), g.n - first));
+    if constexpr (D > 0) {
+      __syncthreads();  // the previous round's gradients are written out
+      for (int k = threadIdx.x; k < count * row; k += kThreads) {
+        s_rest[k] = g.sh_rest[first * row + k];
+        s_drest[k] = 0.f;
+      }
+      __syncthreads();
     }
-    flush<false, D>(grad, stats, i, g.sh_rest_coeffs, acc);
+    const int64_t i = first + threadIdx.x;
+    if (threadIdx.x < count) {
+      GaussianGradSum acc;
+      for (int c = 0; c < setup.grid.cameras; ++c) {
+        const int64_t slot = c * g.n + i;
+        if (slots.tile_count[slot] > 0)
+          add_pair<D>(g, setup, c, i, slot, slots, dslots, s_rest + threadIdx.x * row, s_drest + threadIdx.x * row,
+                      acc);
+      }
+      flush<false>(grad, stats, i, acc);
+    }
+    if constexpr (D > 0) {
+      __syncthreads();
+      if (grad.sh_rest)
+        for (int k = threadIdx.x; k < count * row; k += kThreads) grad.sh_rest[first * row + k] += s_drest[k];
+    }
   }
 }
 
 template <int D>
 __global__ void project_backward_packed(GaussiansView g, ProjectionSetup setup, ProjectedSlots slots,
                                         ProjectedGrads dslots, GaussiansGrad grad, DensifyStats stats) {
+  constexpr int active = 3 * (sh_coeffs_for_degree(D) - 1);
   for (int64_t s = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; s < slots.count;
        s += int64_t(gridDim.x) * blockDim.x) {
     GaussianGradSum acc;
+    float drest[active > 0 ? active : 1] = {};
     const int64_t i = slots.gaussian_of[s];
-    add_pair<D>(g, setup, slots.camera_of[s], i, s, slots, dslots, acc);
-    flush<true, D>(grad, stats, i, g.sh_rest_coeffs, acc);
+    const float* rest = g.sh_rest ? g.sh_rest + i * g.sh_rest_coeffs * 3 : nullptr;
+    add_pair<D>(g, setup, slots.camera_of[s], i, s, slots, dslots, rest, drest, acc);
+    flush<true>(grad, stats, i, acc);
+    if (grad.sh_rest && acc.visible)
+      for (int k = 0; k < active; ++k) atomicAdd(&grad.sh_rest[i * g.sh_rest_coeffs * 3 + k], drest[k]);
   }
 }
 
-constexpr int kThreads = 128;
 
 template <int D>
 void launch(const GaussiansView& g, const ProjectionSetup& setup, const ProjectedSlots& slots,

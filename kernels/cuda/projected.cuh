@@ -33,12 +33,18 @@ struct ProjectedSlots {
 };
 
 // Gradients of the loss w.r.t. the projected attributes, accumulated per slot by the backward blend:
-// 12 floats per slot, three float4 so that a warp adds them with three vector atomics:
-//   [0..1] dL/dmean2d, [2..3] sums over pixels of |per-pixel dL/dmean2d| (AbsGS statistic),
-//   [4..6] dL/dconic (Sym2 convention), [7] dL/dopacity, [8..10] dL/dcolor, [11] dL/ddepth.
+// 12 floats per slot as three float4 arrays (a warp adds them with three vector atomics):
+//   mean2d:        dL/dmean2d (x, y), then sums over pixels of |per-pixel dL/dmean2d| (AbsGS statistic)
+//   conic_opacity: dL/dconic (Sym2 convention), dL/dopacity
+//   color_depth:   dL/dcolor, dL/ddepth
+// Three separate arrays, not one [count][3] array: atomics from many warps to the same slot then hit
+// three different cache lines instead of one (measured: the interleaved layout made the backward
+// blend 1.5x slower on an H200).
 constexpr int kGradValues = 12;
 struct ProjectedGrads {
-  float4* values = nullptr;  // [count * 3]: three float4 per slot
+  float4* mean2d = nullptr;
+  float4* conic_opacity = nullptr;
+  float4* color_depth = nullptr;
 };
 
 // Per-camera image geometry, constant over one call.

@@ -11,8 +11,12 @@ using namespace splat;
 
 namespace {
 constexpr int kE2eSteps = 600;
-// Provisional; replaced by a figure justified from measured runs.
-constexpr double kE2ePsnrThreshold = 20.0;
+// Measured with exactly this configuration (CPU backend, 2 threads, Nov 2026): test PSNR 16.97 dB
+// before training (background colour alone), 19.4 after 100 steps, 21.3 after 300 and 23.0 after
+// 600 with 8110 Gaussians; loss (first 20 -> last 20 steps) about 0.19 -> 0.066; about 45 s of
+// CPU time. 21.5 dB keeps 1.5 dB of margin for float differences between machines while a run
+// that stops learning half way (21.3 at step 300) fails it.
+constexpr double kE2ePsnrThreshold = 21.5;
 
 double mean(const std::vector<float>& v, size_t from, size_t to) {
   double s = 0;
@@ -23,6 +27,7 @@ double mean(const std::vector<float>& v, size_t from, size_t to) {
 EvalResult evaluate_test_views(Trainer& t) {
   EvalOptions eo;
   eo.settings.sh_degree = t.active_sh_degree();
+  std::copy(t.options().background.begin(), t.options().background.end(), eo.settings.background);
   return evaluate(t.rasterizer(), t.gaussians().view(), t.scene(), t.scene().test_indices(), eo);
 }
 }  // namespace
@@ -31,14 +36,17 @@ EvalResult evaluate_test_views(Trainer& t) {
 // schedule compressed to the short run, SH growth, Adam; the loss must fall and the held-out views
 // must reach a PSNR that only a model that learned the scene reaches.
 TEST_CASE("trainer: a short CPU run on the demo scene learns it", "[trainer][e2e]") {
-  const Scene scene = test::small_demo_scene(96, 72, 4000);
+  const Scene scene = test::small_demo_scene(96, 72, 1500);
   TrainerOptions o;
   o.steps = kE2eSteps;
   o.cpu_threads = 2;
   o.sh_degree_interval = 200;
+  // The demo's sky is light grey: a matching background lets the Gaussians spend themselves on the
+  // objects (with black, the sky must be covered by Gaussians first, which takes far longer).
+  o.background = {0.8f, 0.8f, 0.8f};
   o.default_strategy.refine_start = 100;
   o.default_strategy.refine_every = 50;
-  o.default_strategy.refine_stop = 450;
+  o.default_strategy.refine_stop = 300;
   o.default_strategy.reset_every = 100000;  // no opacity reset: too short a run to recover from one
   Trainer t(scene, init_from_points(scene.points), o);
   const double psnr_before = evaluate_test_views(t).psnr;
@@ -55,5 +63,5 @@ TEST_CASE("trainer: a short CPU run on the demo scene learns it", "[trainer][e2e
               after.psnr, after.ssim, static_cast<long long>(t.gaussians().size()));
   CHECK(mean(losses, losses.size() - 20, losses.size()) < 0.5 * mean(losses, 0, 20));
   CHECK(after.psnr > kE2ePsnrThreshold);
-  CHECK(after.psnr > psnr_before + 5);
+  CHECK(after.psnr > psnr_before + 4);  // measured gain 6.0 dB
 }
