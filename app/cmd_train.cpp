@@ -45,6 +45,7 @@ struct TrainArgs {
   int64_t cap_max = 1000000;
   bool absgrad = false;
   int threads = 0;
+  const CLI::Option* steps_option = nullptr;  // to tell an explicit --steps from the default
 };
 
 // Set by the signal handlers, read at step boundaries: the handler itself only flips a flag.
@@ -56,8 +57,11 @@ extern "C" void on_sigusr1(int) { g_export_requested = true; }
 void add_train_options(CLI::App* sub, TrainArgs& a) {
   sub->add_option("scene", a.scene, "COLMAP scene folder (images/, sparse/0/), or 'demo' for the generated demo scene")
       ->required();
-  sub->add_option("--steps", a.steps, "Optimisation steps (each renders --batch-size training views)")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+  a.steps_option = sub->add_option("--steps", a.steps,
+                                   "Optimisation steps in the whole run (each renders --batch-size training views); "
+                                   "with --resume, defaults to the checkpoint's")
+                       ->capture_default_str()
+                       ->check(CLI::PositiveNumber);
   sub->add_option("--strategy", a.strategy,
                   "Densification: 'default' (3DGS clone/split/prune/reset) or 'mcmc' (relocation up to --cap-max)")
       ->capture_default_str()->check(CLI::IsMember({"default", "mcmc"}));
@@ -144,11 +148,10 @@ int run_train(const TrainArgs& a) {
   Trainer trainer(scene, init_from_points(scene.points, init), trainer_options(a, dev));
   if (!a.resume.empty()) {
     restore_trainer_checkpoint(trainer, checkpoint_path(a.resume));
-    trainer.set_total_steps(a.steps);
+    if (a.steps_option->count() > 0) trainer.set_total_steps(a.steps);
     std::fprintf(stderr, "resumed at step %d with %lld Gaussians\n", trainer.steps_done(),
                  static_cast<long long>(trainer.gaussians().size()));
   }
-  write_run_config(run, config);
   MetricsLog metrics(run / run_files::kMetrics, !a.resume.empty());
 
   const std::vector<int> test_views = scene.test_indices();
@@ -160,10 +163,13 @@ int run_train(const TrainArgs& a) {
   };
   auto export_ply = [&]() { write_ply(run / run_files::kPly, trainer.gaussians().to_model()); };
 
+  write_run_config(run, config);
   std::signal(SIGINT, on_sigint);
   std::signal(SIGUSR1, on_sigusr1);
   const bool tty = isatty(fileno(stderr));
   const int start_step = trainer.steps_done();
+  const int total = trainer.options().steps;
+  config["steps"] = total;
   const auto t_start = std::chrono::steady_clock::now();
   auto seconds_since = [](auto t) { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count(); };
   auto last_log = t_start;
@@ -179,7 +185,7 @@ int run_train(const TrainArgs& a) {
     const bool log_now = done % a.log_every == 0 || trainer.finished();
     const bool eval_now = (a.eval_every > 0 && done % a.eval_every == 0) || trainer.finished();
     const bool draw_now = tty ? seconds_since(last_draw) > 0.25
-                              : (done - start_step) * 10 / std::max(1, a.steps - start_step) > last_decile;
+                              : (done - start_step) * 10 / std::max(1, total - start_step) > last_decile;
     if (log_now || draw_now) loss = trainer.read_loss();  // waits for the GPU: only when shown
     if (log_now || eval_now) {
       MetricsRecord m;
@@ -200,7 +206,7 @@ int run_train(const TrainArgs& a) {
     }
     if (draw_now || trainer.finished()) {
       const double el = seconds_since(t_start);
-      std::string line = format_progress("train", done - start_step, a.steps - start_step, el);
+      std::string line = format_progress("train", done - start_step, total - start_step, el);
       char extra[200];
       std::snprintf(extra, sizeof extra, "  step %d  %.1f img/s  loss %.4f  %s  %lld G", done,
                     el > 0 ? (done - start_step) * double(trainer.options().batch_size) / el : 0.0, loss,
@@ -209,7 +215,7 @@ int run_train(const TrainArgs& a) {
       line += extra;
       std::fprintf(stderr, tty ? "\r%s\033[K" : "%s\n", line.c_str());
       last_draw = std::chrono::steady_clock::now();
-      last_decile = (done - start_step) * 10 / std::max(1, a.steps - start_step);
+      last_decile = (done - start_step) * 10 / std::max(1, total - start_step);
     }
     if (g_export_requested.exchange(false)) {
       export_ply();

@@ -245,6 +245,7 @@ void Trainer::load_state(const nlohmann::json& s) {
   strategy_->load_state(s.at("strategy_state"));
   sampler_.load_state(s.at("sampler"));
   step_ = s.at("step").get<int>();
+  opt_.steps = s.at("steps").get<int>();  // the LR schedule spans the run it was started with
   set_batch_size(s.at("batch_size").get<int>());
   opt_.packed = s.at("packed").get<bool>();
   set_sh_degree_cap(s.at("sh_degree_cap").get<int>());

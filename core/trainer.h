@@ -110,8 +110,8 @@ class Trainer {
   // Training target of a view as float RGB on the device (uploaded once).
   const kernels::Buffer<float>& image(int view) const { return images_[view]; }
 
-  // Everything a checkpoint stores besides the parameters and moments (step, RNGs, strategy,
-  // settings), and its restoration.
+  // Everything a checkpoint stores besides the parameters and moments (step, total steps, RNGs,
+  // strategy, settings), and its restoration.
   nlohmann::json state() const;
   void load_state(const nlohmann::json& s);
 

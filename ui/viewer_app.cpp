@@ -124,6 +124,13 @@ void draw_loading(const ViewerState& state, float x, float y) {
   ImGui::End();
 }
 
+// A key or mouse button still down (as of the last frame): fly and drag gestures need every frame.
+bool input_held() {
+  const ImGuiIO& io = ImGui::GetIO();
+  return std::any_of(std::begin(io.KeysDown), std::end(io.KeysDown), [](bool b) { return b; }) ||
+         std::any_of(std::begin(io.MouseDown), std::end(io.MouseDown), [](bool b) { return b; });
+}
+
 // Scripted --steps: trains the open scene for `steps` steps, blocking, and shows the result.
 void train_scripted(ViewerState& state, TrainingController& training, int steps) {
   training.settings.steps = steps;
@@ -151,6 +158,8 @@ int frame_loop(GLFWwindow* window, const GuiOptions& opt) {
     state.open(opt.open);
   }
   const bool scripted = opt.exit || !opt.screenshot.empty();
+  // --steps without a script trains in the background once the scene is there.
+  bool train_when_loaded = !scripted && opt.steps > 0;
   if (scripted) {
     state.loader.wait();
     state.poll_loader();
@@ -160,12 +169,24 @@ int frame_loop(GLFWwindow* window, const GuiOptions& opt) {
   int frames_after_load = 0;
   FrameKey last_frame;
   while (!glfwWindowShouldClose(window)) {
-    glfwPollEvents();
+    // Idle, the loop waits for input (up to 0.1 s, so messages still fade) instead of spinning at
+    // full speed where vsync is not available (Xvfb, some remote displays).
+    const bool busy = scripted || state.loader.busy() || training.state() == SessionState::Running || input_held();
+    if (busy) {
+      glfwPollEvents();
+    } else {
+      glfwWaitEventsTimeout(0.1);
+    }
     if (!dropped.empty()) {
       state.open(dropped);
       dropped.clear();
     }
     state.poll_loader();
+    if (train_when_loaded && !state.loader.busy()) {
+      training.settings.steps = opt.steps;
+      if (state.has_content()) training.start(state);
+      train_when_loaded = false;
+    }
     training.poll(state);
 
     ImGui_ImplOpenGL3_NewFrame();

@@ -1,9 +1,10 @@
 // Backward blending: one block per (camera, tile) replays each pixel's composited Gaussians back to
 // front (raster::PixelReplay), starting from the last contributor forward recorded. A Gaussian's 12
-// gradient values are summed across the warp by a shuffle reduce-scatter (16 shuffles instead of
-// 12 x 5 for a butterfly per value); three lanes then gather four sums each and add them with one
-// float4 atomic apiece, into three different arrays: three atomics per (warp, Gaussian) instead of
-// one per pixel and value; warps where no pixel composited a Gaussian skip it entirely.
+// gradient values are summed across the warp with butterfly shuffles and added by one lane with three
+// float4 atomics: three atomics per (warp, Gaussian) instead of one per pixel and value; warps where
+// no pixel composited a Gaussian skip it entirely. (Measured on an H200, 1M Gaussians: a shuffle
+// reduce-scatter, 16 shuffles instead of 60, made this kernel 1.5x slower, and so did summing the
+// warps of a block in shared memory first; see bench/RESULTS.md.)
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/raster_stages.cuh"
 #include "kernels/raster_math.h"
@@ -15,24 +16,21 @@ struct Background {
   float rgb[3];
 };
 
-// Reduce-scatter of 16 values (12 used, layout of ProjectedGrads) over the warp: at each halving
-// step a lane keeps the half of its values selected by one bit of its lane id and receives the
-// partner's copy of that half. Afterwards lane l holds the warp sum of value index (l >> 1).
-__device__ inline float warp_reduce_scatter(float (&v)[16]) {
-  const int lane = threadIdx.x % 32;
+// Sums the values over the warp; the AbsGS sums (2, 3) and the depth gradient (11) only when asked
+// for, since the shuffles are much of this kernel's cost.
+template <bool kAbs, bool kDepth>
+__device__ inline void warp_sum(float (&v)[kGradValues]) {
 #pragma unroll
-  for (int half = 8, off = 16; half >= 1; half >>= 1, off >>= 1) {
-    const bool upper = lane & off;
+  for (int k = 0; k < kGradValues; ++k) {
+    if ((k == 2 || k == 3) && !kAbs) continue;
+    if (k == 11 && !kDepth) continue;
 #pragma unroll
-    for (int k = 0; k < half; ++k) {
-      const float keep = upper ? v[k + half] : v[k];
-      const float send = upper ? v[k] : v[k + half];
-      v[k] = keep + __shfl_xor_sync(0xffffffffu, send, off);
-    }
+    for (int off = 16; off > 0; off >>= 1) v[k] += __shfl_xor_sync(0xffffffffu, v[k], off);
   }
-  return v[0] + __shfl_xor_sync(0xffffffffu, v[0], 1);
 }
 
+// kAbs: the AbsGS statistic is wanted; kDepth: a depth gradient is given.
+template <bool kAbs, bool kDepth>
 __global__ void __launch_bounds__(kBlockPixels)
     blend_backward_kernel(ProjectedSlots slots, TileBins bins, TileGrid grid, Background bg, PixelState state,
                           RenderOutputGrads dout, ProjectedGrads dslots) {
@@ -44,8 +42,11 @@ __global__ void __launch_bounds__(kBlockPixels)
 
   const int camera = blockIdx.z;
   const int tile = blockIdx.y * grid.tiles_x + blockIdx.x;
-  const int px = blockIdx.x * raster::kTileSize + threadIdx.x % raster::kTileSize;
-  const int py = blockIdx.y * raster::kTileSize + threadIdx.x / raster::kTileSize;
+  // Each warp covers an 8x4 pixel block (not two 16-pixel rows): a compact footprint leaves more
+  // warps with no pixel touched by a small Gaussian, and those skip it.
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int px = blockIdx.x * raster::kTileSize + (warp % 2) * 8 + lane % 8;
+  const int py = blockIdx.y * raster::kTileSize + (warp / 2) * 4 + lane / 8;
   const bool inside = px < grid.width && py < grid.height;
   const Vec2f pixel{px + 0.5f, py + 0.5f};
   const int64_t pix = (int64_t(camera) * grid.height + py) * grid.width + px;
@@ -67,7 +68,7 @@ __global__ void __launch_bounds__(kBlockPixels)
 
   if (threadIdx.x == 0) s_max_contributors = 0;
   __syncthreads();
-  const int warp_max = __reduce_max_sync(0xffffffffu, contributors);
+  const int warp_max = __reduce_max_sync(0xffffffffu, contributors);  // uniform skip bound of the warp
   if (threadIdx.x % 32 == 0) atomicMax(&s_max_contributors, warp_max);
   __syncthreads();
   const int last = range.x + s_max_contributors;  // one past the last entry any pixel composited
@@ -87,7 +88,8 @@ __global__ void __launch_bounds__(kBlockPixels)
     const int n = batch_end - batch_begin;
     for (int j = 0; j < n; ++j) {
       const int index = batch_end - 1 - j - range.x;  // position in the tile's list
-      float g[16] = {};
+      if (index >= warp_max) continue;                 // no pixel of this warp composited it
+      float g[kGradValues] = {};
       bool composited = false;
       if (index < contributors) {
         const float4 co = s_conic_opacity[j];
@@ -111,15 +113,12 @@ __global__ void __launch_bounds__(kBlockPixels)
         }
       }
       if (!__any_sync(0xffffffffu, composited)) continue;
-      // Lane 2v holds the sum of value v; lane 8q gathers values 4q..4q+3 (one float4 of ProjectedGrads).
-      const float sum = warp_reduce_scatter(g);
-      const float s1 = __shfl_down_sync(0xffffffffu, sum, 2);
-      const float s2 = __shfl_down_sync(0xffffffffu, sum, 4);
-      const float s3 = __shfl_down_sync(0xffffffffu, sum, 6);
-      const int lane = threadIdx.x % 32;
-      if (lane % 8 == 0 && lane < 8 * (kGradValues / 4)) {
-        float4* dst = lane == 0 ? dslots.mean2d : (lane == 8 ? dslots.conic_opacity : dslots.color_depth);
-        atomicAdd(dst + s_slot[j], make_float4(sum, s1, s2, s3));
+      warp_sum<kAbs, kDepth>(g);
+      if (threadIdx.x % 32 == 0) {
+        const int32_t s = s_slot[j];
+        atomicAdd(&dslots.mean2d[s], make_float4(g[0], g[1], g[2], g[3]));
+        atomicAdd(&dslots.conic_opacity[s], make_float4(g[4], g[5], g[6], g[7]));
+        atomicAdd(&dslots.color_depth[s], make_float4(g[8], g[9], g[10], g[11]));
       }
     }
   }
@@ -129,10 +128,12 @@ __global__ void __launch_bounds__(kBlockPixels)
 
 void blend_backward(const ProjectedSlots& slots, const TileBins& bins, const TileGrid& grid, const float* background,
                     const PixelState& state, const RenderOutputGrads& dout, const ProjectedGrads& dslots,
-                    cudaStream_t stream) {
+                    bool abs_stats, cudaStream_t stream) {
   const dim3 blocks(grid.tiles_x, grid.tiles_y, grid.cameras);
   Background bg{{background[0], background[1], background[2]}};
-  blend_backward_kernel<<<blocks, kBlockPixels, 0, stream>>>(slots, bins, grid, bg, state, dout, dslots);
+  auto kernel = abs_stats ? (dout.depth ? blend_backward_kernel<true, true> : blend_backward_kernel<true, false>)
+                          : (dout.depth ? blend_backward_kernel<false, true> : blend_backward_kernel<false, false>);
+  kernel<<<blocks, kBlockPixels, 0, stream>>>(slots, bins, grid, bg, state, dout, dslots);
   check_launch("blend backward");
 }
 

@@ -165,7 +165,7 @@ class CudaRasterizer final : public Rasterizer, public CudaRasterizerProbe {
     float4* all = ws_.get<float4>(kSlotGrads, 3 * n);
     check(cudaMemsetAsync(all, 0, 3 * n * sizeof(float4), stream_), "clearing gradients");
     const ProjectedGrads d{all, all + n, all + 2 * n};
-    blend_backward(slots_, bins_, grid_, background_, state_, dout, d, stream_);
+    blend_backward(slots_, bins_, grid_, background_, state_, dout, d, stats.grad2d_abs_norm != nullptr, stream_);
     clock_.mark("blend backward", stream_);
     project_backward(g_, setup_, slots_, d, grad, stats, stream_);
     clock_.mark("project backward", stream_);

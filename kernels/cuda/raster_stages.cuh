@@ -41,10 +41,11 @@ struct PixelState {
 void blend_forward(const ProjectedSlots& slots, const TileBins& bins, const TileGrid& grid, const float* background,
                    const RenderOutputs& out, const PixelState& state, cudaStream_t stream);
 
-// Gradients w.r.t. projected attributes (must be zeroed before; accumulated atomically).
+// Gradients w.r.t. projected attributes (must be zeroed before; accumulated atomically). The AbsGS
+// sums are computed only when `abs_stats` (they are left zero otherwise).
 void blend_backward(const ProjectedSlots& slots, const TileBins& bins, const TileGrid& grid, const float* background,
                     const PixelState& state, const RenderOutputGrads& dout, const ProjectedGrads& dslots,
-                    cudaStream_t stream);
+                    bool abs_stats, cudaStream_t stream);
 
 // Back through projection and SH into the Gaussians' gradients (+=) and the densification statistics.
 void project_backward(const GaussiansView& g, const ProjectionSetup& setup, const ProjectedSlots& slots,
