@@ -26,8 +26,6 @@ int run_eval(const EvalArgs& a) {
   const kernels::Device dev = parse_device(a.device);
   const Scene scene = load_run_scene(config, true);
   const GaussianModel model = read_ply(a.ply.empty() ? run / run_files::kPly : std::filesystem::path(a.ply));
-  TrainerOptions to;
-  to.device = dev;
   // A device copy of the model through the same path the trainer uses (no optimizer state needed).
   DeviceGaussians g(dev, GaussianState::from_model(model));
   auto raster = dev == kernels::Device::CPU ? kernels::make_cpu_rasterizer() : kernels::make_cuda_rasterizer();

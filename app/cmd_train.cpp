@@ -144,7 +144,7 @@ int run_train(const TrainArgs& a) {
                scene.points.size(), scene.extent, dev == kernels::Device::CUDA ? "cuda" : "cpu");
 
   PointInitOptions init;
-  init.sh_degree = 3;
+  init.sh_degree = a.sh_degree;  // no storage (or optimizer state) for coefficients never used
   Trainer trainer(scene, init_from_points(scene.points, init), trainer_options(a, dev));
   if (!a.resume.empty()) {
     restore_trainer_checkpoint(trainer, checkpoint_path(a.resume));
@@ -207,10 +207,11 @@ int run_train(const TrainArgs& a) {
     if (draw_now || trainer.finished()) {
       const double el = seconds_since(t_start);
       std::string line = format_progress("train", done - start_step, total - start_step, el);
+      char psnr[32] = "PSNR -";
+      if (last_psnr >= 0) std::snprintf(psnr, sizeof psnr, "PSNR %.2f", last_psnr);
       char extra[200];
       std::snprintf(extra, sizeof extra, "  step %d  %.1f img/s  loss %.4f  %s  %lld G", done,
-                    el > 0 ? (done - start_step) * double(trainer.options().batch_size) / el : 0.0, loss,
-                    last_psnr >= 0 ? ("PSNR " + std::to_string(last_psnr).substr(0, 5)).c_str() : "PSNR -",
+                    el > 0 ? (done - start_step) * double(trainer.options().batch_size) / el : 0.0, loss, psnr,
                     static_cast<long long>(r.gaussians));
       line += extra;
       std::fprintf(stderr, tty ? "\r%s\033[K" : "%s\n", line.c_str());
@@ -234,9 +235,10 @@ int run_train(const TrainArgs& a) {
                  run.c_str());
     return 0;
   }
+  char psnr[48] = "";
+  if (last_psnr >= 0) std::snprintf(psnr, sizeof psnr, ", test PSNR %.3f dB", last_psnr);
   std::fprintf(stderr, "done: %d steps in %.1f s, %lld Gaussians%s; wrote %s\n", trainer.steps_done(),
-               seconds_since(t_start), static_cast<long long>(trainer.gaussians().size()),
-               last_psnr >= 0 ? (", test PSNR " + std::to_string(last_psnr)).c_str() : "",
+               seconds_since(t_start), static_cast<long long>(trainer.gaussians().size()), psnr,
                (run / run_files::kPly).c_str());
   return 0;
 }

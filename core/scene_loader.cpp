@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <mutex>
 
 #include "core/image_loader.h"
 #include "core/progress.h"
@@ -103,13 +104,23 @@ Scene build_scene(const fs::path& folder, const colmap::Reconstruction& rec, con
   for (const colmap::Point& p : rec.points) scene.points.push_back({p.xyz, p.rgb});
 
   if (options.load_images) {
-    Progress progress("decoding images", static_cast<int64_t>(paths.size()), options.show_progress ? stderr : nullptr);
+    const auto total = static_cast<int64_t>(paths.size());
+    Progress progress("decoding images", total, options.show_progress ? stderr : nullptr);
+    // Counting under a lock keeps the callback's calls in order; decoding a file takes far longer.
+    std::mutex report_mutex;
+    int64_t reported = 0;
+    if (options.on_progress) options.on_progress(0, total);
     scene.images = load_images(
         paths, options.threads,
         [&](size_t i, ImageRGB8 img) {
           const LensCamera& lens = lenses[i];
           if (img.width != lens.width || img.height != lens.height) img = resize_area(img, lens.width, lens.height);
-          return has_distortion(lens) ? undistort_image(img, lens) : img;
+          ImageRGB8 done = has_distortion(lens) ? undistort_image(img, lens) : std::move(img);
+          if (options.on_progress) {
+            std::lock_guard lock(report_mutex);
+            options.on_progress(++reported, total);
+          }
+          return done;
         },
         &progress);
   }

@@ -1,7 +1,9 @@
 #pragma once
 // COLMAP folder -> splat::Scene: poses, pinhole intrinsics (undistorted, scaled for the data
 // factor), the train/test split, the scene centre and extent, and optionally the images.
+#include <cstdint>
 #include <filesystem>
+#include <functional>
 
 #include "core/colmap_reader.h"
 #include "core/scene.h"
@@ -13,6 +15,11 @@ struct SceneLoadOptions {
   bool load_images = true;    // false: poses, intrinsics and points only (image headers are still checked)
   int threads = 0;            // image decoding threads; 0 = all cores
   bool show_progress = true;  // progress bar on stderr while decoding
+  // Called with (images decoded so far, images to decode): once with done = 0 before decoding
+  // starts, then after each image. Calls come from the decoding threads but never overlap, and
+  // `done` increases by one per call, so a GUI can show the fraction. Not called when
+  // load_images is false.
+  std::function<void(int64_t done, int64_t total)> on_progress;
 };
 
 Scene load_scene(const std::filesystem::path& folder, const SceneLoadOptions& options = {});

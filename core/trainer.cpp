@@ -96,12 +96,9 @@ Trainer::Trainer(const Scene& scene, const GaussianModel& init, const TrainerOpt
   set_batch_size(opt_.batch_size);
   set_sh_degree_cap(opt_.sh_degree_cap);
   g_ = std::make_unique<DeviceGaussians>(opt_.device, GaussianState::from_model(init));
-  images_.reserve(scene.views.size());
-  for (const ImageRGB8& img : scene.images) {
-    Buffer<float> b(opt_.device);
-    b.upload(to_float_rgb(img));
-    images_.push_back(std::move(b));
-  }
+  // Only training targets live on the device for the whole run; evaluation uploads test views itself.
+  for (size_t v = 0; v < scene.views.size(); ++v) images_.emplace_back(opt_.device);
+  for (int v : scene.train_indices()) images_[v].upload(to_float_rgb(scene.images[v]));
   rgb_ = Buffer<float>(opt_.device);
   grad_rgb_ = Buffer<float>(opt_.device);
   alpha_ = Buffer<float>(opt_.device);

@@ -107,7 +107,7 @@ class Trainer {
 
   // Renders one view of the current Gaussians (no gradients) into rgb [H,W,3] on the device.
   void render(const kernels::Camera& cam, kernels::Buffer<float>& rgb, int sh_degree = -1);
-  // Training target of a view as float RGB on the device (uploaded once).
+  // Training target of a train view as float RGB on the device (uploaded once; empty for test views).
   const kernels::Buffer<float>& image(int view) const { return images_[view]; }
 
   // Everything a checkpoint stores besides the parameters and moments (step, total steps, RNGs,
@@ -129,9 +129,7 @@ class Trainer {
   CameraSampler sampler_;
   std::vector<kernels::Buffer<float>> images_;  // per view, empty for views not used
   kernels::Buffer<float> rgb_, grad_rgb_, alpha_, target_;
-  mutable float last_loss_host_ = 0;
   std::vector<float> run_losses_;  // when a batch needs several render calls (mixed image sizes)
-  bool last_loss_on_device_ = false;
 };
 
 // The strategy named by options.strategy; throws std::invalid_argument for an unknown name.

@@ -1,6 +1,7 @@
 #include "core/training_session.h"
 
 #include <chrono>
+#include <stdexcept>
 
 #include "core/checkpoint.h"
 #include "core/evaluator.h"
@@ -51,6 +52,8 @@ void TrainingSession::enqueue(std::function<void(Trainer&)> command) {
 }
 
 void TrainingSession::set_batch_size(int b) {
+  // Checked here so that a bad value fails the caller, not the training thread.
+  if (b < 1) throw std::invalid_argument("batch size must be at least 1, got " + std::to_string(b));
   enqueue([b](Trainer& t) { t.set_batch_size(b); });
 }
 
@@ -61,6 +64,7 @@ void TrainingSession::set_packed(bool packed) {
 void TrainingSession::set_amp(bool amp) { amp_ = amp; }
 
 void TrainingSession::set_sh_degree_cap(int cap) {
+  if (cap < 0 || cap > 3) throw std::invalid_argument("SH degree must be 0..3, got " + std::to_string(cap));
   enqueue([cap](Trainer& t) { t.set_sh_degree_cap(cap); });
 }
 

@@ -56,7 +56,7 @@ class TrainingSession {
   void resume();
   void stop();    // finishes the current step and ends the thread; waits for it
 
-  // Settings applied at the next step boundary.
+  // Settings applied at the next step boundary; out-of-range values throw std::invalid_argument here.
   void set_batch_size(int b);
   void set_packed(bool packed);
   void set_amp(bool amp);  // recorded only: mixed precision is not implemented yet

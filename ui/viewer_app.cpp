@@ -119,8 +119,16 @@ void draw_loading(const ViewerState& state, float x, float y) {
   ImGui::SetNextWindowPos(ImVec2(x, y), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
   ImGui::Begin("##loading", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize);
   ImGui::Text("Loading %s ... %.1f s", state.loader.label().c_str(), state.loader.elapsed_s());
-  // The loaders report no fraction: an indeterminate bar shows that work goes on.
-  ImGui::ProgressBar(static_cast<float>(std::fmod(state.loader.elapsed_s(), 1.0)), ImVec2(300, 0), "");
+  if (const auto p = state.loader.progress()) {
+    char overlay[64];
+    std::snprintf(overlay, sizeof overlay, "%lld / %lld images", static_cast<long long>(p->done),
+                  static_cast<long long>(p->total));
+    ImGui::ProgressBar(static_cast<float>(double(p->done) / double(p->total)), ImVec2(300, 0), overlay);
+  } else {
+    // Stages that report no fraction (reading files, generating the demo scene): an
+    // indeterminate bar shows that work goes on.
+    ImGui::ProgressBar(static_cast<float>(std::fmod(state.loader.elapsed_s(), 1.0)), ImVec2(300, 0), "");
+  }
   ImGui::End();
 }
 

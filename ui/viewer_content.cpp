@@ -1,5 +1,7 @@
 #include "ui/viewer_content.h"
 
+#include <algorithm>
+
 #include "core/demo_scene.h"
 #include "core/ply_io.h"
 #include "core/scene_loader.h"
@@ -7,32 +9,49 @@
 namespace splat::ui {
 namespace fs = std::filesystem;
 namespace {
-ViewerContent from_scene_folder(const fs::path& folder, std::string source) {
+ViewerContent from_scene_folder(const fs::path& folder, std::string source, const LoadProgressFn& on_progress) {
   SceneLoadOptions opt;
   opt.show_progress = false;  // the window shows progress; stderr stays quiet
+  opt.on_progress = on_progress;
   auto scene = std::make_shared<Scene>(load_scene(folder, opt));
   auto model = std::make_shared<GaussianModel>(init_from_points(scene->points));
   return {std::move(source), std::move(scene), std::move(model)};
 }
 }  // namespace
 
-ViewerContent load_content(const fs::path& path) {
+ViewerContent load_content(const fs::path& path, const LoadProgressFn& on_progress) {
   if (path.extension() == ".ply") {
     auto model = std::make_shared<GaussianModel>(read_ply(path));
     return {path.string(), nullptr, std::move(model)};
   }
-  return from_scene_folder(path, path.string());
+  return from_scene_folder(path, path.string(), on_progress);
 }
 
-ViewerContent load_demo_content() {
+ViewerContent load_demo_content(const LoadProgressFn& on_progress) {
   const demo::DemoSceneInfo info = demo::ensure_demo_scene(demo::default_demo_folder());
-  return from_scene_folder(info.folder, "demo scene (" + info.folder.string() + ")");
+  return from_scene_folder(info.folder, "demo scene (" + info.folder.string() + ")", on_progress);
 }
 
 void ContentLoader::start(std::string label, Job job) {
   label_ = std::move(label);
   started_ = std::chrono::steady_clock::now();
-  future_ = std::async(std::launch::async, std::move(job));
+  // No job runs here (start is only called when not busy), so nothing else writes these now.
+  done_ = 0;
+  total_ = 0;
+  future_ = std::async(std::launch::async, [this, job = std::move(job)] {
+    return job([this](int64_t done, int64_t total) {
+      done_ = done;
+      total_ = total;
+    });
+  });
+}
+
+std::optional<ContentLoader::Fraction> ContentLoader::progress() const {
+  const int64_t total = total_.load();
+  if (!busy() || total <= 0) return std::nullopt;
+  // done_ and total_ are two stores: a reader between them may see a done of the previous
+  // total, never more than the total itself once clamped.
+  return Fraction{std::clamp<int64_t>(done_.load(), 0, total), total};
 }
 
 double ContentLoader::elapsed_s() const {

@@ -2,7 +2,9 @@
 // What the viewer shows: an optional posed scene (cameras for frustums, snapping and training) and
 // the Gaussians. Opening a COLMAP folder, a PLY file or the demo scene all produce one of these;
 // loading runs on a worker thread so the window stays responsive.
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <future>
@@ -21,20 +23,31 @@ struct ViewerContent {
   std::shared_ptr<const GaussianModel> model;  // never null once loaded
 };
 
+// How far a load has got, reported from the loading threads: (images decoded, images to decode).
+using LoadProgressFn = std::function<void(int64_t done, int64_t total)>;
+
 // A COLMAP folder (Gaussians initialised from its SfM points, images loaded for training) or a
 // .ply file of Gaussians. Throws SceneError / PlyError naming the file and the problem.
-ViewerContent load_content(const std::filesystem::path& path);
+// on_progress (may be empty) follows the image decoding of a COLMAP folder.
+ViewerContent load_content(const std::filesystem::path& path, const LoadProgressFn& on_progress = {});
 // The built-in demo scene, generated into its cache folder on first use.
-ViewerContent load_demo_content();
+ViewerContent load_demo_content(const LoadProgressFn& on_progress = {});
 
 // One load at a time on a worker thread.
 class ContentLoader {
  public:
-  using Job = std::function<ViewerContent()>;
+  // The job gets the function through which it reports progress to this loader.
+  using Job = std::function<ViewerContent(const LoadProgressFn& report)>;
   void start(std::string label, Job job);
   bool busy() const { return future_.valid(); }
   const std::string& label() const { return label_; }
   double elapsed_s() const;
+  struct Fraction {
+    int64_t done = 0, total = 0;
+  };
+  // The running job's last report; nullopt until it reports a total (file reading, demo scene
+  // generation and PLY files report none).
+  std::optional<Fraction> progress() const;
   // When the load has finished: its content, or rethrows its error. nullopt while still running
   // (and when nothing was started).
   std::optional<ViewerContent> take_if_ready();
@@ -43,6 +56,9 @@ class ContentLoader {
 
  private:
   std::string label_;
+  // Written by the job's threads, read by the GUI thread; declared before future_ so that they
+  // outlive it (a std::async future's destructor waits for the job).
+  std::atomic<int64_t> done_{0}, total_{0};
   std::future<ViewerContent> future_;
   std::chrono::steady_clock::time_point started_;
 };

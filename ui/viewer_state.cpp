@@ -53,7 +53,7 @@ void ViewerState::open(const fs::path& path) {
     notes.error("still loading " + loader.label() + "; open " + path.string() + " when it is done");
     return;
   }
-  loader.start(path.string(), [path] { return load_content(path); });
+  loader.start(path.string(), [path](const LoadProgressFn& report) { return load_content(path, report); });
 }
 
 void ViewerState::open_demo() {
@@ -61,7 +61,7 @@ void ViewerState::open_demo() {
     notes.error("still loading " + loader.label());
     return;
   }
-  loader.start("demo scene", [] { return load_demo_content(); });
+  loader.start("demo scene", [](const LoadProgressFn& report) { return load_demo_content(report); });
 }
 
 void ViewerState::poll_loader() {

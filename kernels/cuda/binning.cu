@@ -43,6 +43,7 @@ struct CountOfSlot {
 // points, so memory stays safe and it is never blended.
 __global__ void emit_entries(ProjectedSlots s, TileGrid grid, const int32_t* order, const int32_t* sorted_start,
                              int64_t slots, uint32_t past_last_tile, uint32_t* keys, int32_t* values) {
+  const unsigned full = 0xffffffffu;
   const int lane = threadIdx.x % 32;
   const int64_t warps = int64_t(gridDim.x) * blockDim.x / 32;
   for (int64_t base = (blockIdx.x * int64_t(blockDim.x) + threadIdx.x) / 32 * 32; base < slots; base += warps * 32) {
@@ -62,14 +63,14 @@ __global__ void emit_entries(ProjectedSlots s, TileGrid grid, const int32_t* ord
       }
     }
     for (int src = 0; src < 32; ++src) {
-      const int n = __shfl_sync(0xffffffffu, count, src);
+      const int n = __shfl_sync(full, count, src);
       if (n == 0) continue;
-      const int32_t sl = __shfl_sync(0xffffffffu, slot, src);
-      const int32_t st = __shfl_sync(0xffffffffu, start, src);
-      const int x0 = __shfl_sync(0xffffffffu, r.x0, src), y0 = __shfl_sync(0xffffffffu, r.y0, src);
-      const int w = __shfl_sync(0xffffffffu, r.x1 - r.x0, src);
-      const int area = __shfl_sync(0xffffffffu, r.count(), src);
-      const uint32_t cb = __shfl_sync(0xffffffffu, cam_base, src);
+      const int32_t sl = __shfl_sync(full, slot, src);
+      const int32_t st = __shfl_sync(full, start, src);
+      const int x0 = __shfl_sync(full, r.x0, src), y0 = __shfl_sync(full, r.y0, src);
+      const int w = __shfl_sync(full, r.x1 - r.x0, src);
+      const int area = __shfl_sync(full, r.count(), src);
+      const uint32_t cb = __shfl_sync(full, cam_base, src);
       for (int t = lane; t < n; t += 32) {
         keys[st + t] = t < area ? cb + uint32_t(y0 + t / w) * grid.tiles_x + x0 + t % w : past_last_tile;
         values[st + t] = sl;

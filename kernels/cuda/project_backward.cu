@@ -138,7 +138,9 @@ __global__ void __launch_bounds__(kThreads) project_backward_dense(GaussiansView
   }
 }
 
-template <int D>
+// kAtomic: several cameras, so several slots (threads) may add to one Gaussian. With one camera each
+// Gaussian has at most one slot and plain additions suffice.
+template <int D, bool kAtomic>
 __global__ void project_backward_packed(GaussiansView g, ProjectionSetup setup, ProjectedSlots slots,
                                         ProjectedGrads dslots, GaussiansGrad grad, DensifyStats stats) {
   constexpr int active = 3 * (sh_coeffs_for_degree(D) - 1);
@@ -149,19 +151,18 @@ __global__ void project_backward_packed(GaussiansView g, ProjectionSetup setup, 
     const int64_t i = slots.gaussian_of[s];
     const float* rest = g.sh_rest ? g.sh_rest + i * g.sh_rest_coeffs * 3 : nullptr;
     add_pair<D>(g, setup, slots.camera_of[s], i, s, slots, dslots, rest, drest, acc);
-    flush<true>(grad, stats, i, acc);
+    flush<kAtomic>(grad, stats, i, acc);
     if (grad.sh_rest && acc.visible)
-      for (int k = 0; k < active; ++k) atomicAdd(&grad.sh_rest[i * g.sh_rest_coeffs * 3 + k], drest[k]);
+      for (int k = 0; k < active; ++k) store<kAtomic>(&grad.sh_rest[i * g.sh_rest_coeffs * 3 + k], drest[k]);
   }
 }
-
 
 template <int D>
 void launch(const GaussiansView& g, const ProjectionSetup& setup, const ProjectedSlots& slots,
             const ProjectedGrads& dslots, const GaussiansGrad& grad, const DensifyStats& stats, cudaStream_t stream) {
   if (slots.packed) {
-    project_backward_packed<D><<<stride_blocks(slots.count, kThreads), kThreads, 0, stream>>>(g, setup, slots, dslots,
-                                                                                              grad, stats);
+    auto kernel = setup.grid.cameras > 1 ? project_backward_packed<D, true> : project_backward_packed<D, false>;
+    kernel<<<stride_blocks(slots.count, kThreads), kThreads, 0, stream>>>(g, setup, slots, dslots, grad, stats);
     check_launch("project backward (packed)");
   } else {
     project_backward_dense<D><<<stride_blocks(g.n, kThreads), kThreads, 0, stream>>>(g, setup, slots, dslots, grad,

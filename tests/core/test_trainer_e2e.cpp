@@ -65,3 +65,35 @@ TEST_CASE("trainer: a short CPU run on the demo scene learns it", "[trainer][e2e
   CHECK(after.psnr > kE2ePsnrThreshold);
   CHECK(after.psnr > psnr_before + 4);  // measured gain 6.0 dB
 }
+
+TEST_CASE("trainer: learning-rate and SH schedules, settings and bad options", "[trainer]") {
+  const Scene scene = test::small_demo_scene(32, 24, 100);
+  TrainerOptions o;
+  o.steps = 3;
+  o.sh_degree_interval = 1;
+  o.sh_degree_cap = 2;
+  o.cpu_threads = 1;
+  Trainer t(scene, init_from_points(scene.points), o);
+  // Means LR: 1.6e-4 x extent decaying exponentially to 1% of it at the last step.
+  CHECK(t.means_lr(0) == Approx(1.6e-4 * scene.extent));
+  CHECK(t.means_lr(3) == Approx(1.6e-6 * scene.extent));
+  CHECK(t.means_lr(1) / t.means_lr(0) == Approx(t.means_lr(2) / t.means_lr(1)));
+  // SH degree grows every interval and stops at the cap.
+  CHECK(t.active_sh_degree() == 0);
+  t.step();
+  CHECK(t.active_sh_degree() == 1);
+  t.step();
+  t.step();
+  CHECK(t.active_sh_degree() == 2);
+  CHECK(t.finished());
+  CHECK_THROWS_AS(t.step(), std::logic_error);
+  CHECK_THROWS_AS(t.set_batch_size(0), std::invalid_argument);
+  CHECK_THROWS_AS(t.set_sh_degree_cap(4), std::invalid_argument);
+
+  TrainerOptions bad = o;
+  bad.strategy = "greedy";
+  CHECK_THROWS_AS(Trainer(scene, init_from_points(scene.points), bad), std::invalid_argument);
+  Scene no_images = scene;
+  no_images.images.clear();
+  CHECK_THROWS_AS(Trainer(no_images, init_from_points(scene.points), o), std::invalid_argument);
+}

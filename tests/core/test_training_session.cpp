@@ -66,6 +66,8 @@ TEST_CASE("training session: pause, settings, requests, metrics ring and snapsho
   CHECK(snap.size() == init.size());
   CHECK(session.copy_snapshot(v, snap) == v);
 
+  CHECK_THROWS_AS(session.set_batch_size(0), std::invalid_argument);
+  CHECK_THROWS_AS(session.set_sh_degree_cap(4), std::invalid_argument);
   session.set_batch_size(3);
   session.resume();
   REQUIRE(eventually([&] { return session.steps_done() >= paused_at + 3; }));

@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "core/image_loader.h"
 #include "core/scene_loader.h"
@@ -161,4 +163,26 @@ TEST_CASE("area filter averages each output pixel over the source area it covers
   CHECK(splat::resize_area(sq, 1, 1).pixels == std::vector<uint8_t>{50, 50, 2});
   CHECK(splat::downsampled_size({800, 533}, 4).width == 200);
   CHECK(splat::downsampled_size({800, 533}, 4).height == 133);
+}
+
+TEST_CASE("image loading reports its progress in order, from 0 to the image count", "[colmap][scene]") {
+  const auto dir = splat::test::scratch_dir("scene_progress");
+  tiny::write_tiny_scene(dir, tiny::tiny_reconstruction(12), false);
+  std::vector<std::pair<int64_t, int64_t>> calls;  // the loader serialises the calls: no lock here
+  splat::SceneLoadOptions opt = quiet();
+  opt.on_progress = [&](int64_t done, int64_t total) { calls.emplace_back(done, total); };
+  const splat::Scene s = splat::load_scene(dir, opt);
+  REQUIRE(s.images.size() == 12);
+  REQUIRE(calls.size() == 13);
+  for (size_t k = 0; k < calls.size(); ++k) {
+    CHECK(calls[k].first == static_cast<int64_t>(k));
+    CHECK(calls[k].second == 12);
+  }
+
+  SECTION("nothing to report without images") {
+    calls.clear();
+    opt.load_images = false;
+    splat::load_scene(dir, opt);
+    CHECK(calls.empty());
+  }
 }

@@ -27,7 +27,8 @@ constexpr int kWidth = 64, kHeight = 48;
 
 // A few hundred Gaussians around the origin, three 64x48 cameras (4x3 tiles, the last row of tiles
 // cut by the image border). Some Gaussians sit behind every camera, some straddle the image borders,
-// a few are large and nearly opaque so that pixels saturate and stop early.
+// a few are large and nearly opaque so that pixels saturate and stop early, some are long and thin
+// (their screen boxes hold many tiles the ellipse misses, which the CUDA binning leaves out).
 struct Scene {
   int degree = 0;
   int64_t n = 0;
@@ -58,6 +59,7 @@ Scene random_scene(unsigned seed, int n, int degree, bool antialiased) {
     s.means.insert(s.means.end(), {1.6f * spread * U(rng), 1.2f * spread * U(rng), 1.2f * spread * U(rng)});
     s.quats.insert(s.quats.end(), {1 + 0.5f * U(rng), 0.6f * U(rng), 0.6f * U(rng), 0.6f * U(rng)});
     for (int k = 0; k < 3; ++k) s.log_scales.push_back(std::log((big ? 0.3f : 0.05f) + 0.04f * (1 + U(rng))));
+    if (i % 13 == 5) s.log_scales[3 * i] += std::log(8.f);  // long thin tilted ones: boxes >> ellipses
     const float opacity = big ? 0.97f : 0.5f + 0.45f * U(rng);
     s.logits.push_back(std::log(opacity / (1 - opacity)));
     for (int k = 0; k < 3; ++k) s.dc.push_back(0.45f + 0.75f * U(rng));
