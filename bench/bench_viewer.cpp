@@ -71,6 +71,7 @@ class OffscreenWindow {
     glDeleteRenderbuffers(1, &color_);
   }
   void bind() const { glBindFramebuffer(GL_DRAW_FRAMEBUFFER, fbo_); }
+  void bind_for_reading() const { glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo_); }
   ui::PixelRect rect() const { return {0, 0, width_, height_}; }
 
  private:
@@ -87,9 +88,10 @@ class ViewportLoop {
     camera_.frame({0, 0, 0}, 1.0);
   }
 
-  // Median, 10th and 90th percentile frame times (ms) over `frames` frames after `warmup`.
+  // Median, 10th and 90th percentile frame times (ms) over `frames` frames after `warmup`, and
+  // the share of the last frame's pixels that show Gaussians (a blank view would time nothing).
   struct Times {
-    double median_ms, p10_ms, p90_ms, wall_s;
+    double median_ms, p10_ms, p90_ms, wall_s, covered;
   };
   Times run() {
     for (int i = 0; i < args_.warmup; ++i) frame();
@@ -103,7 +105,7 @@ class ViewportLoop {
     const double wall = seconds_since(start);
     std::sort(ms.begin(), ms.end());
     auto at = [&](double q) { return ms[static_cast<size_t>(q * (ms.size() - 1))]; };
-    return {at(0.5), at(0.1), at(0.9), wall};
+    return {at(0.5), at(0.1), at(0.9), wall, covered_fraction()};
   }
 
  private:
@@ -116,6 +118,17 @@ class ViewportLoop {
     presenter_.draw(texture_.id(), window_.rect());
     glFinish();
     cuda_ok(cudaDeviceSynchronize(), "viewport frame");
+  }
+
+  // Pixels of the window that are not the black background.
+  double covered_fraction() const {
+    std::vector<uint8_t> px(static_cast<size_t>(args_.width) * args_.height * 4);
+    window_.bind_for_reading();
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadPixels(0, 0, args_.width, args_.height, GL_RGBA, GL_UNSIGNED_BYTE, px.data());
+    size_t covered = 0;
+    for (size_t i = 0; i < px.size(); i += 4) covered += px[i] || px[i + 1] || px[i + 2];
+    return static_cast<double>(covered) / (px.size() / 4);
   }
 
   const Args& args_;
@@ -178,8 +191,9 @@ struct Row {
 };
 
 void print_row(const Args& a, const Row& r) {
-  std::printf("| %lld | %dx%d | %s | %.2f | %.1f | %.2f - %.2f | %s |\n", static_cast<long long>(r.gaussians), a.width,
-              a.height, r.training ? "yes" : "no", r.t.median_ms, 1e3 / r.t.median_ms, r.t.p10_ms, r.t.p90_ms,
+  std::printf("| %lld | %dx%d | %.0f %% | %s | %.2f | %.1f | %.2f - %.2f | %s |\n", static_cast<long long>(r.gaussians),
+              a.width, a.height, 100 * r.t.covered, r.training ? "yes" : "no", r.t.median_ms, 1e3 / r.t.median_ms,
+              r.t.p10_ms, r.t.p90_ms,
               r.steps_per_s ? std::to_string(static_cast<int>(*r.steps_per_s + 0.5)).c_str() : "-");
   std::fflush(stdout);
 }
@@ -194,8 +208,8 @@ int run(const Args& args) {
   std::vector<std::shared_ptr<const GaussianModel>> models;
   for (int64_t n : args.counts) models.push_back(bench_model(n));
 
-  std::printf("| Gaussians | viewport | training | median ms | fps | p10 - p90 ms | train steps/s |\n");
-  std::printf("|---|---|---|---|---|---|---|\n");
+  std::printf("| Gaussians | viewport | pixels covered | training | median ms | fps | p10 - p90 ms | train steps/s |\n");
+  std::printf("|---|---|---|---|---|---|---|---|\n");
   for (const auto& m : models) {
     ViewportLoop loop(args, m);
     print_row(args, {m->size(), false, loop.run(), std::nullopt});
@@ -214,8 +228,10 @@ int run(const Args& args) {
     print_row(args, {m->size(), true, t, (session->steps_done() - before) / t.wall_s});
   }
   check_training(*session);
-  std::printf("\ntraining alone: %.0f steps/s (%s, %d Gaussians at the end)\n", alone,
-              args.scene.empty() ? "demo scene" : args.scene.c_str(), session->steps_done());
+  const std::vector<SessionMetrics> last = session->metrics_since(session->steps_done() - 100);
+  std::printf("\ntraining alone (before the viewport rows): %.0f steps/s; %s, %d steps done, %lld Gaussians at the end\n",
+              alone, args.scene.empty() ? "demo scene" : args.scene.c_str(), session->steps_done(),
+              last.empty() ? -1LL : static_cast<long long>(last.back().gaussians));
   return 0;
 }
 
