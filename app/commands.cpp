@@ -28,7 +28,7 @@ void register_commands(CLI::App& app) {
   add(app, add_gui_command);
 }
 
-int run_selected(CLI::App& app) {
+int run_selected() {
   for (auto& [sub, run] : registry())
     if (sub->parsed()) return run();
   // No subcommand: the viewer (`splatlab <folder>` opens that folder; see cmd_gui.cpp).

@@ -18,6 +18,6 @@ CommandRun add_gui_command(CLI::App& app);
 // Registers every subcommand; run_selected runs the one the user chose (the viewer, `gui`, when
 // none was chosen).
 void register_commands(CLI::App& app);
-int run_selected(CLI::App& app);
+int run_selected();
 
 }  // namespace splat::app

@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
     return app.exit(e);
   }
   try {
-    return splat::app::run_selected(app);
+    return splat::app::run_selected();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 1;

@@ -2,9 +2,9 @@
 // front (raster::PixelReplay), starting from the last contributor forward recorded. A Gaussian's 12
 // gradient values are summed across the warp with butterfly shuffles and added by one lane with three
 // float4 atomics: three atomics per (warp, Gaussian) instead of one per pixel and value; warps where
-// no pixel composited a Gaussian skip it entirely. (Measured on an H200, 1M Gaussians: a shuffle
-// reduce-scatter, 16 shuffles instead of 60, made this kernel 1.5x slower, and so did summing the
-// warps of a block in shared memory first; see bench/RESULTS.md.)
+// no pixel composited a Gaussian skip it entirely. (Measured alternatives, all slower: a shuffle
+// reduce-scatter, summing the block's warps in shared memory first, per-lane atomics for warps with
+// few composited lanes; see bench/RESULTS.md.)
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/raster_stages.cuh"
 #include "kernels/raster_math.h"
@@ -28,10 +28,6 @@ __device__ inline void warp_sum(float (&v)[kGradValues]) {
     for (int off = 16; off > 0; off >>= 1) v[k] += __shfl_xor_sync(0xffffffffu, v[k], off);
   }
 }
-
-// Up to this many composited lanes, a warp adds per-lane values with atomics instead of reducing:
-// the reduction's shuffles cost more than a few extra atomics.
-constexpr int kSparseLanes = 4;
 
 // kAbs: the AbsGS statistic is wanted; kDepth: a depth gradient is given.
 template <bool kAbs, bool kDepth>
@@ -111,18 +107,14 @@ __global__ void __launch_bounds__(kBlockPixels)
           raster::Sym2<float> dconic{};
           float dopacity = 0.f;
           raster::gaussian_alpha_vjp(mean, conic, co.w, pixel, da, dmean, dconic, dopacity);
-          g[0] = dmean.x, g[1] = dmean.y;
-          if (kAbs) g[2] = fabsf(dmean.x), g[3] = fabsf(dmean.y);
+          g[0] = dmean.x, g[1] = dmean.y, g[2] = fabsf(dmean.x), g[3] = fabsf(dmean.y);
           g[4] = dconic.xx, g[5] = dconic.xy, g[6] = dconic.yy, g[7] = dopacity;
           g[8] = dcolor.x, g[9] = dcolor.y, g[10] = dcolor.z, g[11] = dz;
         }
       }
-      const unsigned lanes = __ballot_sync(0xffffffffu, composited);
-      if (lanes == 0) continue;
-      // Few lanes: each adds its own values (no shuffles); many: sum over the warp, one lane adds.
-      const bool sparse = __popc(lanes) <= kSparseLanes;
-      if (!sparse) warp_sum<kAbs, kDepth>(g);
-      if (sparse ? composited : threadIdx.x % 32 == 0) {
+      if (!__any_sync(0xffffffffu, composited)) continue;
+      warp_sum<kAbs, kDepth>(g);
+      if (threadIdx.x % 32 == 0) {
         const int32_t s = s_slot[j];
         atomicAdd(&dslots.mean2d[s], make_float4(g[0], g[1], g[2], g[3]));
         atomicAdd(&dslots.conic_opacity[s], make_float4(g[4], g[5], g[6], g[7]));

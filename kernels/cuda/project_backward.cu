@@ -1,6 +1,6 @@
 // Backward projection: gradients w.r.t. each pair's screen attributes -> the Gaussians' parameter
 // gradients (through SH, EWA projection, covariance, sigmoid) and the densification statistics.
-// Dense layout: one thread per Gaussian sums over the cameras in registers and adds once, no atomics;
+// Dense layout: one thread per Gaussian sums over the cameras in registers and adds once;
 // the block stages its Gaussians' SH rest coefficients and their gradients through shared memory, so
 // that the 45 floats per Gaussian move with coalesced loads and stores.
 // Packed layout: one thread per slot, atomics into the Gaussian (its cameras are in other slots).
@@ -58,45 +58,27 @@ __device__ void add_pair(const GaussiansView& g, const ProjectionSetup& setup, i
 // atomicMax on non-negative floats through their bit patterns, which order like the values.
 __device__ void atomic_max_nonneg(float* p, float v) { atomicMax(reinterpret_cast<int*>(p), __float_as_int(v)); }
 
-template <bool kAtomic>
-__device__ void store(float* p, float v) {
-  if constexpr (kAtomic)
-    atomicAdd(p, v);
-  else
-    *p += v;
-}
-
 // Adds the sums to the Gaussian's gradients and statistics; a null array is skipped (as the CPU
-// reference does), so callers may leave out what they do not train.
-// (The SH rest gradients are added by the kernels themselves.)
-template <bool kAtomic>
+// reference does), so callers may leave out what they do not train. Always atomics, even where one
+// thread owns the Gaussian (dense layout): a fire-and-forget atomic add beats a load + store for
+// these scattered addresses (measured, bench/RESULTS.md). (The SH rest gradients are added by the kernels.)
 __device__ void flush(const GaussiansGrad& grad, const DensifyStats& stats, int64_t i, const GaussianGradSum& a) {
   if (a.visible == 0) return;
   if (grad.means)
-    for (int k = 0; k < 3; ++k) store<kAtomic>(&grad.means[3 * i + k], a.mean[k]);
+    for (int k = 0; k < 3; ++k) atomicAdd(&grad.means[3 * i + k], a.mean[k]);
   if (grad.quats) {
     const float q[4] = {a.quat.w, a.quat.x, a.quat.y, a.quat.z};
-    for (int k = 0; k < 4; ++k) store<kAtomic>(&grad.quats[4 * i + k], q[k]);
+    for (int k = 0; k < 4; ++k) atomicAdd(&grad.quats[4 * i + k], q[k]);
   }
   if (grad.log_scales)
-    for (int k = 0; k < 3; ++k) store<kAtomic>(&grad.log_scales[3 * i + k], a.log_scale[k]);
-  if (grad.opacity_logits) store<kAtomic>(&grad.opacity_logits[i], a.logit);
+    for (int k = 0; k < 3; ++k) atomicAdd(&grad.log_scales[3 * i + k], a.log_scale[k]);
+  if (grad.opacity_logits) atomicAdd(&grad.opacity_logits[i], a.logit);
   if (grad.sh_dc)
-    for (int k = 0; k < 3; ++k) store<kAtomic>(&grad.sh_dc[3 * i + k], a.dc[k]);
-  if (stats.grad2d_norm) store<kAtomic>(&stats.grad2d_norm[i], a.grad2d);
-  if (stats.grad2d_abs_norm) store<kAtomic>(&stats.grad2d_abs_norm[i], a.grad2d_abs);
-  if (stats.visible_count) {
-    if constexpr (kAtomic)
-      atomicAdd(&stats.visible_count[i], a.visible);
-    else
-      stats.visible_count[i] += a.visible;
-  }
-  if (stats.max_radius) {
-    if constexpr (kAtomic)
-      atomic_max_nonneg(&stats.max_radius[i], a.max_radius);
-    else
-      stats.max_radius[i] = fmaxf(stats.max_radius[i], a.max_radius);
-  }
+    for (int k = 0; k < 3; ++k) atomicAdd(&grad.sh_dc[3 * i + k], a.dc[k]);
+  if (stats.grad2d_norm) atomicAdd(&stats.grad2d_norm[i], a.grad2d);
+  if (stats.grad2d_abs_norm) atomicAdd(&stats.grad2d_abs_norm[i], a.grad2d_abs);
+  if (stats.visible_count) atomicAdd(&stats.visible_count[i], a.visible);
+  if (stats.max_radius) atomic_max_nonneg(&stats.max_radius[i], a.max_radius);
 }
 
 constexpr int kThreads = 128;
@@ -128,7 +110,7 @@ __global__ void __launch_bounds__(kThreads) project_backward_dense(GaussiansView
           add_pair<D>(g, setup, c, i, slot, slots, dslots, s_rest + threadIdx.x * row, s_drest + threadIdx.x * row,
                       acc);
       }
-      flush<false>(grad, stats, i, acc);
+      flush(grad, stats, i, acc);
     }
     if constexpr (D > 0) {
       __syncthreads();
@@ -138,9 +120,7 @@ __global__ void __launch_bounds__(kThreads) project_backward_dense(GaussiansView
   }
 }
 
-// kAtomic: several cameras, so several slots (threads) may add to one Gaussian. With one camera each
-// Gaussian has at most one slot and plain additions suffice.
-template <int D, bool kAtomic>
+template <int D>
 __global__ void project_backward_packed(GaussiansView g, ProjectionSetup setup, ProjectedSlots slots,
                                         ProjectedGrads dslots, GaussiansGrad grad, DensifyStats stats) {
   constexpr int active = 3 * (sh_coeffs_for_degree(D) - 1);
@@ -151,9 +131,9 @@ __global__ void project_backward_packed(GaussiansView g, ProjectionSetup setup, 
     const int64_t i = slots.gaussian_of[s];
     const float* rest = g.sh_rest ? g.sh_rest + i * g.sh_rest_coeffs * 3 : nullptr;
     add_pair<D>(g, setup, slots.camera_of[s], i, s, slots, dslots, rest, drest, acc);
-    flush<kAtomic>(grad, stats, i, acc);
+    flush(grad, stats, i, acc);
     if (grad.sh_rest && acc.visible)
-      for (int k = 0; k < active; ++k) store<kAtomic>(&grad.sh_rest[i * g.sh_rest_coeffs * 3 + k], drest[k]);
+      for (int k = 0; k < active; ++k) atomicAdd(&grad.sh_rest[i * g.sh_rest_coeffs * 3 + k], drest[k]);
   }
 }
 
@@ -161,8 +141,8 @@ template <int D>
 void launch(const GaussiansView& g, const ProjectionSetup& setup, const ProjectedSlots& slots,
             const ProjectedGrads& dslots, const GaussiansGrad& grad, const DensifyStats& stats, cudaStream_t stream) {
   if (slots.packed) {
-    auto kernel = setup.grid.cameras > 1 ? project_backward_packed<D, true> : project_backward_packed<D, false>;
-    kernel<<<stride_blocks(slots.count, kThreads), kThreads, 0, stream>>>(g, setup, slots, dslots, grad, stats);
+    project_backward_packed<D><<<stride_blocks(slots.count, kThreads), kThreads, 0, stream>>>(g, setup, slots, dslots,
+                                                                                              grad, stats);
     check_launch("project backward (packed)");
   } else {
     project_backward_dense<D><<<stride_blocks(g.n, kThreads), kThreads, 0, stream>>>(g, setup, slots, dslots, grad,

@@ -1,0 +1,48 @@
+#pragma once
+// The MCMC strategy's per-step work on the Gaussians' own device (core/strategy_mcmc.h decides,
+// these apply): position noise and the regulariser gradients, so that no step copies columns to
+// the host. The math lives in kernels/mcmc_math.h.
+#include <cstdint>
+
+#include "kernels/mcmc_math.h"
+#include "kernels/rasterizer.h"
+
+namespace splat::kernels {
+
+// The draw of one step: noise for Gaussian i comes from (seed, step, i) alone.
+struct McmcNoiseParams {
+  double scale = 0;  // noise_lr * means_lr of this step
+  uint64_t seed = 0;
+  uint64_t step = 0;
+};
+
+// means[i] += mcmc_noise_delta(quats[i], log_scales[i], opacity_logits[i], p.scale,
+// mcmc_normal3(p.seed, p.step, i)) for i < n. Arrays are [n,3], [n,4], [n,3], [n], all on
+// `device`; on CUDA the work is enqueued on `cuda_stream` (0 when null) and nothing waits for it.
+// Throws std::invalid_argument when n < 0.
+void mcmc_add_position_noise(Device device, float* means, const float* quats, const float* log_scales,
+                             const float* opacity_logits, int64_t n, const McmcNoiseParams& p,
+                             void* cuda_stream = nullptr);
+
+// Adds the gradients of opacity_reg * mean(sigmoid(opacity_logits)) over n Gaussians and of
+// scale_reg * mean(exp(log_scales)) over their 3 n entries to grad_opacity [n] and
+// grad_log_scales [n,3]. Same device and stream rules as above; n == 0 does nothing.
+void mcmc_add_regularizer_gradients(Device device, const float* opacity_logits, const float* log_scales,
+                                    float* grad_opacity, float* grad_log_scales, int64_t n, float opacity_reg,
+                                    float scale_reg, void* cuda_stream = nullptr);
+
+// CPU references. The noise is computed in double whatever the storage; the regulariser is
+// templated so that tests can run it in double; both instantiated for float and double.
+template <class T>
+void mcmc_add_position_noise_reference(T* means, const T* quats, const T* log_scales, const T* opacity_logits,
+                                       int64_t n, const McmcNoiseParams& p);
+template <class T>
+void mcmc_add_regularizer_gradients_reference(const T* opacity_logits, const T* log_scales, T* grad_opacity,
+                                              T* grad_log_scales, int64_t n, float opacity_reg, float scale_reg);
+
+// The per-element weights of the two regularisers (their reg / count), computed once on the host
+// in double by both backends.
+double mcmc_opacity_reg_weight(float opacity_reg, int64_t n);
+double mcmc_scale_reg_weight(float scale_reg, int64_t n);
+
+}  // namespace splat::kernels

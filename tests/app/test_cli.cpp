@@ -1,0 +1,120 @@
+// The splatlab binary as a user drives it: demo -> info -> train -> eval -> render, and the
+// command-line errors. Runs the built executable, so what is checked is what ships.
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "core/ply_io.h"
+#include "tests/support/test_support.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+const std::string kSplatlab = std::string(SPLATLAB_BINARY_DIR) + "/app/splatlab";
+
+struct Result {
+  int code = -1;
+  std::string out;  // stdout and stderr together
+};
+
+// Runs `splatlab <args>` with a private config folder; stdout+stderr are captured.
+Result run(const std::string& args) {
+  const std::string cmd = "XDG_CONFIG_HOME='" + (fs::path(SPLATLAB_BINARY_DIR) / "test-scratch").string() +
+                          "' '" + kSplatlab + "' " + args + " 2>&1";
+  Result r;
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::array<char, 4096> buf{};
+  while (size_t n = fread(buf.data(), 1, buf.size(), p)) r.out.append(buf.data(), n);
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+// The last JSON object printed (info --json prints exactly one).
+nlohmann::json json_of(const std::string& out) {
+  const size_t start = out.find('{');
+  REQUIRE(start != std::string::npos);
+  return nlohmann::json::parse(out.substr(start));
+}
+}  // namespace
+
+TEST_CASE("cli: demo scene -> info -> train -> eval -> render on the CPU", "[cli]") {
+  const fs::path dir = splat::test::scratch_dir("cli-pipeline");
+  const fs::path scene = dir / "demo";
+  Result demo = run("demo --out '" + scene.string() + "' --width 64 --height 48");
+  INFO(demo.out);
+  REQUIRE(demo.code == 0);
+
+  Result info = run("info '" + scene.string() + "' --json");
+  INFO(info.out);
+  REQUIRE(info.code == 0);
+  const nlohmann::json j = json_of(info.out);
+  CHECK(j["images"].get<int>() == 60);
+  CHECK(j["train"].get<int>() + j["test"].get<int>() == 60);
+  CHECK(j["test"].get<int>() == 8);  // indices 0, 8, ..., 56
+  CHECK(j["points"].get<int>() > 100);
+  CHECK(j["extent"].get<double>() > 0);
+
+  const fs::path runf = dir / "run";
+  Result train = run("train '" + scene.string() + "' --device cpu --steps 40 --eval-every 40 --out '" +
+                     runf.string() + "'");
+  INFO(train.out);
+  REQUIRE(train.code == 0);
+  REQUIRE(fs::exists(runf / "point_cloud.ply"));
+  const splat::GaussianModel m = splat::read_ply(runf / "point_cloud.ply");
+  CHECK(m.size() > 0);
+
+  Result eval = run("eval '" + runf.string() + "' --device cpu");
+  INFO(eval.out);
+  CHECK(eval.code == 0);
+  CHECK(eval.out.find("PSNR") != std::string::npos);
+
+  const fs::path png = dir / "view.png";
+  Result render = run("render '" + runf.string() + "' --camera 3 --out '" + png.string() + "' --device cpu");
+  INFO(render.out);
+  CHECK(render.code == 0);
+  CHECK(fs::file_size(png) > 100);
+}
+
+TEST_CASE("cli: bad input and unimplemented options give one clear error", "[cli]") {
+  const std::string missing = (splat::test::scratch_dir("cli-errors") / "no-such-scene").string();
+  Result info = run("info '" + missing + "'");
+  CHECK(info.code != 0);
+  CHECK(info.out.find(missing) != std::string::npos);
+  CHECK(info.out.find("does not exist") != std::string::npos);
+
+  Result amp = run("train demo --amp --steps 1");
+  CHECK(amp.code != 0);
+  CHECK(amp.out.find("not implemented yet") != std::string::npos);
+
+  Result gpus = run("train demo --gpus 2 --steps 1");
+  CHECK(gpus.code != 0);
+  CHECK(gpus.out.find("not implemented yet") != std::string::npos);
+}
+
+TEST_CASE("cli: info on every real scene under ../shared/data", "[cli]") {
+  const struct {
+    const char* name;
+    int images, train, test, points;
+  } expected[] = {{"cup", 77, 67, 10, 9262}, {"bonsai", 292, 255, 37, 67045}};
+  for (const auto& e : expected) {
+    auto scene = splat::test::shared_scene(e.name);
+    if (!scene) continue;
+    Result r = run("info '" + scene->string() + "' --json");
+    INFO(r.out);
+    REQUIRE(r.code == 0);
+    const nlohmann::json j = json_of(r.out);
+    CHECK(j["images"].get<int>() == e.images);
+    CHECK(j["train"].get<int>() == e.train);
+    CHECK(j["test"].get<int>() == e.test);
+    CHECK(j["points"].get<int>() == e.points);
+  }
+}
