@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <stdexcept>
+#include <string>
 
-#include "kernels/hd_math.h"
+#include "kernels/mcmc.h"
 
 namespace splat {
 namespace {
@@ -101,52 +103,12 @@ int64_t grow_towards_cap(GaussianState& s, const McmcStrategyOptions& o, Rng& rn
   return int64_t(sources.size());
 }
 
-void add_position_noise(std::span<float> means, std::span<const float> quats, std::span<const float> log_scales,
-                        std::span<const float> opacity_logits, float lr, float noise_lr, Rng& rng) {
-  std::normal_distribution<double> normal(0.0, 1.0);
-  for (size_t i = 0; i < opacity_logits.size(); ++i) {
-    const double x = 1.0 - sigmoid(opacity_logits[i]);
-    const double gate = 1.0 / (1.0 + std::exp(-100.0 * (x - 0.995)));
-    const Vec3d eps{normal(rng), normal(rng), normal(rng)};
-    const float* q = &quats[4 * i];
-    const double qn = std::sqrt(double(q[0]) * q[0] + double(q[1]) * q[1] + double(q[2]) * q[2] + double(q[3]) * q[3]);
-    const Mat3d R = quat_to_rotmat<double>(q[0] / qn, q[1] / qn, q[2] / qn, q[3] / qn);
-    const float* ls = &log_scales[3 * i];
-    // Sigma eps = R S^2 R^T eps.
-    Vec3d local = transpose(R) * eps;
-    local.x *= std::exp(2.0 * ls[0]);
-    local.y *= std::exp(2.0 * ls[1]);
-    local.z *= std::exp(2.0 * ls[2]);
-    const Vec3d d = (double(noise_lr) * lr * gate) * (R * local);
-    means[3 * i + 0] += float(d.x);
-    means[3 * i + 1] += float(d.y);
-    means[3 * i + 2] += float(d.z);
-  }
-}
-
-void add_regularizer_gradients(std::span<const float> opacity_logits, std::span<const float> log_scales,
-                               std::span<float> grad_opacity, std::span<float> grad_log_scales, float opacity_reg,
-                               float scale_reg) {
-  if (opacity_logits.empty()) return;
-  const double wo = double(opacity_reg) / double(opacity_logits.size());
-  for (size_t i = 0; i < opacity_logits.size(); ++i) {
-    const double s = sigmoid(opacity_logits[i]);
-    grad_opacity[i] += float(wo * s * (1.0 - s));
-  }
-  const double ws = double(scale_reg) / double(log_scales.size());
-  for (size_t i = 0; i < log_scales.size(); ++i) grad_log_scales[i] += float(ws * std::exp(double(log_scales[i])));
-}
-
-McmcStrategy::McmcStrategy(const McmcStrategyOptions& o, uint64_t seed) : o_(o), rng_(seed) {}
+McmcStrategy::McmcStrategy(const McmcStrategyOptions& o, uint64_t seed) : o_(o), rng_(seed), noise_seed_(seed) {}
 
 void McmcStrategy::add_loss_gradients(const StepInfo&, DeviceGaussians& g) {
-  const std::vector<float> opacity = g.param(Group::Opacity).download();
-  const std::vector<float> log_scales = g.param(Group::LogScales).download();
-  edit_on_host(g.grad(Group::Opacity), [&](std::span<float> go) {
-    edit_on_host(g.grad(Group::LogScales), [&](std::span<float> gs) {
-      add_regularizer_gradients(opacity, log_scales, go, gs, o_.opacity_reg, o_.scale_reg);
-    });
-  });
+  kernels::mcmc_add_regularizer_gradients(g.device(), g.param(Group::Opacity).data(), g.param(Group::LogScales).data(),
+                                          g.grad(Group::Opacity).data(), g.grad(Group::LogScales).data(), g.size(),
+                                          o_.opacity_reg, o_.scale_reg);
 }
 
 bool McmcStrategy::after_step(const StepInfo& info, DeviceGaussians& g) {
@@ -159,19 +121,23 @@ bool McmcStrategy::after_step(const StepInfo& info, DeviceGaussians& g) {
     g.upload(s);
     changed = true;
   }
-  const std::vector<float> quats = g.param(Group::Quats).download();
-  const std::vector<float> log_scales = g.param(Group::LogScales).download();
-  const std::vector<float> opacity = g.param(Group::Opacity).download();
-  edit_on_host(g.param(Group::Means), [&](std::span<float> means) {
-    add_position_noise(means, quats, log_scales, opacity, info.means_lr, o_.noise_lr, rng_);
-  });
+  kernels::McmcNoiseParams p;
+  p.scale = double(o_.noise_lr) * double(info.means_lr);
+  p.seed = noise_seed_;
+  p.step = uint64_t(step);
+  kernels::mcmc_add_position_noise(g.device(), g.param(Group::Means).data(), g.param(Group::Quats).data(),
+                                   g.param(Group::LogScales).data(), g.param(Group::Opacity).data(), g.size(), p);
   return changed;
 }
 
-nlohmann::json McmcStrategy::state() const { return {{"rng", rng_to_string(rng_)}}; }
+nlohmann::json McmcStrategy::state() const { return {{"rng", rng_to_string(rng_)}, {"noise_seed", noise_seed_}}; }
 
 void McmcStrategy::load_state(const nlohmann::json& s) {
-  rng_ = rng_from_string(s.at("rng").get<std::string>(), "mcmc strategy state");
+  const std::string what = "mcmc strategy state";
+  rng_ = rng_from_string(s.at("rng").get<std::string>(), what);
+  if (!s.contains("noise_seed") || !s.at("noise_seed").is_number_unsigned())
+    throw std::runtime_error(what + ": missing or invalid noise_seed");
+  noise_seed_ = s.at("noise_seed").get<uint64_t>();
 }
 
 }  // namespace splat

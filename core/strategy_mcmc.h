@@ -6,6 +6,8 @@
 // the same way until `cap`, (3) perturbs every mean each step with noise shaped like the Gaussian
 // itself, gated so that only nearly transparent ones move, and (4) regularises opacity and scale
 // (L1 on sigmoid(opacity) and exp(log_scale)) so that unused Gaussians die and get recycled.
+// (3) and (4) run every step on the Gaussians' device (kernels/mcmc.h); (1) and (2) run on the host
+// every refine_every steps.
 #include <cstdint>
 #include <vector>
 
@@ -48,19 +50,10 @@ int64_t relocate_dead(GaussianState& s, const McmcStrategyOptions& o, Rng& rng);
 // Appends min(cap, floor((1 + grow_rate) n)) - n rows sampled from the live ones; returns how many.
 int64_t grow_towards_cap(GaussianState& s, const McmcStrategyOptions& o, Rng& rng);
 
-// means += noise_lr * lr * gate(1 - opacity) * Sigma * eps, eps ~ N(0, I), Sigma = R S^2 R^T, where
-// gate(x) = 1 / (1 + exp(-100 (x - 0.995))) keeps opaque Gaussians still. Spans are [n,3], [n,4],
-// [n,3], [n].
-void add_position_noise(std::span<float> means, std::span<const float> quats, std::span<const float> log_scales,
-                        std::span<const float> opacity_logits, float lr, float noise_lr, Rng& rng);
-
-// Adds the gradients of opacity_reg * mean(sigmoid(logit)) and scale_reg * mean(exp(log_scale)).
-void add_regularizer_gradients(std::span<const float> opacity_logits, std::span<const float> log_scales,
-                               std::span<float> grad_opacity, std::span<float> grad_log_scales, float opacity_reg,
-                               float scale_reg);
-
 class McmcStrategy final : public Strategy {
  public:
+  // The noise of step s is drawn from (seed, s) alone (kernels/mcmc_math.h), so the seed and the
+  // refinement RNG are all the state a resumed run needs.
   explicit McmcStrategy(const McmcStrategyOptions& o = {}, uint64_t seed = 0);
   std::string name() const override { return "mcmc"; }
   bool wants_stats(int) const override { return false; }
@@ -71,7 +64,8 @@ class McmcStrategy final : public Strategy {
 
  private:
   McmcStrategyOptions o_;
-  Rng rng_;
+  Rng rng_;              // refinement: which live Gaussians the dead and the new ones copy
+  uint64_t noise_seed_;  // position noise
 };
 
 }  // namespace splat

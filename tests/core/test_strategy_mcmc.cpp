@@ -93,19 +93,31 @@ TEST_CASE("mcmc: growth adds 5% per refinement up to the cap", "[strategy_mcmc]"
   CHECK(s.size() == 107);
 }
 
-TEST_CASE("mcmc: position noise moves transparent Gaussians along their shape, opaque ones not", "[strategy_mcmc]") {
+TEST_CASE("mcmc strategy: position noise moves transparent Gaussians along their shape, opaque ones not",
+          "[strategy_mcmc]") {
   // Row 0 opaque, row 1 almost transparent; both long along x (scale 1 vs 0.01).
-  std::vector<float> means(6, 0.f), quats{1, 0, 0, 0, 1, 0, 0, 0};
-  std::vector<float> ls{0, std::log(0.01f), std::log(0.01f), 0, std::log(0.01f), std::log(0.01f)};
-  std::vector<float> op{logit(0.9), logit(0.001)};
-  Rng rng(3);
-  add_position_noise(means, quats, ls, op, 1e-5f, 5e5f, rng);
+  GaussianState s(0, 2);
+  for (int64_t i = 0; i < 2; ++i) {
+    const float ls[3] = {0.f, std::log(0.01f), std::log(0.01f)};
+    std::copy(ls, ls + 3, s.row(Group::LogScales, i));
+    s.row(Group::Quats, i)[0] = 1.f;
+  }
+  s.row(Group::Opacity, 0)[0] = logit(0.9);
+  s.row(Group::Opacity, 1)[0] = logit(0.001);
+  DeviceGaussians g(kernels::Device::CPU, s);
+  McmcStrategy strat({}, 3);  // noise_lr 5e5
+  StepInfo info;
+  info.step = 7;
+  info.means_lr = 1e-5f;
+  CHECK_FALSE(strat.after_step(info, g));
+  const std::vector<float> means = g.param(Group::Means).download();
   CHECK(std::abs(means[0]) < 1e-6f);
-  CHECK(std::abs(means[3]) > 1e-3f);                  // 5 * sigma^2 * eps along x
+  CHECK(std::abs(means[3]) > 1e-3f);                       // 5 * sigma^2 * eps along x
   CHECK(std::abs(means[4]) < 1e-3f * std::abs(means[3]));  // 1e-4 smaller across
 }
 
-TEST_CASE("mcmc: regulariser gradients match finite differences of the regularised loss", "[strategy_mcmc]") {
+TEST_CASE("mcmc strategy: regulariser gradients match finite differences of the regularised loss",
+          "[strategy_mcmc]") {
   std::vector<double> op{-1.0, 0.5, 2.0}, ls{-2, -1, 0, 0.5, -0.5, -3, 1, 0, -1};
   auto loss = [&](const std::vector<double>& o, const std::vector<double>& l) {
     double a = 0, b = 0;
@@ -113,9 +125,20 @@ TEST_CASE("mcmc: regulariser gradients match finite differences of the regularis
     for (double x : l) b += std::exp(x);
     return 0.01 * a / o.size() + 0.02 * b / l.size();
   };
-  std::vector<float> opf(op.begin(), op.end()), lsf(ls.begin(), ls.end());
-  std::vector<float> go(3, 1.f), gs(9, 0.f);  // accumulates onto what is there
-  add_regularizer_gradients(opf, lsf, go, gs, 0.01f, 0.02f);
+  GaussianState s(0, 3);
+  for (int64_t i = 0; i < 3; ++i) {
+    s.row(Group::Opacity, i)[0] = float(op[i]);
+    for (int c = 0; c < 3; ++c) s.row(Group::LogScales, i)[c] = float(ls[3 * i + c]);
+    s.row(Group::Quats, i)[0] = 1.f;
+  }
+  McmcStrategyOptions o;
+  o.opacity_reg = 0.01f;
+  o.scale_reg = 0.02f;
+  McmcStrategy strat(o, 1);
+  DeviceGaussians g(kernels::Device::CPU, s);
+  g.grad(Group::Opacity).upload(std::vector<float>(3, 1.f));  // accumulates onto what is there
+  strat.add_loss_gradients(StepInfo{}, g);
+  const std::vector<float> go = g.grad(Group::Opacity).download(), gs = g.grad(Group::LogScales).download();
   const double h = 1e-6;
   for (size_t i = 0; i < op.size(); ++i) {
     auto p = op, m = op;
@@ -127,6 +150,34 @@ TEST_CASE("mcmc: regulariser gradients match finite differences of the regularis
     p[i] += h, m[i] -= h;
     CHECK(gs[i] == Approx((loss(op, p) - loss(op, m)) / (2 * h)).epsilon(1e-3));
   }
+}
+
+TEST_CASE("mcmc strategy: resuming from state() repeats the uninterrupted run exactly", "[strategy_mcmc]") {
+  std::vector<float> ops(30, 0.004f);  // mostly dead: every step moves them, refinement relocates
+  for (int i = 0; i < 30; i += 3) ops[i] = 0.7f;
+  McmcStrategyOptions o;
+  o.cap = 40;
+  McmcStrategy a(o, 21);
+  DeviceGaussians ga(kernels::Device::CPU, make_state(ops));
+  StepInfo info;
+  info.means_lr = 1e-4f;
+  for (info.step = 597; info.step < 599; ++info.step) a.after_step(info, ga);
+  // Text round trip, as in a checkpoint file; b starts from another seed and must not keep it.
+  McmcStrategy b(o, 99);
+  b.load_state(nlohmann::json::parse(a.state().dump()));
+  DeviceGaussians gb(kernels::Device::CPU, ga.download());
+  const std::vector<float> means_before = ga.param(Group::Means).download();
+  for (; info.step < 602; ++info.step) {  // crosses the refinement at 600
+    CHECK(a.after_step(info, ga) == b.after_step(info, gb));
+    CHECK(ga.param(Group::Means).download() == gb.param(Group::Means).download());
+    CHECK(ga.param(Group::Opacity).download() == gb.param(Group::Opacity).download());
+  }
+  CHECK(ga.size() == 31);
+  CHECK(ga.param(Group::Means).download() != means_before);
+
+  nlohmann::json broken = a.state();
+  broken.erase("noise_seed");
+  CHECK_THROWS_WITH(b.load_state(broken), Catch::Contains("noise_seed"));
 }
 
 TEST_CASE("mcmc strategy: refinement relocates and grows on the device copy", "[strategy_mcmc]") {

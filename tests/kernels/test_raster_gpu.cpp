@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernels/buffer.h"
+#include "kernels/cuda/cuda_workspace.cuh"
 #include "kernels/rasterizer.h"
 #include "tests/kernels/raster_test_scenes.h"
 #include "tests/support/test_support.h"
@@ -282,4 +283,37 @@ TEST_CASE("CUDA rasterizer renders the background where nothing is visible", "[r
     CHECK(norm(gpu.d_means) == 0.0);
     CHECK(std::count(gpu.visible.begin(), gpu.visible.end(), 0) == s.n);
   }
+}
+
+TEST_CASE("CUDA rasterizer rejects bad input with a message naming the problem", "[raster][gpu]") {
+  if (!splat::test::gpu_or_skip("CUDA rasterizer input checks")) return;
+  Scene s = random_scene(9, 20, 1, false);
+  const OutputGrads og(s.pixels(), 10);
+  auto means = on(Device::CUDA, s.means), quats = on(Device::CUDA, s.quats), scales = on(Device::CUDA, s.log_scales),
+       logits = on(Device::CUDA, s.logits), dc = on(Device::CUDA, s.dc), rest = on(Device::CUDA, s.rest);
+  const kernels::GaussiansView g{s.n,       means.data(), quats.data(), scales.data(), logits.data(), dc.data(),
+                                 rest.data(), s.rest_coeffs()};
+  Buffer<float> rgb(Device::CUDA, 3 * s.pixels());
+  auto r = kernels::make_cuda_rasterizer();
+  RasterSettings settings = s.settings;
+  settings.sh_degree = 2;  // the scene stores degree 1
+  CHECK_THROWS_WITH(r->forward(g, s.cameras, settings, {rgb.data(), nullptr, nullptr}),
+                    Catch::Contains("sh_degree 2 needs 8 SH rest coefficients"));
+  std::vector<Camera> mixed = s.cameras;
+  mixed[1].width = 32;
+  CHECK_THROWS_WITH(r->forward(g, mixed, s.settings, {rgb.data(), nullptr, nullptr}),
+                    Catch::Contains("share width and height"));
+  CHECK_THROWS_WITH(r->backward({}, {}, {}), Catch::Contains("without a successful forward"));
+}
+
+TEST_CASE("CUDA workspace reuses its blocks and reports impossible sizes as OutOfMemory", "[raster][gpu]") {
+  if (!splat::test::gpu_or_skip("CUDA workspace")) return;
+  kernels::cuda::CudaWorkspace ws;
+  float* a = ws.get<float>(0, 1000);
+  CHECK(ws.get<float>(0, 800) == a);  // smaller requests reuse the block
+  CHECK(ws.held_bytes() >= 4000);
+  const size_t peak = ws.peak_bytes();
+  CHECK_THROWS_AS(ws.bytes(1, size_t(1) << 50), kernels::OutOfMemory);
+  CHECK(ws.peak_bytes() == peak);
+  CHECK(ws.get<float>(1, 10) != nullptr);  // usable after the failure
 }
