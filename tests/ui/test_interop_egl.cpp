@@ -3,7 +3,6 @@
 // the texture read back with glReadPixels must equal the CUDA outputs colourised on the host.
 #include <catch2/catch.hpp>
 
-#include <glad/egl.h>
 #include <glad/gl.h>
 
 #include <algorithm>
@@ -13,6 +12,7 @@
 
 #include "core/gaussian_model.h"
 #include "tests/support/test_support.h"
+#include "ui/headless_gl.h"
 #include "ui/orbit_camera.h"
 #include "ui/view_rasterizer.h"
 #include "ui/viewport_texture.h"
@@ -21,53 +21,6 @@ using namespace splat;
 using namespace splat::ui;
 
 namespace {
-// A current desktop GL context on the first EGL device that gives one; released on destruction.
-class HeadlessGl {
- public:
-  HeadlessGl() {
-    REQUIRE(gladLoaderLoadEGL(EGL_NO_DISPLAY) != 0);  // client extensions: device enumeration
-    REQUIRE(eglQueryDevicesEXT != nullptr);
-    REQUIRE(eglGetPlatformDisplayEXT != nullptr);
-    EGLDeviceEXT devices[16];
-    EGLint count = 0;
-    REQUIRE(eglQueryDevicesEXT(16, devices, &count));
-    for (EGLint i = 0; i < count && context_ == EGL_NO_CONTEXT; ++i) try_device(devices[i]);
-    REQUIRE(context_ != EGL_NO_CONTEXT);
-    REQUIRE(gladLoadGL(reinterpret_cast<GLADloadfunc>(eglGetProcAddress)) != 0);
-  }
-  ~HeadlessGl() {
-    eglMakeCurrent(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-    eglDestroyContext(display_, context_);
-    eglTerminate(display_);
-  }
-
- private:
-  void try_device(EGLDeviceEXT device) {
-    EGLDisplay d = eglGetPlatformDisplayEXT(EGL_PLATFORM_DEVICE_EXT, device, nullptr);
-    if (d == EGL_NO_DISPLAY || !eglInitialize(d, nullptr, nullptr)) return;
-    gladLoaderLoadEGL(d);  // display extensions
-    const EGLint config_attribs[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT, EGL_NONE};
-    EGLConfig config;
-    EGLint n = 0;
-    if (!eglBindAPI(EGL_OPENGL_API) || !eglChooseConfig(d, config_attribs, &config, 1, &n) || n < 1) {
-      eglTerminate(d);
-      return;
-    }
-    const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 5,
-                                      EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
-    EGLContext c = eglCreateContext(d, config, EGL_NO_CONTEXT, context_attribs);
-    if (c == EGL_NO_CONTEXT || !eglMakeCurrent(d, EGL_NO_SURFACE, EGL_NO_SURFACE, c)) {
-      if (c != EGL_NO_CONTEXT) eglDestroyContext(d, c);
-      eglTerminate(d);
-      return;
-    }
-    display_ = d;
-    context_ = c;
-  }
-  EGLDisplay display_ = EGL_NO_DISPLAY;
-  EGLContext context_ = EGL_NO_CONTEXT;
-};
-
 // The texture's pixels through a framebuffer and glReadPixels, rows in texture order.
 std::vector<uint8_t> read_texture(GLuint texture, int width, int height) {
   GLuint fbo = 0;
@@ -87,8 +40,8 @@ std::vector<uint8_t> read_texture(GLuint texture, int width, int height) {
 
 TEST_CASE("CUDA-GL interop writes the CUDA render into the GL texture", "[gpu][ui][interop]") {
   if (!splat::test::gpu_or_skip("CUDA-GL interop through EGL")) return;
-  HeadlessGl gl;
-  INFO("GL_RENDERER " << reinterpret_cast<const char*>(glGetString(GL_RENDERER)));
+  HeadlessGl gl;  // the viewer's own headless context (EGL device platform)
+  INFO("GL_RENDERER " << gl.renderer());
 
   RandomInitOptions init;
   init.count = 3000;
