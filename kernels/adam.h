@@ -3,6 +3,7 @@
 // arrays, all on one device. Master weights and moments stay fp32 (see DESIGN.md, mixed
 // precision). The math lives in kernels/adam_math.h.
 #include <cstdint>
+#include <span>
 
 #include "kernels/adam_math.h"
 #include "kernels/rasterizer.h"
@@ -36,6 +37,21 @@ AdamStepConstants<T> adam_step_constants(const AdamHyperParams& h, int64_t step)
 // and nothing waits for it.
 void adam_step(Device device, float* params, const float* grads, float* exp_avg, float* exp_avg_sq, int64_t n,
                const AdamHyperParams& h, int64_t step, void* cuda_stream = nullptr);
+
+// One parameter group of a multi-group step: its arrays of n elements and its own hyper-parameters.
+struct AdamGroup {
+  float* params = nullptr;
+  const float* grads = nullptr;
+  float* exp_avg = nullptr;
+  float* exp_avg_sq = nullptr;
+  int64_t n = 0;
+  AdamHyperParams h;
+};
+
+// adam_step on every group (same step count), as one kernel launch on CUDA: a training step has
+// several small groups, and one launch each would cost about as much as their work. Same device
+// and stream rules as adam_step, which is this with one group.
+void adam_step_groups(Device device, std::span<const AdamGroup> groups, int64_t step, void* cuda_stream = nullptr);
 
 // CPU reference, templated so that tests can run it in double; instantiated for float and double.
 template <class T>

@@ -1,5 +1,7 @@
-// CUDA backend of the fused Adam step: one thread per element, grid-stride, everything in
-// registers (each element is read and written once: the step is bandwidth-bound).
+// CUDA backend of the fused Adam step: one thread per element, everything in registers (each
+// element is read and written once: the step is bandwidth-bound). Several parameter groups share
+// one launch: the blocks are split between the groups, and a block finds its group from the
+// table of first blocks passed by value with the launch.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -12,28 +14,74 @@ namespace splat::kernels {
 namespace {
 
 constexpr int kThreads = 256;
+constexpr int kMaxGroupsPerLaunch = 8;  // more groups take several launches
 
-__global__ void adam_kernel(float* __restrict__ params, const float* __restrict__ grads, float* __restrict__ exp_avg,
-                            float* __restrict__ exp_avg_sq, int64_t n, AdamStepConstants<float> k) {
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
-    adam_update(params[i], grads[i], exp_avg[i], exp_avg_sq[i], k);
+struct GroupArgs {
+  float* params;
+  const float* grads;
+  float* exp_avg;
+  float* exp_avg_sq;
+  int64_t n;
+  AdamStepConstants<float> k;
+};
+
+struct LaunchArgs {
+  GroupArgs group[kMaxGroupsPerLaunch];
+  int64_t first_block[kMaxGroupsPerLaunch + 1];  // group g owns blocks [first_block[g], first_block[g+1])
+  int count;
+};
+
+__global__ void adam_groups_kernel(const __grid_constant__ LaunchArgs a) {
+  const int64_t block = blockIdx.x;
+  int g = 0;
+  while (g + 1 < a.count && block >= a.first_block[g + 1]) ++g;
+  const GroupArgs& x = a.group[g];
+  const int64_t i = (block - a.first_block[g]) * kThreads + threadIdx.x;
+  if (i < x.n) adam_update(x.params[i], x.grads[i], x.exp_avg[i], x.exp_avg_sq[i], x.k);
+}
+
+void launch(const LaunchArgs& a, cudaStream_t stream) {
+  const int64_t blocks = a.first_block[a.count];
+  if (blocks == 0) return;
+  if (blocks >= (int64_t(1) << 31)) throw std::invalid_argument("Adam step: too many elements for one launch");
+  adam_groups_kernel<<<unsigned(blocks), kThreads, 0, stream>>>(a);
+  const cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess) throw std::runtime_error(std::string("CUDA Adam step: ") + cudaGetErrorString(e));
 }
 
 }  // namespace
 
-// The device-agnostic entry point lives here because this file sees both backends.
+// The device-agnostic entry points live here because this file sees both backends.
+void adam_step_groups(Device device, std::span<const AdamGroup> groups, int64_t step, void* cuda_stream) {
+  // Every group is checked before any is updated, so that a bad one leaves all unchanged.
+  for (const AdamGroup& g : groups) {
+    if (g.n < 0) throw std::invalid_argument("Adam element count must be >= 0, got " + std::to_string(g.n));
+    adam_step_constants<float>(g.h, step);
+  }
+  if (device == Device::CPU) {
+    for (const AdamGroup& g : groups)
+      adam_step_reference<float>(g.params, g.grads, g.exp_avg, g.exp_avg_sq, g.n, g.h, step);
+    return;
+  }
+  LaunchArgs a{};
+  auto flush = [&] {
+    launch(a, static_cast<cudaStream_t>(cuda_stream));
+    a = LaunchArgs{};
+  };
+  for (const AdamGroup& g : groups) {
+    const AdamStepConstants<float> k = adam_step_constants<float>(g.h, step);
+    if (a.count == kMaxGroupsPerLaunch) flush();
+    a.group[a.count] = GroupArgs{g.params, g.grads, g.exp_avg, g.exp_avg_sq, g.n, k};
+    a.first_block[a.count + 1] = a.first_block[a.count] + (g.n + kThreads - 1) / kThreads;
+    ++a.count;
+  }
+  if (a.count > 0) flush();
+}
+
 void adam_step(Device device, float* params, const float* grads, float* exp_avg, float* exp_avg_sq, int64_t n,
                const AdamHyperParams& h, int64_t step, void* cuda_stream) {
-  if (device == Device::CPU) return adam_step_reference<float>(params, grads, exp_avg, exp_avg_sq, n, h, step);
-  const AdamStepConstants<float> k = adam_step_constants<float>(h, step);
-  if (n < 0) throw std::invalid_argument("Adam element count must be >= 0, got " + std::to_string(n));
-  if (n == 0) return;
-  // Enough blocks to fill the GPU several times over; the grid-stride loop covers the rest.
-  const int64_t blocks = std::min<int64_t>((n + kThreads - 1) / kThreads, int64_t(1) << 20);
-  adam_kernel<<<unsigned(blocks), kThreads, 0, static_cast<cudaStream_t>(cuda_stream)>>>(params, grads, exp_avg,
-                                                                                        exp_avg_sq, n, k);
-  const cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess) throw std::runtime_error(std::string("CUDA Adam step: ") + cudaGetErrorString(e));
+  const AdamGroup g{params, grads, exp_avg, exp_avg_sq, n, h};
+  adam_step_groups(device, std::span<const AdamGroup>(&g, 1), step, cuda_stream);
 }
 
 }  // namespace splat::kernels

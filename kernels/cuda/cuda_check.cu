@@ -9,7 +9,7 @@ namespace splat::kernels::cuda {
 
 void check(cudaError_t e, const char* what) {
   if (e == cudaSuccess) return;
-  const std::string msg = std::string("CUDA rasterizer: ") + what + ": " + cudaGetErrorString(e);
+  const std::string msg = std::string("CUDA: ") + what + ": " + cudaGetErrorString(e);
   if (e == cudaErrorMemoryAllocation) {
     cudaGetLastError();  // allocation failures are not sticky: clear so the caller may retry smaller
     size_t free_b = 0, total_b = 0;

@@ -93,3 +93,20 @@ TEST_CASE("Adam rejects a step count below 1 and out-of-range betas", "[adam]") 
   h.beta2 = 1.f;
   CHECK_THROWS_WITH(adam_step(Device::CPU, &p, &g, &m, &v, 1, h, 1), Catch::Contains("beta2"));
 }
+
+TEST_CASE("multi-group Adam checks every group before updating any", "[adam]") {
+  AdamHyperParams good, bad;
+  good.lr = 0.1f;
+  bad.lr = 0.1f;
+  bad.beta1 = 1.5f;
+  float p1 = 1, g1 = 0.5f, m1 = 0, v1 = 0, p2 = 1, g2 = 0.5f, m2 = 0, v2 = 0;
+  const AdamGroup groups[2] = {{&p1, &g1, &m1, &v1, 1, good}, {&p2, &g2, &m2, &v2, 1, bad}};
+  CHECK_THROWS_WITH(adam_step_groups(Device::CPU, groups, 1), Catch::Contains("beta1"));
+  CHECK(p1 == 1.f);  // the valid first group was left alone too
+  // Without the bad group, the first moves as a single-group step would move it.
+  adam_step_groups(Device::CPU, std::span<const AdamGroup>(groups, 1), 1);
+  float q = 1, n = 0.5f, mq = 0, vq = 0;
+  adam_step_reference<float>(&q, &n, &mq, &vq, 1, good, 1);
+  CHECK(p1 == q);
+  CHECK(p1 != 1.f);
+}
