@@ -1,5 +1,6 @@
 // `splatlab train <scene>`: headless training on one device with a live progress line, JSONL
 // metrics, periodic test evaluation, a checkpoint on Ctrl-C, and point_cloud.ply at the end.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -45,6 +46,8 @@ struct TrainArgs {
   int64_t cap_max = 1000000;
   bool absgrad = false;
   int threads = 0;
+  int stop_at = 0;
+  bool profile = false;
   const CLI::Option* steps_option = nullptr;  // to tell an explicit --steps from the default
 };
 
@@ -96,6 +99,34 @@ void add_train_options(CLI::App* sub, TrainArgs& a) {
   sub->add_option("--cap-max", a.cap_max, "mcmc: most Gaussians")->capture_default_str()->check(CLI::PositiveNumber);
   sub->add_flag("--absgrad", a.absgrad, "default: grow on the absolute 2D gradient (AbsGS) instead of the plain one");
   sub->add_option("--threads", a.threads, "CPU backend threads (0: all cores)")->capture_default_str();
+  sub->add_option("--stop-at", a.stop_at,
+                  "Stop after this step of the --steps schedule (evaluates and saves a checkpoint there; "
+                  "--resume continues the same schedule); 0: run all steps")
+      ->capture_default_str()->check(CLI::NonNegativeNumber);
+  sub->add_flag("--profile", a.profile,
+                "Time the phases of each step with device events and print a table at the end (waits for every "
+                "step: a little slower)");
+}
+
+// The --profile table: where the step time went, per phase of Trainer::step and per rasterizer stage.
+void print_profile(const Trainer& t, double eval_s, double wall_s) {
+  const kernels::PhaseTotals* phases = t.step_phases();
+  if (!phases || t.profiled_steps() == 0) return;
+  const int steps = t.profiled_steps();
+  auto table = [&](const char* title, const kernels::PhaseTotals& totals) {
+    std::fprintf(stderr, "%-36s %10s %9s %9s %9s %7s\n", title, "total s", "ms/step", "ms/call", "max ms", "share");
+    const double all = phases->total_ms();
+    for (const auto& p : totals.phases())
+      std::fprintf(stderr, "  %-34s %10.2f %9.3f %9.3f %9.2f %6.1f%%\n", p.name.c_str(), p.total_ms / 1000,
+                   p.total_ms / steps, p.total_ms / double(p.count), p.max_ms, 100 * p.total_ms / all);
+  };
+  std::fprintf(stderr, "\nprofile over %d steps (device timeline; shares of the summed step phases)\n", steps);
+  table("step phase", *phases);
+  std::fprintf(stderr, "  %-34s %10.2f %9.3f\n", "sum of step phases", phases->total_ms() / 1000,
+               phases->total_ms() / steps);
+  if (!t.raster_stages().phases().empty()) table("rasterizer stage (inside render)", t.raster_stages());
+  std::fprintf(stderr, "evaluation %.2f s, loop wall time %.2f s (the rest: host work between steps)\n", eval_s,
+               wall_s);
 }
 
 TrainerOptions trainer_options(const TrainArgs& a, kernels::Device dev) {
@@ -152,6 +183,7 @@ int run_train(const TrainArgs& a) {
     std::fprintf(stderr, "resumed at step %d with %lld Gaussians\n", trainer.steps_done(),
                  static_cast<long long>(trainer.gaussians().size()));
   }
+  if (a.profile) trainer.set_profiling(true);
   MetricsLog metrics(run / run_files::kMetrics, !a.resume.empty());
 
   const std::vector<int> test_views = scene.test_indices();
@@ -168,8 +200,13 @@ int run_train(const TrainArgs& a) {
   std::signal(SIGUSR1, on_sigusr1);
   const bool tty = isatty(fileno(stderr));
   const int start_step = trainer.steps_done();
-  const int total = trainer.options().steps;
-  config["steps"] = total;
+  // The schedule spans options().steps; this run may end earlier (--stop-at).
+  const int total = a.stop_at > 0 ? std::min(a.stop_at, trainer.options().steps) : trainer.options().steps;
+  const bool stops_early = total < trainer.options().steps;
+  if (start_step >= total)
+    throw std::invalid_argument("--stop-at " + std::to_string(a.stop_at) + ": the run is already at step " +
+                                std::to_string(start_step));
+  config["steps"] = trainer.options().steps;
   const auto t_start = std::chrono::steady_clock::now();
   auto seconds_since = [](auto t) { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count(); };
   auto last_log = t_start;
@@ -178,12 +215,14 @@ int run_train(const TrainArgs& a) {
   float loss = 0;
   auto last_draw = t_start;
   int last_decile = 0;
+  double eval_s = 0;
 
-  while (!trainer.finished() && !g_interrupted) {
+  auto reached_end = [&] { return trainer.steps_done() >= total; };
+  while (!reached_end() && !g_interrupted) {
     const StepResult r = trainer.step();
     const int done = trainer.steps_done();
-    const bool log_now = done % a.log_every == 0 || trainer.finished();
-    const bool eval_now = (a.eval_every > 0 && done % a.eval_every == 0) || trainer.finished();
+    const bool log_now = done % a.log_every == 0 || reached_end();
+    const bool eval_now = (a.eval_every > 0 && done % a.eval_every == 0) || reached_end();
     const bool draw_now = tty ? seconds_since(last_draw) > 0.25
                               : (done - start_step) * 10 / std::max(1, total - start_step) > last_decile;
     if (log_now || draw_now) loss = trainer.read_loss();  // waits for the GPU: only when shown
@@ -195,7 +234,9 @@ int run_train(const TrainArgs& a) {
       m.step_ms = 1000.0 * seconds_since(last_log) / std::max(1, done - last_log_step);
       m.gpu_mem_mb = device_memory_used_mb(dev);
       if (eval_now && !test_views.empty()) {
+        const auto t_eval = std::chrono::steady_clock::now();
         const EvalResult e = evaluate_now();
+        eval_s += seconds_since(t_eval);
         m.psnr = last_psnr = e.psnr;
         m.ssim = e.ssim;
       }
@@ -204,7 +245,7 @@ int run_train(const TrainArgs& a) {
       last_log = std::chrono::steady_clock::now();
       last_log_step = done;
     }
-    if (draw_now || trainer.finished()) {
+    if (draw_now || reached_end()) {
       const double el = seconds_since(t_start);
       std::string line = format_progress("train", done - start_step, total - start_step, el);
       char psnr[32] = "PSNR -";
@@ -226,6 +267,7 @@ int run_train(const TrainArgs& a) {
       save_trainer_checkpoint(trainer, run / run_files::kCheckpoint);
   }
   if (tty) std::fprintf(stderr, "\n");
+  const double loop_s = seconds_since(t_start);
   std::signal(SIGINT, SIG_DFL);
   save_trainer_checkpoint(trainer, run / run_files::kCheckpoint);
   export_ply();
@@ -237,9 +279,10 @@ int run_train(const TrainArgs& a) {
   }
   char psnr[48] = "";
   if (last_psnr >= 0) std::snprintf(psnr, sizeof psnr, ", test PSNR %.3f dB", last_psnr);
-  std::fprintf(stderr, "done: %d steps in %.1f s, %lld Gaussians%s; wrote %s\n", trainer.steps_done(),
-               seconds_since(t_start), static_cast<long long>(trainer.gaussians().size()), psnr,
-               (run / run_files::kPly).c_str());
+  std::fprintf(stderr, "done: %d steps%s in %.1f s, %lld Gaussians%s; wrote %s\n", trainer.steps_done(),
+               stops_early ? (" of a " + std::to_string(trainer.options().steps) + "-step schedule").c_str() : "",
+               loop_s, static_cast<long long>(trainer.gaussians().size()), psnr, (run / run_files::kPly).c_str());
+  print_profile(trainer, eval_s, loop_s);
   return 0;
 }
 

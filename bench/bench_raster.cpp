@@ -8,12 +8,14 @@
 // Batch of 4: yaw -4.5..+4.5 degrees, x offsets -0.3..+0.3. The loss is mean |image - target|;
 // its gradient sign(image - target) / numel is replaced by a fixed random +-1/numel buffer (same
 // cost for the rasterizer, no loss kernel needed here). Timing: CUDA events, warm-up 5, median of 30.
+// --profile: only three forward+backward calls of the 1M one-camera dense case (for ncu).
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -125,36 +127,46 @@ float median_ms(F&& step) {
 
 double gib(size_t bytes) { return double(bytes) / double(1ull << 30); }
 
+// One benchmark case: the cameras, output and gradient buffers, and a rasterizer.
+struct Case {
+  const DeviceScene& scene;
+  std::vector<Camera> cams;
+  Buffer<float> rgb, alpha, drgb{Device::CUDA};
+  Grads grads;
+  std::unique_ptr<Rasterizer> r = make_cuda_rasterizer();
+  RasterSettings settings;
+
+  Case(const DeviceScene& s, int cameras, bool packed)
+      : scene(s), rgb(Device::CUDA, 3 * pixels(cameras)), alpha(Device::CUDA, pixels(cameras)), grads(s.n) {
+    if (cameras == 1)
+      cams.push_back(bench_camera(0, 0));
+    else
+      for (int c = 0; c < cameras; ++c) {
+        const double f = double(c) / (cameras - 1);
+        cams.push_back(bench_camera(-4.5 + 9 * f, -0.3 + 0.6 * f));
+      }
+    std::vector<float> g(3 * pixels(cameras));
+    std::mt19937 rng(3);
+    for (float& v : g) v = (rng() & 1 ? 1.f : -1.f) / float(g.size());
+    drgb.upload(g);
+    settings.sh_degree = 3;
+    settings.packed = packed;
+  }
+  static int64_t pixels(int cameras) { return int64_t(cameras) * kWidth * kHeight; }
+  void fwd() { r->forward(scene.view(), cams, settings, {rgb.data(), alpha.data(), nullptr}); }
+  void fwd_bwd() {
+    fwd();
+    r->backward({drgb.data(), nullptr, nullptr}, grads.grad(), grads.stats());
+  }
+};
+
 void bench_case(const DeviceScene& scene, int cameras, bool packed, bool breakdown) {
   size_t free0, total;
   cuda_ok(cudaMemGetInfo(&free0, &total), "meminfo");
-  std::vector<Camera> cams;
-  if (cameras == 1)
-    cams.push_back(bench_camera(0, 0));
-  else
-    for (int c = 0; c < cameras; ++c) {
-      const double f = cameras == 1 ? 0.5 : double(c) / (cameras - 1);
-      cams.push_back(bench_camera(-4.5 + 9 * f, -0.3 + 0.6 * f));
-    }
-  const int64_t px = int64_t(cameras) * kWidth * kHeight;
-  Buffer<float> rgb(Device::CUDA, 3 * px), alpha(Device::CUDA, px);
-  std::vector<float> g(3 * px);
-  std::mt19937 rng(3);
-  for (float& v : g) v = (rng() & 1 ? 1.f : -1.f) / float(3 * px);
-  Buffer<float> drgb(Device::CUDA);
-  drgb.upload(g);
-  Grads grads(scene.n);
-  auto r = make_cuda_rasterizer();
-  auto* probe = dynamic_cast<cuda::CudaRasterizerProbe*>(r.get());
-  RasterSettings settings;
-  settings.sh_degree = 3;
-  settings.packed = packed;
-  const RenderOutputs out{rgb.data(), alpha.data(), nullptr};
-  auto fwd = [&] { r->forward(scene.view(), cams, settings, out); };
-  auto fwd_bwd = [&] {
-    fwd();
-    r->backward({drgb.data(), nullptr, nullptr}, grads.grad(), grads.stats());
-  };
+  Case c(scene, cameras, packed);
+  auto* probe = dynamic_cast<cuda::CudaRasterizerProbe*>(c.r.get());
+  auto fwd = [&] { c.fwd(); };
+  auto fwd_bwd = [&] { c.fwd_bwd(); };
   const float t_fwd = median_ms(fwd);
   const float t_both = median_ms(fwd_bwd);
   size_t free1;
@@ -188,6 +200,15 @@ void bench_case(const DeviceScene& scene, int cameras, bool packed, bool breakdo
 
 int main(int argc, char** argv) {
   const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  if (argc > 1 && std::strcmp(argv[1], "--profile") == 0) {
+    // Three forward+backward calls of the 1M one-camera dense case and nothing else, so that a
+    // profiler (ncu -k ... --launch-skip) sees a short, known sequence of launches.
+    const DeviceScene scene = make_scene(1000000, 42);
+    Case c(scene, 1, false);
+    for (int i = 0; i < 3; ++i) c.fwd_bwd();
+    cuda_ok(cudaDeviceSynchronize(), "profile run");
+    return 0;
+  }
   cudaDeviceProp prop;
   cuda_ok(cudaGetDeviceProperties(&prop, 0), "device properties");
   std::printf("device: %s, %d x %d, SH degree 3, warm-up %d, median of %d (CUDA events)\n", prop.name, kWidth,

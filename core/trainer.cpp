@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "kernels/adam.h"
+#include "kernels/cuda/cuda_rasterizer.h"
 
 namespace splat {
 
@@ -158,11 +159,14 @@ void Trainer::run_batch(const std::vector<int>& views, float grad_scale_total) {
       target = target_.data();
     }
     raster_->forward(g_->view(), cams, settings, {rgb_.data(), alpha_.data(), nullptr});
+    mark("render forward");
     loss_->forward(rgb_.data(), target, shape);
     // The loss is the mean over the whole batch: a run of C views weighs C / B.
     loss_->backward(grad_rgb_.data(), grad_scale_total * float(C) / float(views.size()));
+    mark("loss");
     raster_->backward({grad_rgb_.data(), nullptr, nullptr}, g_->grad(),
                       stats ? g_->stats() : kernels::DensifyStats{});
+    mark(stats ? "render backward (+densify stats)" : "render backward");
     if (end - begin != views.size()) run_losses_.push_back(loss_->read_loss() * float(C) / float(views.size()));
     begin = end;
   }
@@ -172,22 +176,43 @@ void Trainer::optimizer_step() {
   const int B = opt_.batch_size;
   const double lrs[kGroupCount] = {means_lr(step_),  opt_.lr.log_scales, opt_.lr.quats,
                                    opt_.lr.opacity, opt_.lr.sh_dc,      opt_.lr.sh_rest};
+  std::array<kernels::AdamGroup, kGroupCount> groups;
+  size_t count = 0;
   for (Group grp : kAllGroups) {
     Buffer<float>& p = g_->param(grp);
     if (p.size() == 0) continue;
     kernels::AdamHyperParams h;
     h.lr = static_cast<float>(lrs[static_cast<int>(grp)]);
-    h = kernels::scale_for_batch(h, B);
-    kernels::adam_step(opt_.device, p.data(), g_->grad(grp).data(), g_->exp_avg(grp).data(),
-                       g_->exp_avg_sq(grp).data(), int64_t(p.size()), h, step_ + 1);
+    groups[count++] = {p.data(),         g_->grad(grp).data(), g_->exp_avg(grp).data(), g_->exp_avg_sq(grp).data(),
+                       int64_t(p.size()), kernels::scale_for_batch(h, B)};
   }
+  // All groups in one launch: separately, six launches cost about as much as the update itself.
+  kernels::adam_step_groups(opt_.device, std::span<const kernels::AdamGroup>(groups.data(), count), step_ + 1);
+}
+
+void Trainer::set_profiling(bool on) {
+  timer_ = on ? std::make_unique<kernels::PhaseTimer>(opt_.device) : nullptr;
+  raster_stages_ = {};
+  profiled_steps_ = 0;
+  if (auto* probe = dynamic_cast<kernels::cuda::CudaRasterizerProbe*>(raster_.get())) probe->set_stage_timing(on);
+}
+
+// The rasterizer's stage clock holds its last forward and backward: with several image sizes in a
+// batch, only the last run's stages are counted.
+void Trainer::collect_raster_stages() {
+  auto* probe = dynamic_cast<kernels::cuda::CudaRasterizerProbe*>(raster_.get());
+  if (!probe) return;
+  for (const auto& s : probe->stage_times())
+    if (s.stage != "backward start") raster_stages_.add(s.stage, s.ms);  // that gap is the loss, timed above
 }
 
 StepResult Trainer::step() {
   if (finished()) throw std::logic_error("trainer: step() after the last step");
   const auto t0 = std::chrono::steady_clock::now();
+  if (timer_) timer_->start();
   const std::vector<int> views = sampler_.next(opt_.batch_size);
   g_->zero_grad();
+  mark("zero gradients");
   run_batch(views, 1.f);
   StepInfo info;
   info.step = step_;
@@ -196,10 +221,19 @@ StepResult Trainer::step() {
   info.scene_extent = scene_.extent;
   info.means_lr = static_cast<float>(means_lr(step_));
   strategy_->add_loss_gradients(info, *g_);
+  mark("strategy loss terms");
   optimizer_step();
+  mark("adam");
   StepResult r;
   r.step = step_;
   r.structure_changed = strategy_->after_step(info, *g_);
+  // Steps that changed the rows are the refinements (host round trip of every column).
+  mark(r.structure_changed ? "strategy: refinement steps" : "strategy: other steps");
+  if (timer_) {
+    timer_->collect();
+    collect_raster_stages();  // after the step's own marks: reading them waits for the stream
+    ++profiled_steps_;
+  }
   ++step_;
   r.gaussians = g_->size();
   r.host_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

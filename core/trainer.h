@@ -20,6 +20,7 @@
 #include "core/strategy_default.h"
 #include "core/strategy_mcmc.h"
 #include "kernels/loss.h"
+#include "kernels/phase_timer.h"
 #include "kernels/rasterizer.h"
 
 namespace splat {
@@ -110,6 +111,16 @@ class Trainer {
   // Training target of a train view as float RGB on the device (uploaded once; empty for test views).
   const kernels::Buffer<float>& image(int view) const { return images_[view]; }
 
+  // Opt-in per-phase timing of step() (kernels/phase_timer.h): off by default, because reading the
+  // times back waits for each step to finish, which the normal path never does. Turning it on
+  // clears earlier totals.
+  void set_profiling(bool on);
+  // Totals over the steps profiled so far (null while off): the phases of step() and, on CUDA,
+  // the rasterizer's own stages inside "render forward" and "render backward".
+  const kernels::PhaseTotals* step_phases() const { return timer_ ? &timer_->totals() : nullptr; }
+  const kernels::PhaseTotals& raster_stages() const { return raster_stages_; }
+  int profiled_steps() const { return profiled_steps_; }
+
   // Everything a checkpoint stores besides the parameters and moments (step, total steps, RNGs,
   // strategy, settings), and its restoration.
   nlohmann::json state() const;
@@ -118,6 +129,10 @@ class Trainer {
  private:
   void run_batch(const std::vector<int>& views, float grad_scale_total);
   void optimizer_step();
+  void mark(const char* phase) {
+    if (timer_) timer_->mark(phase);
+  }
+  void collect_raster_stages();
 
   const Scene& scene_;
   TrainerOptions opt_;
@@ -130,6 +145,9 @@ class Trainer {
   std::vector<kernels::Buffer<float>> images_;  // per view, empty for views not used
   kernels::Buffer<float> rgb_, grad_rgb_, alpha_, target_;
   std::vector<float> run_losses_;  // when a batch needs several render calls (mixed image sizes)
+  std::unique_ptr<kernels::PhaseTimer> timer_;  // set while profiling
+  kernels::PhaseTotals raster_stages_;
+  int profiled_steps_ = 0;
 };
 
 // The strategy named by options.strategy; throws std::invalid_argument for an unknown name.

@@ -41,8 +41,9 @@ struct CountOfSlot {
 // serialising one thread. Should a recomputed rect ever cover fewer tiles than were counted, the
 // surplus gets the key past every real (camera, tile): the sort moves it to the end where no range
 // points, so memory stays safe and it is never blended.
+template <class Key>
 __global__ void emit_entries(ProjectedSlots s, TileGrid grid, const int32_t* order, const int32_t* sorted_start,
-                             int64_t slots, uint32_t past_last_tile, uint32_t* keys, int32_t* values) {
+                             int64_t slots, Key past_last_tile, Key* keys, int32_t* values) {
   const unsigned full = 0xffffffffu;
   const int lane = threadIdx.x % 32;
   const int64_t warps = int64_t(gridDim.x) * blockDim.x / 32;
@@ -72,21 +73,26 @@ __global__ void emit_entries(ProjectedSlots s, TileGrid grid, const int32_t* ord
       const int area = __shfl_sync(full, r.count(), src);
       const uint32_t cb = __shfl_sync(full, cam_base, src);
       for (int t = lane; t < n; t += 32) {
-        keys[st + t] = t < area ? cb + uint32_t(y0 + t / w) * grid.tiles_x + x0 + t % w : past_last_tile;
+        keys[st + t] = t < area ? Key(cb + uint32_t(y0 + t / w) * grid.tiles_x + x0 + t % w) : past_last_tile;
         values[st + t] = sl;
       }
     }
   }
 }
 
-// Range boundaries: an entry whose tile differs from its predecessor's starts a range; one whose tile
-// differs from its successor's ends one.
-__global__ void find_ranges(const uint32_t* keys, int64_t n, uint32_t past_last_tile, int2* ranges) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
-    const uint32_t tile = keys[i];
-    if (tile >= past_last_tile) continue;
-    if (i == 0 || keys[i - 1] != tile) ranges[tile].x = static_cast<int>(i);
-    if (i == n - 1 || keys[i + 1] != tile) ranges[tile].y = static_cast<int>(i + 1);
+// Range boundaries: where consecutive entries i, i + 1 differ in tile, i ends its tile's range and
+// i + 1 starts the next one (the first entry starts one too). One thread per adjacent pair, 32-bit
+// indices (M < 2^31): the kernel is bound by its instructions, not its loads.
+template <class Key>
+__global__ void find_ranges(const Key* keys, unsigned n, Key past_last_tile, int2* ranges) {
+  // Unsigned: i + stride stays below 2^32 for n < 2^31.
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const Key tile = keys[i];
+    const Key next = i + 1 < n ? keys[i + 1] : past_last_tile;
+    if (i == 0 && tile < past_last_tile) ranges[tile].x = 0;
+    if (tile == next) continue;
+    if (tile < past_last_tile) ranges[tile].y = i + 1;
+    if (next < past_last_tile) ranges[next].x = i + 1;
   }
 }
 
@@ -99,6 +105,34 @@ cub::DoubleBuffer<V> radix_sort(CudaWorkspace& ws, int temp_slot, cub::DoubleBuf
   void* temp = ws.bytes(temp_slot, bytes);
   check(cub::DeviceRadixSort::SortPairs(temp, bytes, keys, vals, static_cast<int>(n), 0, end_bit, stream), what);
   return vals;
+}
+
+// Emits the entries of the slots in depth order with Key-typed (camera, tile) keys, sorts them stably
+// by tile (bits_for(past_last_tile) bits: the sentinel needs them too) and finds the tile ranges.
+// Returns the slot of each sorted entry.
+template <class Key>
+const int32_t* group_by_tile(const ProjectedSlots& slots, const TileGrid& grid, const int32_t* order,
+                             const int32_t* sorted_start, int64_t S, int64_t M, uint32_t past_last_tile, int2* ranges,
+                             CudaWorkspace& ws, int first_slot, StageClock& clock, cudaStream_t stream) {
+  auto slot = [&](int k) { return first_slot + k; };
+  const Key sentinel = static_cast<Key>(past_last_tile);
+  Key* tk_a = ws.get<Key>(slot(kTileKeysA), M);
+  int32_t* ent_a = ws.get<int32_t>(slot(kEntriesA), M);
+  emit_entries<<<stride_blocks(S, 256), 256, 0, stream>>>(slots, grid, order, sorted_start, S, sentinel, tk_a, ent_a);
+  check_launch("emit_entries");
+  clock.mark("emit keys", stream);
+
+  cub::DoubleBuffer<Key> tkeys(tk_a, ws.get<Key>(slot(kTileKeysB), M));
+  const int32_t* sorted = radix_sort(ws, slot(kTemp), tkeys, ent_a, ws.get<int32_t>(slot(kEntriesB), M), M,
+                                     bits_for(past_last_tile), stream, "tile sort")
+                              .Current();
+  clock.mark("tile sort", stream);
+
+  find_ranges<<<stride_blocks(M, 256), 256, 0, stream>>>(tkeys.Current(), static_cast<unsigned>(M), sentinel,
+                                                         ranges);
+  check_launch("find_ranges");
+  clock.mark("tile ranges", stream);
+  return sorted;
 }
 
 }  // namespace
@@ -147,24 +181,15 @@ TileBins bin_and_sort(const ProjectedSlots& slots, const TileGrid& grid, int64_t
   }
   clock.mark("depth sort", stream);
 
-  // 2. Entries in depth order, keyed by (camera, tile).
-  uint32_t* tk_a = ws.get<uint32_t>(slot(kTileKeysA), M);
-  int32_t* ent_a = ws.get<int32_t>(slot(kEntriesA), M);
-  emit_entries<<<stride_blocks(S, 256), 256, 0, stream>>>(slots, grid, order, sorted_start, S, past_last_tile, tk_a,
-                                                          ent_a);
-  check_launch("emit_entries");
-  clock.mark("emit keys", stream);
-
-  // 3. Stable sort by tile: the sentinel past_last_tile needs bits_for(past_last_tile) bits.
-  cub::DoubleBuffer<uint32_t> tkeys(tk_a, ws.get<uint32_t>(slot(kTileKeysB), M));
-  bins.slot_of_entry = radix_sort(ws, slot(kTemp), tkeys, ent_a, ws.get<int32_t>(slot(kEntriesB), M), M,
-                                  bits_for(past_last_tile), stream, "tile sort")
-                           .Current();
-  clock.mark("tile sort", stream);
-
-  find_ranges<<<stride_blocks(M, 256), 256, 0, stream>>>(tkeys.Current(), M, past_last_tile, ranges);
-  check_launch("find_ranges");
-  clock.mark("tile ranges", stream);
+  // 2. + 3. Entries in depth order, keyed by (camera, tile), then grouped by tile. 16-bit keys halve
+  // the key traffic of the emission and of every sort pass where the tiles of all cameras (and the
+  // sentinel) fit: up to 8 cameras at 1080p.
+  if (past_last_tile <= 0xffffu)
+    bins.slot_of_entry = group_by_tile<uint16_t>(slots, grid, order, sorted_start, S, M, past_last_tile, ranges, ws,
+                                                 first_slot, clock, stream);
+  else
+    bins.slot_of_entry = group_by_tile<uint32_t>(slots, grid, order, sorted_start, S, M, past_last_tile, ranges, ws,
+                                                 first_slot, clock, stream);
   return bins;
 }
 

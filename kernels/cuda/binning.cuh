@@ -2,10 +2,11 @@
 // Tile binning in two small sorts instead of one wide one:
 //  1. the projected slots are sorted by depth (32-bit keys, one entry per slot);
 //  2. every slot emits one entry per tile its screen box covers, in that depth order, and a STABLE
-//     radix sort on the (camera, tile) index alone (bits(C * tiles) bits, two 8-bit passes for one
-//     1080p camera) groups them by tile keeping depth order inside.
-// Compared with sorting 64-bit (camera, tile, depth) keys this sorts 32-bit keys over ~15 bits
-// instead of 64-bit keys over ~45. Ties in depth keep slot order (the depth sort is stable too),
+//     radix sort on the (camera, tile) index alone (bits(C * tiles) bits, two 8-bit passes for up
+//     to 8 cameras at 1080p) groups them by tile keeping depth order inside. The keys are 16-bit
+//     wherever C * tiles + 1 fits (less traffic in every pass), 32-bit otherwise.
+// Compared with sorting 64-bit (camera, tile, depth) keys this sorts 16- or 32-bit keys over ~15
+// bits instead of 64-bit keys over ~45. Ties in depth keep slot order (the depth sort is stable too),
 // i.e. increasing Gaussian index within a camera, as raster_math.h specifies.
 #include <cuda_runtime.h>
 

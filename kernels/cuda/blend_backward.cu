@@ -1,10 +1,14 @@
 // Backward blending: one block per (camera, tile) replays each pixel's composited Gaussians back to
-// front (raster::PixelReplay), starting from the last contributor forward recorded. A Gaussian's 12
-// gradient values are summed across the warp with butterfly shuffles and added by one lane with three
-// float4 atomics: three atomics per (warp, Gaussian) instead of one per pixel and value; warps where
-// no pixel composited a Gaussian skip it entirely. (Measured alternatives, all slower: a shuffle
+// front (raster::PixelReplay), starting from the last contributor forward recorded. Each thread owns
+// kP pixels of one column and sums their gradients in registers, so a warp covers 8 x 4kP pixels.
+// A Gaussian's gradient values are then summed across the warp with butterfly shuffles and added by
+// one lane with three float4 atomics; warps where no pixel composited a Gaussian skip it entirely.
+// The shuffles per (warp, Gaussian) are much of the cost (the kernel is bound by issued
+// instructions), so more pixels per warp divide them. (Measured alternatives, all slower: a shuffle
 // reduce-scatter, summing the block's warps in shared memory first, per-lane atomics for warps with
 // few composited lanes; see bench/RESULTS.md.)
+#include <utility>
+
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/raster_stages.cuh"
 #include "kernels/raster_math.h"
@@ -15,6 +19,11 @@ namespace {
 struct Background {
   float rgb[3];
 };
+
+// Pixels per thread. Measured on the H100 (bench/RESULTS.md, 1M Gaussians): 2 takes this kernel from
+// 1.96 to 1.63 ms against 1; 4 is no faster with one camera and slower with four.
+constexpr int kP = 2;
+constexpr int kThreads = kBlockPixels / kP;  // also the entries per shared-memory batch
 
 // Sums the values over the warp; the AbsGS sums (2, 3) and the depth gradient (11) only when asked
 // for, since the shuffles are much of this kernel's cost.
@@ -29,33 +38,20 @@ __device__ inline void warp_sum(float (&v)[kGradValues]) {
   }
 }
 
-// kAbs: the AbsGS statistic is wanted; kDepth: a depth gradient is given.
-template <bool kAbs, bool kDepth>
-__global__ void __launch_bounds__(kBlockPixels)
-    blend_backward_kernel(ProjectedSlots slots, TileBins bins, TileGrid grid, Background bg, PixelState state,
-                          RenderOutputGrads dout, ProjectedGrads dslots) {
-  __shared__ int32_t s_slot[kBlockPixels];
-  __shared__ float2 s_mean[kBlockPixels];
-  __shared__ float4 s_conic_opacity[kBlockPixels];
-  __shared__ float4 s_color_depth[kBlockPixels];
-  __shared__ int s_max_contributors;
+// One pixel's replay state, read from what forward kept and the output gradients.
+struct PixelBackward {
+  int contributors;  // 0 outside the image
+  Vec2f centre;
+  raster::PixelReplay<float> replay;
+};
 
-  const int camera = blockIdx.z;
-  const int tile = blockIdx.y * grid.tiles_x + blockIdx.x;
-  // Each warp covers an 8x4 pixel block (not two 16-pixel rows): a compact footprint leaves more
-  // warps with no pixel touched by a small Gaussian, and those skip it.
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int px = blockIdx.x * raster::kTileSize + (warp % 2) * 8 + lane % 8;
-  const int py = blockIdx.y * raster::kTileSize + (warp / 2) * 4 + lane / 8;
-  const bool inside = px < grid.width && py < grid.height;
-  const Vec2f pixel{px + 0.5f, py + 0.5f};
-  const int64_t pix = (int64_t(camera) * grid.height + py) * grid.width + px;
-
-  const int2 range = bins.ranges[int64_t(camera) * grid.tiles() + tile];
+__device__ inline PixelBackward load_pixel(int px, int py, int camera, const TileGrid& grid, const Background& bg,
+                                           const PixelState& state, const RenderOutputGrads& dout) {
   int contributors = 0;
   float t_final = 1.f, depth_out = 0.f, dalpha = 0.f, ddepth = 0.f;
   float drgb[3] = {0.f, 0.f, 0.f};
-  if (inside) {
+  if (px < grid.width && py < grid.height) {
+    const int64_t pix = (int64_t(camera) * grid.height + py) * grid.width + px;
     contributors = state.contributors[pix];
     t_final = state.final_transmittance[pix];
     depth_out = state.depth[pix];
@@ -64,18 +60,57 @@ __global__ void __launch_bounds__(kBlockPixels)
     if (dout.alpha) dalpha = dout.alpha[pix];
     if (dout.depth) ddepth = dout.depth[pix];
   }
-  raster::PixelReplay<float> replay(bg.rgb, t_final, depth_out, drgb, dalpha, ddepth);
+  return {contributors, Vec2f{px + 0.5f, py + 0.5f},
+          raster::PixelReplay<float>(bg.rgb, t_final, depth_out, drgb, dalpha, ddepth)};
+}
 
+// The kP pixels of one thread: column px, rows py0 + 4i (PixelReplay has no default constructor,
+// hence the aggregate built from an index pack).
+struct ThreadPixels {
+  PixelBackward p[kP];
+};
+template <size_t... I>
+__device__ inline ThreadPixels load_pixels(std::index_sequence<I...>, int px, int py0, int camera, const TileGrid& grid,
+                                           const Background& bg, const PixelState& state,
+                                           const RenderOutputGrads& dout) {
+  return {{load_pixel(px, py0 + 4 * int(I), camera, grid, bg, state, dout)...}};
+}
+
+// kAbs: the AbsGS statistic is wanted; kDepth: a depth gradient is given.
+template <bool kAbs, bool kDepth>
+__global__ void __launch_bounds__(kThreads)
+    blend_backward_kernel(ProjectedSlots slots, TileBins bins, TileGrid grid, Background bg, PixelState state,
+                          RenderOutputGrads dout, ProjectedGrads dslots) {
+  __shared__ int32_t s_slot[kThreads];
+  __shared__ float2 s_mean[kThreads];
+  __shared__ float4 s_conic_opacity[kThreads];
+  __shared__ float4 s_color_depth[kThreads];
+  __shared__ int s_max_contributors;
+
+  const int camera = blockIdx.z;
+  const int tile = blockIdx.y * grid.tiles_x + blockIdx.x;
+  // Each warp covers an 8 x 4kP pixel block, lane l the column l % 8 at rows l / 8 + 4i: a compact
+  // footprint leaves more warps with no pixel touched by a small Gaussian, and those skip it.
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int px = blockIdx.x * raster::kTileSize + (warp % 2) * 8 + lane % 8;
+  const int py0 = blockIdx.y * raster::kTileSize + (warp / 2) * 4 * kP + lane / 8;
+  ThreadPixels t = load_pixels(std::make_index_sequence<kP>{}, px, py0, camera, grid, bg, state, dout);
+  auto& pixels = t.p;
+  int thread_max = 0;
+#pragma unroll
+  for (int i = 0; i < kP; ++i) thread_max = max(thread_max, pixels[i].contributors);
+
+  const int2 range = bins.ranges[int64_t(camera) * grid.tiles() + tile];
   if (threadIdx.x == 0) s_max_contributors = 0;
   __syncthreads();
-  const int warp_max = __reduce_max_sync(0xffffffffu, contributors);  // uniform skip bound of the warp
-  if (threadIdx.x % 32 == 0) atomicMax(&s_max_contributors, warp_max);
+  const int warp_max = __reduce_max_sync(0xffffffffu, thread_max);  // uniform skip bound of the warp
+  if (lane == 0) atomicMax(&s_max_contributors, warp_max);
   __syncthreads();
   const int last = range.x + s_max_contributors;  // one past the last entry any pixel composited
 
-  for (int batch_end = last; batch_end > range.x; batch_end -= kBlockPixels) {
+  for (int batch_end = last; batch_end > range.x; batch_end -= kThreads) {
     __syncthreads();  // the previous batch is fully consumed before it is overwritten
-    const int batch_begin = max(range.x, batch_end - kBlockPixels);
+    const int batch_begin = max(range.x, batch_end - kThreads);
     const int e = batch_end - 1 - threadIdx.x;  // shared index j holds entry batch_end - 1 - j
     if (e >= batch_begin) {
       const int32_t s = bins.slot_of_entry[e];
@@ -91,30 +126,33 @@ __global__ void __launch_bounds__(kBlockPixels)
       if (index >= warp_max) continue;                 // no pixel of this warp composited it
       float g[kGradValues] = {};
       bool composited = false;
-      if (index < contributors) {
-        const float4 co = s_conic_opacity[j];
-        const Vec2f mean{s_mean[j].x, s_mean[j].y};
-        const raster::Sym2<float> conic{co.x, co.y, co.z};
+      const float4 co = s_conic_opacity[j];
+      const Vec2f mean{s_mean[j].x, s_mean[j].y};
+      const raster::Sym2<float> conic{co.x, co.y, co.z};
+#pragma unroll
+      for (int i = 0; i < kP; ++i) {
+        if (index >= pixels[i].contributors) continue;
         float gauss;
-        const float alpha = raster::gaussian_alpha(mean, conic, co.w, pixel, gauss);
-        if (alpha > 0.f) {
-          composited = true;
-          const float4 cd = s_color_depth[j];
-          float da, dz;
-          Vec3f dcolor;
-          replay.step(alpha, Vec3f{cd.x, cd.y, cd.z}, cd.w, da, dcolor, dz);
-          Vec2f dmean{};
-          raster::Sym2<float> dconic{};
-          float dopacity = 0.f;
-          raster::gaussian_alpha_vjp(mean, conic, co.w, pixel, da, dmean, dconic, dopacity);
-          g[0] = dmean.x, g[1] = dmean.y, g[2] = fabsf(dmean.x), g[3] = fabsf(dmean.y);
-          g[4] = dconic.xx, g[5] = dconic.xy, g[6] = dconic.yy, g[7] = dopacity;
-          g[8] = dcolor.x, g[9] = dcolor.y, g[10] = dcolor.z, g[11] = dz;
-        }
+        const float alpha = raster::gaussian_alpha(mean, conic, co.w, pixels[i].centre, gauss);
+        if (alpha == 0.f) continue;
+        composited = true;
+        const float4 cd = s_color_depth[j];
+        float da, dz;
+        Vec3f dcolor;
+        pixels[i].replay.step(alpha, Vec3f{cd.x, cd.y, cd.z}, cd.w, da, dcolor, dz);
+        Vec2f dmean{};
+        raster::Sym2<float> dconic{};
+        float dopacity = 0.f;
+        raster::gaussian_alpha_vjp(mean, conic, co.w, pixels[i].centre, da, dmean, dconic, dopacity);
+        g[0] += dmean.x, g[1] += dmean.y;
+        if constexpr (kAbs) g[2] += fabsf(dmean.x), g[3] += fabsf(dmean.y);
+        g[4] += dconic.xx, g[5] += dconic.xy, g[6] += dconic.yy, g[7] += dopacity;
+        g[8] += dcolor.x, g[9] += dcolor.y, g[10] += dcolor.z;
+        if constexpr (kDepth) g[11] += dz;
       }
       if (!__any_sync(0xffffffffu, composited)) continue;
       warp_sum<kAbs, kDepth>(g);
-      if (threadIdx.x % 32 == 0) {
+      if (lane == 0) {
         const int32_t s = s_slot[j];
         atomicAdd(&dslots.mean2d[s], make_float4(g[0], g[1], g[2], g[3]));
         atomicAdd(&dslots.conic_opacity[s], make_float4(g[4], g[5], g[6], g[7]));
@@ -133,7 +171,7 @@ void blend_backward(const ProjectedSlots& slots, const TileBins& bins, const Til
   Background bg{{background[0], background[1], background[2]}};
   auto kernel = abs_stats ? (dout.depth ? blend_backward_kernel<true, true> : blend_backward_kernel<true, false>)
                           : (dout.depth ? blend_backward_kernel<false, true> : blend_backward_kernel<false, false>);
-  kernel<<<blocks, kBlockPixels, 0, stream>>>(slots, bins, grid, bg, state, dout, dslots);
+  kernel<<<blocks, kThreads, 0, stream>>>(slots, bins, grid, bg, state, dout, dslots);
   check_launch("blend backward");
 }
 

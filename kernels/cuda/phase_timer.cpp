@@ -31,6 +31,7 @@ double PhaseTotals::total_ms() const {
 }
 
 struct PhaseTimer::Impl {
+  Impl(Device d, cudaStream_t s) : device(d), stream(s) {}
   Device device;
   cudaStream_t stream;
   std::vector<cudaEvent_t> events;  // events[0] is start(); events[k] ends names[k-1]
@@ -60,7 +61,7 @@ struct PhaseTimer::Impl {
 };
 
 PhaseTimer::PhaseTimer(Device device, void* cuda_stream)
-    : impl_(std::make_unique<Impl>(Impl{device, static_cast<cudaStream_t>(cuda_stream)})) {}
+    : impl_(std::make_unique<Impl>(device, static_cast<cudaStream_t>(cuda_stream))) {}
 
 PhaseTimer::~PhaseTimer() {
   for (cudaEvent_t e : impl_->events) cudaEventDestroy(e);  // no throwing from a destructor

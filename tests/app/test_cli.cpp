@@ -118,3 +118,31 @@ TEST_CASE("cli: info on every real scene under ../shared/data", "[cli]") {
     CHECK(j["points"].get<int>() == e.points);
   }
 }
+
+TEST_CASE("cli: train --stop-at ends early on the longer schedule, evaluates there, resumes", "[cli]") {
+  const fs::path dir = splat::test::scratch_dir("cli-stop-at");
+  const fs::path scene = dir / "demo";
+  REQUIRE(run("demo --out '" + scene.string() + "' --width 32 --height 24").code == 0);
+  const fs::path runf = dir / "run";
+  Result first = run("train '" + scene.string() + "' --device cpu --steps 30 --stop-at 12 --eval-every 100 --profile " +
+                     "--log-every 5 --out '" + runf.string() + "'");
+  INFO(first.out);
+  REQUIRE(first.code == 0);
+  CHECK(first.out.find("12 steps of a 30-step schedule") != std::string::npos);
+  CHECK(first.out.find("render forward") != std::string::npos);  // the --profile table
+  // The last metrics line is step 12 and carries the evaluation (--eval-every alone would not).
+  std::ifstream metrics(runf / "metrics.jsonl");
+  std::string line, last;
+  while (std::getline(metrics, line))
+    if (!line.empty()) last = line;
+  const nlohmann::json m = nlohmann::json::parse(last);
+  CHECK(m["step"].get<int>() == 12);
+  CHECK(m.contains("psnr"));
+
+  Result rest = run("train '" + scene.string() + "' --device cpu --resume '" + runf.string() + "' --out '" +
+                    runf.string() + "'");
+  INFO(rest.out);
+  REQUIRE(rest.code == 0);
+  CHECK(rest.out.find("resumed at step 12") != std::string::npos);
+  CHECK(rest.out.find("done: 30 steps in") != std::string::npos);
+}

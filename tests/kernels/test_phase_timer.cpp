@@ -1,0 +1,62 @@
+// PhaseTotals bookkeeping and PhaseTimer on both backends (the trainer's --profile table).
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <thread>
+
+#include "kernels/buffer.h"
+#include "kernels/phase_timer.h"
+#include "tests/support/test_support.h"
+
+using namespace splat::kernels;
+
+TEST_CASE("phase totals keep first-seen order, sums, counts and maxima", "[phase_timer]") {
+  PhaseTotals t;
+  t.add("render", 2.0);
+  t.add("adam", 0.5);
+  t.add("render", 3.0);
+  REQUIRE(t.phases().size() == 2);
+  CHECK(t.phases()[0].name == "render");
+  CHECK(t.phases()[0].total_ms == 5.0);
+  CHECK(t.phases()[0].max_ms == 3.0);
+  CHECK(t.phases()[0].count == 2);
+  CHECK(t.phases()[1].name == "adam");
+  CHECK(t.phases()[1].count == 1);
+  CHECK(t.total_ms() == 5.5);
+}
+
+TEST_CASE("CPU phase timer attributes host time to the phase it passed in", "[phase_timer]") {
+  PhaseTimer timer(Device::CPU);
+  CHECK_THROWS_AS(timer.mark("early"), std::logic_error);
+  for (int seq = 0; seq < 2; ++seq) {
+    timer.start();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    timer.mark("slow");
+    timer.mark("quick");
+    timer.collect();
+  }
+  const auto& p = timer.totals().phases();
+  REQUIRE(p.size() == 2);
+  CHECK(p[0].name == "slow");
+  CHECK(p[0].count == 2);
+  CHECK(p[0].total_ms >= 40.0);  // only a lower bound: a loaded machine may sleep longer
+  CHECK(p[1].name == "quick");
+  CHECK(p[1].total_ms < p[0].total_ms);
+}
+
+TEST_CASE("CUDA phase timer measures enqueued work between its marks", "[phase_timer][gpu]") {
+  if (!splat::test::gpu_or_skip("CUDA phase timer")) return;
+  PhaseTimer timer(Device::CUDA);
+  Buffer<float> big(Device::CUDA, size_t(1) << 28);  // 1 GiB: clearing it takes a visible time
+  timer.start();
+  timer.mark("nothing");
+  big.zero();
+  timer.mark("clear");
+  timer.collect();
+  const auto& p = timer.totals().phases();
+  REQUIRE(p.size() == 2);
+  CHECK(p[0].name == "nothing");
+  CHECK(p[1].name == "clear");
+  CHECK(p[1].total_ms > 0.02);  // 1 GiB at a few TB/s is ~0.3 ms
+  CHECK(p[1].total_ms > p[0].total_ms);
+}
