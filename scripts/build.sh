@@ -6,8 +6,8 @@ cd "$SPLATLAB_ROOT"
 jobs=${SPLATLAB_JOBS:-$(nproc)}
 if [ ! -f build/build.ninja ]; then
   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_CUDA_ARCHITECTURES="${SPLATLAB_CUDA_ARCH:-90}" >build-configure.log 2>&1 \
-    || { cat build-configure.log; exit 1; }
+    -DCMAKE_CUDA_ARCHITECTURES="${SPLATLAB_CUDA_ARCH:-90}" >/tmp/splatlab-configure.$$.log 2>&1 \
+    || { cat /tmp/splatlab-configure.$$.log; exit 1; }
 fi
 # Ninja's per-file progress lines are dropped; warnings and errors stay.
 set +e
