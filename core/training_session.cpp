@@ -68,6 +68,14 @@ void TrainingSession::set_sh_degree_cap(int cap) {
   enqueue([cap](Trainer& t) { t.set_sh_degree_cap(cap); });
 }
 
+void TrainingSession::set_profiling(bool on) {
+  enqueue([this, on](Trainer& t) {
+    t.set_profiling(on);
+    std::lock_guard lock(metrics_mutex_);
+    step_phases_ = {};
+  });
+}
+
 void TrainingSession::request_save_ply(const std::filesystem::path& file, Done done) {
   enqueue([file, done](Trainer& t) {
     std::string err;
@@ -103,6 +111,11 @@ std::vector<SessionMetrics> TrainingSession::metrics_since(int after_step) const
   for (const SessionMetrics& m : metrics_)
     if (m.step > after_step) out.push_back(m);
   return out;
+}
+
+kernels::PhaseTotals TrainingSession::step_phases() const {
+  std::lock_guard lock(metrics_mutex_);
+  return step_phases_;
 }
 
 uint64_t TrainingSession::copy_snapshot(uint64_t have_version, GaussianModel& out) const {
@@ -170,6 +183,10 @@ void TrainingSession::thread_main() {
       const StepResult r = trainer_->step();
       const int done = trainer_->steps_done();
       steps_done_ = done;
+      if (const kernels::PhaseTotals* phases = trainer_->step_phases()) {
+        std::lock_guard lock(metrics_mutex_);
+        step_phases_ = *phases;
+      }
       const bool eval = session_.eval_every > 0 && done % session_.eval_every == 0;
       if (done % session_.metrics_every == 0 || eval || trainer_->finished()) {
         const auto now = std::chrono::steady_clock::now();

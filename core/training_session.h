@@ -61,6 +61,9 @@ class TrainingSession {
   void set_packed(bool packed);
   void set_amp(bool amp);  // recorded only: mixed precision is not implemented yet
   void set_sh_degree_cap(int cap);
+  // Per-phase timing of each step (Trainer::set_profiling), applied at the next step boundary.
+  // It waits for every step to finish on the device, so callers keep it on only while they show it.
+  void set_profiling(bool on);
 
   // Requests served at the next step boundary (also while paused); `done` (may be empty) is called on
   // the trainer thread with an empty string on success or the error message.
@@ -75,6 +78,8 @@ class TrainingSession {
 
   // Metrics with step > after_step, oldest first (the GUI passes the last step it has).
   std::vector<SessionMetrics> metrics_since(int after_step) const;
+  // Phase totals over the steps profiled since profiling was last turned on (empty while off).
+  kernels::PhaseTotals step_phases() const;
 
   // Version of the latest snapshot (0: none yet); copy_snapshot fills `out` when the version is
   // newer than `have_version` and returns the version it copied (or have_version).
@@ -106,6 +111,7 @@ class TrainingSession {
 
   mutable std::mutex metrics_mutex_;
   std::deque<SessionMetrics> metrics_;
+  kernels::PhaseTotals step_phases_;  // copied from the trainer after each profiled step
 
   mutable std::mutex snapshot_mutex_;
   GaussianModel front_, back_;

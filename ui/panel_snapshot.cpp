@@ -5,7 +5,7 @@
 
 namespace splat::ui {
 
-void draw_snapshot_panel(ViewerState& state) {
+void draw_snapshot_panel(ViewerState& state, TrainingController& training) {
   if (!ImGui::CollapsingHeader("Snapshots", ImGuiTreeNodeFlags_DefaultOpen)) return;
   SnapshotSettings& s = state.snapshot;
   ImGui::InputInt("Width", &s.width, 0);
@@ -18,6 +18,15 @@ void draw_snapshot_panel(ViewerState& state) {
   ImGui::BeginDisabled(!state.has_content());
   if (ImGui::Button("Save PLY")) state.save_ply();
   ImGui::EndDisabled();
+  ImGui::InputText("Checkpoint", &s.checkpoint_path);
+  const std::string why_not = training.checkpoint_unavailable();
+  ImGui::BeginDisabled(!why_not.empty());
+  if (ImGui::Button("Save checkpoint")) training.save_checkpoint(state, s.checkpoint_path);
+  ImGui::EndDisabled();
+  // Disabled items report hover only with this flag; the tooltip says why the button is off.
+  if (!why_not.empty() && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("A checkpoint holds the trainer's state (optimizer moments, step, random\n"
+                      "streams), so it needs a running or paused session; now: %s", why_not.c_str());
 }
 
 }  // namespace splat::ui

@@ -11,11 +11,12 @@ namespace splat::ui {
 bool draw_main_menu(ViewerState& state, FolderBrowser& browser);
 // Scene summary, render mode, resolution, field of view, overlays, camera navigation.
 void draw_view_panel(ViewerState& state);
-// PNG (at a chosen resolution) and PLY snapshots.
-void draw_snapshot_panel(ViewerState& state);
+// PNG (at a chosen resolution) and PLY snapshots, and a checkpoint of the training session.
+void draw_snapshot_panel(ViewerState& state, TrainingController& training);
 // Start / pause / resume / stop / reset and the training settings (live ones apply at the next step).
 void draw_training_panel(ViewerState& state, TrainingController& training);
-// Loss and test PSNR against step (values on hover), #Gaussians, images/s, GPU memory.
-void draw_metrics_panel(const TrainingController& training);
+// Loss and test PSNR against step or wall time (values on hover), #Gaussians, images/s, memory of
+// each GPU, and the step-time share (profiled only while its section is open).
+void draw_metrics_panel(TrainingController& training);
 
 }  // namespace splat::ui

@@ -110,7 +110,7 @@ void draw_left_column(ViewerState& state, TrainingController& training, float to
   draw_view_panel(state);
   draw_training_panel(state, training);
   draw_metrics_panel(training);
-  draw_snapshot_panel(state);
+  draw_snapshot_panel(state, training);
   ImGui::End();
 }
 

@@ -28,6 +28,7 @@ struct SnapshotSettings {
   int width = 1920, height = 1080;
   std::string png_path = "snapshot.png";
   std::string ply_path = "snapshot.ply";
+  std::string checkpoint_path = "snapshot.ckpt";  // written by the training session, not the viewer
 };
 
 class ViewerState {

@@ -13,4 +13,21 @@ int cuda_device_count() {
   return n;
 }
 
+std::optional<DeviceMemory> device_memory(int device) {
+  if (device < 0 || device >= cuda_device_count()) return std::nullopt;
+  int current = 0;
+  if (cudaGetDevice(&current) != cudaSuccess) {
+    cudaGetLastError();
+    return std::nullopt;
+  }
+  // cudaMemGetInfo answers for the current device only; switching is per host thread, so the
+  // trainer's thread keeps its own device meanwhile.
+  size_t free_b = 0, total_b = 0;
+  const bool ok = cudaSetDevice(device) == cudaSuccess && cudaMemGetInfo(&free_b, &total_b) == cudaSuccess;
+  if (!ok) cudaGetLastError();
+  cudaSetDevice(current);
+  if (!ok) return std::nullopt;
+  return DeviceMemory{total_b - free_b, total_b};
+}
+
 }  // namespace splat::kernels

@@ -1,9 +1,12 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
+#include "core/checkpoint.h"
 #include "core/ply_io.h"
 #include "core/training_session.h"
 #include "tests/core/demo_fixture.h"
@@ -74,5 +77,66 @@ TEST_CASE("training session: pause, settings, requests, metrics ring and snapsho
   CHECK(session.snapshot_version() > v);
   session.stop();
   CHECK(session.state() == SessionState::Finished);
+  CHECK(session.error().empty());
+}
+
+TEST_CASE("training session: checkpoints are written between steps, profiling follows its switch", "[session]") {
+  const Scene scene = test::small_demo_scene(40, 30, 200);
+  TrainerOptions o;
+  o.steps = 100000;
+  o.cpu_threads = 1;
+  const GaussianModel init = init_from_points(scene.points);
+  TrainingSession session(scene, init, o);
+  session.set_profiling(true);
+  session.start();
+  REQUIRE(eventually([&] { return session.steps_done() >= 3; }));
+
+  // Served while running: the callback runs at the boundary it was served at, so the step count
+  // it sees is the one the file must hold, and training goes on afterwards.
+  const auto dir = test::scratch_dir("session_ckpt");
+  const auto file = dir / "run.ckpt";
+  std::string err = "not called";
+  std::atomic<int> served_at{-1};
+  session.request_save_checkpoint(file, [&](const std::string& e) {
+    err = e;
+    served_at = session.steps_done();
+  });
+  REQUIRE(eventually([&] { return served_at.load() >= 0; }));
+  CHECK(err.empty());
+  REQUIRE(eventually([&] { return session.steps_done() > served_at.load() + 2; }));
+  CHECK(read_checkpoint(file).trainer.at("step").get<int>() == served_at.load());
+  Trainer resumed(scene, init, o);
+  restore_trainer_checkpoint(resumed, file);
+  CHECK(resumed.steps_done() == served_at.load());
+
+  // A file that cannot be written reports the error and leaves training running.
+  std::ofstream(dir / "not_a_dir") << "x";
+  std::atomic<bool> failed{false};
+  session.request_save_checkpoint(dir / "not_a_dir" / "x.ckpt", [&](const std::string& e) {
+    err = e;
+    failed = true;
+  });
+  REQUIRE(eventually([&] { return failed.load(); }));
+  CHECK(!err.empty());
+  CHECK(session.state() == SessionState::Running);
+
+  // Profiling was on from the first step: the phases of Trainer::step are published...
+  const auto names = [&] {
+    std::vector<std::string> n;
+    const kernels::PhaseTotals totals = session.step_phases();
+    for (const auto& p : totals.phases()) n.push_back(p.name);
+    return n;
+  };
+  REQUIRE(eventually([&] { return names().size() >= 4; }));
+  const std::vector<std::string> seen = names();
+  CHECK(std::find(seen.begin(), seen.end(), "render forward") != seen.end());
+  CHECK(session.step_phases().phases().front().count >= 1);
+  // ...and cleared once it is switched off.
+  session.set_profiling(false);
+  REQUIRE(eventually([&] { return session.step_phases().phases().empty(); }));
+  const int off_at = session.steps_done();
+  REQUIRE(eventually([&] { return session.steps_done() > off_at + 2; }));
+  CHECK(session.step_phases().phases().empty());
+  session.stop();
   CHECK(session.error().empty());
 }

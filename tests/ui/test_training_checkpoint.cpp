@@ -1,0 +1,61 @@
+// The Snapshots panel's "Save checkpoint" through the TrainingController: unavailable (with a
+// reason) until a session runs, written by the session at a step boundary, confirmed by a
+// notification in the next poll, and unavailable again once training was stopped. No window.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <thread>
+
+#include "core/checkpoint.h"
+#include "core/demo_scene.h"
+#include "tests/support/test_support.h"
+#include "ui/training_controller.h"
+
+using namespace splat;
+using namespace splat::ui;
+namespace fs = std::filesystem;
+
+TEST_CASE("training controller saves a checkpoint of the running session", "[ui][checkpoint]") {
+  const fs::path dir = splat::test::scratch_dir("ui_checkpoint");
+  demo::DemoOptions small;
+  small.width = 40;
+  small.height = 30;
+  small.points = 200;
+  small.samples_per_axis = 1;
+  const demo::DemoSceneInfo demo_info = demo::ensure_demo_scene(dir / "scene", small);
+
+  ViewerState state(kernels::Device::CPU, dir / "recent.json");
+  state.open(demo_info.folder);
+  state.loader.wait();
+  state.poll_loader();
+  REQUIRE(state.notes.error_count() == 0);
+
+  TrainingController training(kernels::Device::CPU);
+  CHECK_FALSE(training.checkpoint_unavailable().empty());  // no session: the button is disabled
+  training.save_checkpoint(state, (dir / "early.ckpt").string());
+  CHECK(state.notes.error_count() == 1);
+  CHECK_FALSE(fs::exists(dir / "early.ckpt"));
+
+  training.settings.steps = 100000;
+  training.settings.eval_every = 0;
+  training.start(state);
+  REQUIRE(training.active());
+  CHECK(training.checkpoint_unavailable().empty());
+
+  const fs::path file = dir / "out" / "gui.ckpt";
+  fs::create_directories(file.parent_path());
+  training.save_checkpoint(state, file.string());
+  // The file appears once the session served the request; poll() turns the outcome into a message.
+  for (int i = 0; i < 2000 && !fs::exists(file); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  REQUIRE(fs::exists(file));
+  training.poll(state);
+  CHECK(state.notes.error_count() == 1);
+  CHECK(read_checkpoint(file).trainer.at("step").get<int>() >= 0);
+
+  training.stop();
+  CHECK_FALSE(training.checkpoint_unavailable().empty());  // the stopped session serves no requests
+  training.save_checkpoint(state, (dir / "late.ckpt").string());
+  training.poll(state);
+  CHECK(state.notes.error_count() == 2);
+  CHECK_FALSE(fs::exists(dir / "late.ckpt"));
+}
