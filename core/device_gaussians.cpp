@@ -1,7 +1,12 @@
 #include "core/device_gaussians.h"
 
+#include <algorithm>
+#include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
+
+#include "kernels/row_ops.h"
 
 namespace splat {
 
@@ -117,6 +122,10 @@ void GaussianState::reset_moments(std::span<const int64_t> rows) {
   for (Group g : kAllGroups) reset_moments(g, rows);
 }
 
+void GaussianState::copy_row(int64_t from, int64_t to) {
+  for (Group g : kAllGroups) std::copy_n(row(g, from), width(g), row(g, to));
+}
+
 void GaussianState::check_consistent() const {
   const size_t n = static_cast<size_t>(size());
   for (Group g : kAllGroups) {
@@ -140,6 +149,9 @@ DeviceGaussians::DeviceGaussians(Device device, const GaussianState& state) : de
   grad2d_abs_ = Buffer<float>(device);
   max_radius_ = Buffer<float>(device);
   visible_count_ = Buffer<int32_t>(device);
+  scratch_ = Buffer<float>(device);
+  rows_a_ = Buffer<int32_t>(device);
+  rows_b_ = Buffer<int32_t>(device);
   upload(state);
 }
 
@@ -218,16 +230,133 @@ HostDensifyStats DeviceGaussians::download_stats() const {
   return {grad2d_.download(), grad2d_abs_.download(), max_radius_.download(), visible_count_.download()};
 }
 
+void DeviceGaussians::gather_rows(std::span<const int32_t> param_source, std::span<const int32_t> moment_source) {
+  if (param_source.size() != moment_source.size())
+    throw std::logic_error("DeviceGaussians::gather_rows: " + std::to_string(param_source.size()) +
+                           " parameter sources but " + std::to_string(moment_source.size()) + " moment sources");
+  for (std::span<const int32_t> list : {param_source, moment_source})
+    for (int32_t r : list)
+      if (r < -1 || r >= n_)
+        throw std::out_of_range("DeviceGaussians::gather_rows: source row " + std::to_string(r) + " of " +
+                                std::to_string(n_));
+  const int64_t n_out = static_cast<int64_t>(param_source.size());
+  rows_a_.upload(param_source);
+  rows_b_.upload(moment_source);
+  // Every column goes through this one loop, so that none can be left with the old rows.
+  for (Group g : kAllGroups) {
+    const int i = static_cast<int>(g);
+    const int w = group_width(g, sh_degree_);
+    using Target = std::pair<Buffer<float>*, const Buffer<int32_t>*>;
+    for (auto [column, source] : {Target{&params_[i], &rows_a_}, Target{&m1_[i], &rows_b_}, Target{&m2_[i], &rows_b_}}) {
+      scratch_.resize(static_cast<size_t>(n_out) * w);
+      kernels::gather_rows(device_, scratch_.data(), column->data(), w, source->data(), n_out);
+      std::swap(*column, scratch_);
+    }
+    grads_[i].resize(static_cast<size_t>(n_out) * w);
+  }
+  n_ = n_out;
+  const size_t n = static_cast<size_t>(n_);
+  grad2d_.resize(n);
+  grad2d_abs_.resize(n);
+  max_radius_.resize(n);
+  visible_count_.resize(n);
+  zero_grad();
+  zero_stats();
+}
+
 void DeviceGaussians::append_rows(std::span<const int64_t> rows) {
-  GaussianState s = download();
-  s.append_rows(rows);
-  upload(s);
+  std::vector<int32_t> params(static_cast<size_t>(n_)), moments;
+  for (int64_t i = 0; i < n_; ++i) params[i] = static_cast<int32_t>(i);
+  moments = params;
+  for (int64_t r : rows) {
+    if (r < 0 || r >= n_) throw std::out_of_range("append_rows: row " + std::to_string(r) + " of " + std::to_string(n_));
+    params.push_back(static_cast<int32_t>(r));
+    moments.push_back(-1);
+  }
+  gather_rows(params, moments);
 }
 
 void DeviceGaussians::keep_rows(std::span<const uint8_t> keep) {
-  GaussianState s = download();
-  s.keep_rows(keep);
-  upload(s);
+  if (static_cast<int64_t>(keep.size()) != n_)
+    throw std::logic_error("keep_rows: mask has " + std::to_string(keep.size()) + " entries for " +
+                           std::to_string(n_) + " rows");
+  std::vector<int32_t> kept;
+  for (int64_t i = 0; i < n_; ++i)
+    if (keep[i]) kept.push_back(static_cast<int32_t>(i));
+  gather_rows(kept, kept);
+}
+
+std::vector<float> DeviceGaussians::download_rows(Group g, std::span<const int32_t> rows) {
+  for (int32_t r : rows)
+    if (r < 0 || r >= n_) throw std::out_of_range("download_rows: row " + std::to_string(r) + " of " + std::to_string(n_));
+  const int w = group_width(g, sh_degree_);
+  rows_a_.upload(rows);
+  scratch_.resize(rows.size() * w);
+  kernels::gather_rows(device_, scratch_.data(), param(g).data(), w, rows_a_.data(), static_cast<int64_t>(rows.size()));
+  return scratch_.download();
+}
+
+void DeviceGaussians::write_rows(Group g, std::span<const int32_t> rows, std::span<const float> values) {
+  const int w = group_width(g, sh_degree_);
+  if (values.size() != rows.size() * w)
+    throw std::logic_error("write_rows: " + std::to_string(values.size()) + " values for " +
+                           std::to_string(rows.size()) + " rows of width " + std::to_string(w));
+  for (int32_t r : rows)
+    if (r < 0 || r >= n_) throw std::out_of_range("write_rows: row " + std::to_string(r) + " of " + std::to_string(n_));
+  rows_a_.upload(rows);
+  scratch_.upload(values);
+  kernels::scatter_rows(device_, param(g).data(), scratch_.data(), w, rows_a_.data(), static_cast<int64_t>(rows.size()));
+}
+
+void DeviceGaussians::cap_values(Group g, float cap) {
+  kernels::cap_values(device_, param(g).data(), static_cast<int64_t>(param(g).size()), cap);
+  exp_avg(g).zero();
+  exp_avg_sq(g).zero();
+}
+
+RowEditPlan::RowEditPlan(DeviceGaussians& g)
+    : opacity_(g.param(Group::Opacity).download()), log_scales_(g.param(Group::LogScales).download()) {
+  if (g.size() > std::numeric_limits<int32_t>::max())
+    throw std::runtime_error("RowEditPlan: " + std::to_string(g.size()) + " rows exceed the row index range");
+  params_.resize(static_cast<size_t>(g.size()));
+  for (size_t i = 0; i < params_.size(); ++i) params_[i] = static_cast<int32_t>(i);
+  moments_ = params_;
+}
+
+const float* RowEditPlan::row(Group g, int64_t i) const {
+  if (g == Group::Opacity) return &opacity_[static_cast<size_t>(i)];
+  if (g == Group::LogScales) return &log_scales_[3 * static_cast<size_t>(i)];
+  throw std::logic_error(std::string("RowEditPlan: column ") + group_name(g) + " is not held on the host");
+}
+
+float* RowEditPlan::row(Group g, int64_t i) { return const_cast<float*>(std::as_const(*this).row(g, i)); }
+
+void RowEditPlan::copy_row(int64_t from, int64_t to) {
+  params_[to] = params_[from];
+  opacity_[to] = opacity_[from];
+  std::copy_n(&log_scales_[3 * from], 3, &log_scales_[3 * to]);
+}
+
+void RowEditPlan::append_rows(std::span<const int64_t> rows) {
+  for (int64_t r : rows) {
+    if (r < 0 || r >= size()) throw std::out_of_range("RowEditPlan::append_rows: row " + std::to_string(r) + " of " + std::to_string(size()));
+    if (size() == std::numeric_limits<int32_t>::max()) throw std::runtime_error("RowEditPlan: too many rows");
+    params_.push_back(params_[r]);
+    moments_.push_back(-1);
+    opacity_.push_back(opacity_[r]);
+    const float ls[3] = {log_scales_[3 * r], log_scales_[3 * r + 1], log_scales_[3 * r + 2]};
+    log_scales_.insert(log_scales_.end(), ls, ls + 3);
+  }
+}
+
+void RowEditPlan::reset_moments(std::span<const int64_t> rows) {
+  for (int64_t r : rows) moments_[r] = -1;
+}
+
+void RowEditPlan::apply(DeviceGaussians& g) const {
+  g.gather_rows(params_, moments_);
+  g.param(Group::Opacity).upload(opacity_);
+  g.param(Group::LogScales).upload(log_scales_);
 }
 
 size_t DeviceGaussians::bytes() const {

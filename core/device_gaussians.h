@@ -5,9 +5,10 @@
 // (clone, split, prune, relocate) touch parameters AND optimizer state AND statistics together, so
 // that row i of every buffer always describes the same Gaussian.
 //
-// Structural edits go through GaussianState, a host copy of parameters and moments: the
-// decision-making strategies run on the host (every 100 steps, so the copy is not on the per-step
-// path) and the edited state is uploaded again.
+// Structural edits happen on the device (gather_rows): the strategies decide on the host from the
+// small columns they need and send back one row mapping, so a refinement does not move the whole
+// model through the host. GaussianState, a host copy of parameters and moments, serves
+// checkpoints, tests and strategies that still edit on the host.
 #include <array>
 #include <cstdint>
 #include <span>
@@ -61,6 +62,8 @@ class GaussianState {
   void reset_moments(Group g, std::span<const int64_t> rows);
   // Zeroes both moments of the given rows in every group.
   void reset_moments(std::span<const int64_t> rows);
+  // Copies row `from`'s values to row `to` in every group (moments untouched).
+  void copy_row(int64_t from, int64_t to);
 
   // Throws std::logic_error when a column or moment length disagrees with size().
   void check_consistent() const;
@@ -106,9 +109,21 @@ class DeviceGaussians {
   HostDensifyStats download_stats() const;
   GaussianModel to_model() const { return download().to_model(); }
 
-  // Row edits on the device copy, through the host: gradients and statistics are zeroed after.
+  // Rebuilds every column with one row mapping, on the device: parameter row i becomes old row
+  // param_source[i]; moment row i becomes old row moment_source[i], or zeros where it is -1 (new or
+  // rewritten Gaussians have no gradient history). The two lists have the new row count.
+  // Gradients and statistics are resized and zeroed.
+  void gather_rows(std::span<const int32_t> param_source, std::span<const int32_t> moment_source);
+  // Appends copies of the given rows (moments zero) / keeps the rows whose mask entry is nonzero;
+  // both through gather_rows.
   void append_rows(std::span<const int64_t> rows);
   void keep_rows(std::span<const uint8_t> keep);
+  // The values of a few rows of one group (row-major), without downloading the whole column.
+  std::vector<float> download_rows(Group g, std::span<const int32_t> rows);
+  // Overwrites the values of a few rows of one group with `values` (row-major); moments untouched.
+  void write_rows(Group g, std::span<const int32_t> rows, std::span<const float> values);
+  // Caps every value of one group at `cap` and zeroes that group's moments (the opacity reset).
+  void cap_values(Group g, float cap);
 
   // Bytes held on the device (parameters, gradients, moments, statistics).
   size_t bytes() const;
@@ -120,6 +135,34 @@ class DeviceGaussians {
   std::array<kernels::Buffer<float>, kGroupCount> params_, grads_, m1_, m2_;
   kernels::Buffer<float> grad2d_, grad2d_abs_, max_radius_;
   kernels::Buffer<int32_t> visible_count_;
+  // Reused by the row edits: the gather target that is swapped into place, and the row lists.
+  kernels::Buffer<float> scratch_;
+  kernels::Buffer<int32_t> rows_a_, rows_b_;
+};
+
+// A row edit of a DeviceGaussians planned on the host with GaussianState's row interface, for
+// strategies whose rules read only opacities and scales (MCMC): those two columns are held on the
+// host, every other column only as "row i copies old row source[i]", and apply() carries the
+// plan out with one gather. Moments follow GaussianState's rules: copies of values leave the
+// target's moments alone, appended rows start at zero, reset_moments zeroes.
+class RowEditPlan {
+ public:
+  explicit RowEditPlan(DeviceGaussians& g);
+
+  int64_t size() const { return static_cast<int64_t>(params_.size()); }
+  // Row i of the opacity or log-scale column (other groups are not on the host: logic_error).
+  float* row(Group g, int64_t i);
+  const float* row(Group g, int64_t i) const;
+  // Copies row `from`'s values to row `to` in every group.
+  void copy_row(int64_t from, int64_t to);
+  void append_rows(std::span<const int64_t> rows);
+  void reset_moments(std::span<const int64_t> rows);
+  // Rebuilds g's rows as planned (gradients and statistics zeroed, as after every row edit).
+  void apply(DeviceGaussians& g) const;
+
+ private:
+  std::vector<float> opacity_, log_scales_;
+  std::vector<int32_t> params_, moments_;  // old source row of each row's values / moments (-1: zero)
 };
 
 // Runs f(std::span<float>) on a host view of a buffer: in place for the CPU backend, through a

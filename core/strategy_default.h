@@ -6,8 +6,11 @@
 // pulled down so that the optimizer has to re-justify each Gaussian.
 //
 // The decision rules are free functions on host data so that tests can feed them hand-made
-// inputs; DefaultStrategy wires them to the trainer.
+// inputs; DefaultStrategy wires them to the trainer. It downloads only the small columns the
+// rules read (opacity, log scales, statistics) and the parents of splits, and edits the rows on
+// the device with one gather (DeviceGaussians::gather_rows).
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "core/rng_state.h"
@@ -39,9 +42,19 @@ struct GrowDecision {
 // trainer's loss is the mean over the batch, which scales each camera's gradient by 1/B.
 std::vector<float> mean_grad2d(const HostDensifyStats& stats, bool absgrad, int batch_size);
 
-// Rows to clone and to split (disjoint; ascending).
+// Rows to clone and to split (disjoint; ascending). log_scales: 3 floats per row.
+GrowDecision decide_growth(std::span<const float> log_scales, const HostDensifyStats& stats,
+                           const DefaultStrategyOptions& o, int batch_size, double extent);
 GrowDecision decide_growth(const GaussianState& s, const HostDensifyStats& stats, const DefaultStrategyOptions& o,
                            int batch_size, double extent);
+
+// The two halves of each split parent k (row k of means, quats, log_scales): rows 2k and 2k+1 of
+// the result, both drawn from N(mean, R diag(scale)^2 R^T) in that order, with log scale - log(divisor).
+struct SplitChildren {
+  std::vector<float> means, log_scales;
+};
+SplitChildren split_children(std::span<const float> means, std::span<const float> quats,
+                             std::span<const float> log_scales, float divisor, Rng& rng);
 
 // Clones are appended copies. A split row is replaced by one sample and a second sample is
 // appended; both are drawn from N(mean, R diag(scale)^2 R^T) and get log scale - log(divisor).
@@ -51,6 +64,9 @@ int64_t apply_growth(GaussianState& s, const GrowDecision& d, const DefaultStrat
 // Keep mask: drops opacity < prune_opacity, and when check_size also world scale > prune_scale3d *
 // extent or max_radius > prune_scale2d. max_radius may be shorter than the rows (rows grown in this
 // refinement have not been seen on screen yet and are not size-checked).
+std::vector<uint8_t> decide_keep(std::span<const float> opacity_logits, std::span<const float> log_scales,
+                                 const std::vector<float>& max_radius, bool check_size, const DefaultStrategyOptions& o,
+                                 double extent);
 std::vector<uint8_t> decide_keep(const GaussianState& s, const std::vector<float>& max_radius, bool check_size,
                                  const DefaultStrategyOptions& o, double extent);
 
@@ -69,6 +85,9 @@ class DefaultStrategy final : public Strategy {
   const DefaultStrategyOptions& options() const { return o_; }
 
  private:
+  // Growth then pruning, as apply_growth + decide_keep + keep_rows on a host copy would do them.
+  void refine(const StepInfo& info, DeviceGaussians& g, bool check_size);
+
   DefaultStrategyOptions o_;
   Rng rng_;
 };

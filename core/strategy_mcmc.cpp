@@ -40,8 +40,8 @@ float relocated_scale_factor(float opacity, int copies) {
   return static_cast<float>(double(opacity) / denom);
 }
 
-std::vector<int64_t> sample_by_opacity(const GaussianState& s, const std::vector<uint8_t>& eligible, int64_t n,
-                                       Rng& rng) {
+template <class State>
+std::vector<int64_t> sample_by_opacity(const State& s, const std::vector<uint8_t>& eligible, int64_t n, Rng& rng) {
   std::vector<double> weights(static_cast<size_t>(s.size()), 0.0);
   double total = 0;
   for (int64_t i = 0; i < s.size(); ++i)
@@ -54,7 +54,8 @@ std::vector<int64_t> sample_by_opacity(const GaussianState& s, const std::vector
   return out;
 }
 
-void copy_with_correction(GaussianState& s, const std::vector<int64_t>& sources, const std::vector<int64_t>& targets,
+template <class State>
+void copy_with_correction(State& s, const std::vector<int64_t>& sources, const std::vector<int64_t>& targets,
                           float min_opacity) {
   std::map<int64_t, int> copies;  // source -> 1 + times sampled
   for (int64_t src : sources) copies.emplace(src, 1).first->second += 1;
@@ -65,15 +66,14 @@ void copy_with_correction(GaussianState& s, const std::vector<int64_t>& sources,
     s.row(Group::Opacity, src)[0] = logit(o_new);
     for (int c = 0; c < 3; ++c) s.row(Group::LogScales, src)[c] += log_factor;
   }
-  for (size_t j = 0; j < targets.size(); ++j)
-    for (Group g : kAllGroups)
-      std::copy_n(s.row(g, sources[j]), s.width(g), s.row(g, targets[j]));
+  for (size_t j = 0; j < targets.size(); ++j) s.copy_row(sources[j], targets[j]);
   std::vector<int64_t> touched = targets;
   for (auto& [src, k] : copies) touched.push_back(src);
   s.reset_moments(touched);
 }
 
-int64_t relocate_dead(GaussianState& s, const McmcStrategyOptions& o, Rng& rng) {
+template <class State>
+int64_t relocate_dead(State& s, const McmcStrategyOptions& o, Rng& rng) {
   std::vector<uint8_t> alive(static_cast<size_t>(s.size()));
   std::vector<int64_t> dead;
   for (int64_t i = 0; i < s.size(); ++i) {
@@ -87,7 +87,8 @@ int64_t relocate_dead(GaussianState& s, const McmcStrategyOptions& o, Rng& rng) 
   return int64_t(dead.size());
 }
 
-int64_t grow_towards_cap(GaussianState& s, const McmcStrategyOptions& o, Rng& rng) {
+template <class State>
+int64_t grow_towards_cap(State& s, const McmcStrategyOptions& o, Rng& rng) {
   const int64_t n = s.size();
   const int64_t target = std::min<int64_t>(o.cap, static_cast<int64_t>(std::floor((1.0 + o.grow_rate) * n)));
   if (target <= n) return 0;
@@ -103,6 +104,15 @@ int64_t grow_towards_cap(GaussianState& s, const McmcStrategyOptions& o, Rng& rn
   return int64_t(sources.size());
 }
 
+#define SPLAT_MCMC_INSTANTIATE(State)                                                                            \
+  template std::vector<int64_t> sample_by_opacity(const State&, const std::vector<uint8_t>&, int64_t, Rng&);     \
+  template void copy_with_correction(State&, const std::vector<int64_t>&, const std::vector<int64_t>&, float);   \
+  template int64_t relocate_dead(State&, const McmcStrategyOptions&, Rng&);                                      \
+  template int64_t grow_towards_cap(State&, const McmcStrategyOptions&, Rng&);
+SPLAT_MCMC_INSTANTIATE(GaussianState)
+SPLAT_MCMC_INSTANTIATE(RowEditPlan)
+#undef SPLAT_MCMC_INSTANTIATE
+
 McmcStrategy::McmcStrategy(const McmcStrategyOptions& o, uint64_t seed) : o_(o), rng_(seed), noise_seed_(seed) {}
 
 void McmcStrategy::add_loss_gradients(const StepInfo&, DeviceGaussians& g) {
@@ -115,10 +125,10 @@ bool McmcStrategy::after_step(const StepInfo& info, DeviceGaussians& g) {
   bool changed = false;
   const int step = info.step;
   if (step > o_.refine_start && step < o_.refine_stop && step % o_.refine_every == 0) {
-    GaussianState s = g.download();
-    relocate_dead(s, o_, rng_);
-    grow_towards_cap(s, o_, rng_);
-    g.upload(s);
+    RowEditPlan plan(g);
+    relocate_dead(plan, o_, rng_);
+    grow_towards_cap(plan, o_, rng_);
+    plan.apply(g);
     changed = true;
   }
   kernels::McmcNoiseParams p;

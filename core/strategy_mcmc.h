@@ -6,8 +6,8 @@
 // the same way until `cap`, (3) perturbs every mean each step with noise shaped like the Gaussian
 // itself, gated so that only nearly transparent ones move, and (4) regularises opacity and scale
 // (L1 on sigmoid(opacity) and exp(log_scale)) so that unused Gaussians die and get recycled.
-// (3) and (4) run every step on the Gaussians' device (kernels/mcmc.h); (1) and (2) run on the host
-// every refine_every steps.
+// (3) and (4) run every step on the Gaussians' device (kernels/mcmc.h); (1) and (2) are decided on
+// the host every refine_every steps from the opacities and scales, and applied on the device.
 #include <cstdint>
 #include <vector>
 
@@ -36,19 +36,26 @@ float relocated_scale_factor(float opacity, int copies);
 
 // n rows drawn with replacement among rows with eligible[i] != 0, probability proportional to
 // opacity; empty when no row is eligible.
-std::vector<int64_t> sample_by_opacity(const GaussianState& s, const std::vector<uint8_t>& eligible, int64_t n,
-                                       Rng& rng);
+//
+// These four work on a GaussianState (host copy) or on a RowEditPlan (the trainer's device copy:
+// the rules read only opacities and scales, so only those columns come to the host); both are
+// instantiated.
+template <class State>
+std::vector<int64_t> sample_by_opacity(const State& s, const std::vector<uint8_t>& eligible, int64_t n, Rng& rng);
 
 // Makes `targets` copies of the sampled sources (targets[j] <- sources[j]) with the opacity/scale
 // correction applied to every copy and every source; moments of all of them are zeroed. Targets
 // must be distinct and not among the sources.
-void copy_with_correction(GaussianState& s, const std::vector<int64_t>& sources, const std::vector<int64_t>& targets,
+template <class State>
+void copy_with_correction(State& s, const std::vector<int64_t>& sources, const std::vector<int64_t>& targets,
                           float min_opacity);
 
 // Moves every dead row onto a live one; returns how many moved (0 when all are dead or all live).
-int64_t relocate_dead(GaussianState& s, const McmcStrategyOptions& o, Rng& rng);
+template <class State>
+int64_t relocate_dead(State& s, const McmcStrategyOptions& o, Rng& rng);
 // Appends min(cap, floor((1 + grow_rate) n)) - n rows sampled from the live ones; returns how many.
-int64_t grow_towards_cap(GaussianState& s, const McmcStrategyOptions& o, Rng& rng);
+template <class State>
+int64_t grow_towards_cap(State& s, const McmcStrategyOptions& o, Rng& rng);
 
 class McmcStrategy final : public Strategy {
  public:

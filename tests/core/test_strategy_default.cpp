@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/strategy_default.h"
+#include "tests/support/test_support.h"
 
 using namespace splat;
 
@@ -173,4 +174,76 @@ TEST_CASE("default strategy: refines only on its schedule and keeps the device b
   DefaultStrategy other(o, 99);
   other.load_state(strat.state());
   CHECK(other.state() == strat.state());
+}
+
+namespace {
+// A refinement step of DefaultStrategy on a DeviceGaussians of `device`, returned as host state.
+GaussianState refine_once(kernels::Device device, const GaussianState& start, const HostDensifyStats& st,
+                          uint64_t seed) {
+  DeviceGaussians g(device, start);
+  const kernels::DensifyStats d = g.stats();
+  const size_t n = st.visible_count.size();
+  kernels::copy_bytes(d.grad2d_norm, device, st.grad2d_norm.data(), kernels::Device::CPU, n * sizeof(float));
+  kernels::copy_bytes(d.max_radius, device, st.max_radius.data(), kernels::Device::CPU, n * sizeof(float));
+  kernels::copy_bytes(d.visible_count, device, st.visible_count.data(), kernels::Device::CPU, n * sizeof(int32_t));
+  DefaultStrategy strat(DefaultStrategyOptions{}, seed);
+  StepInfo info;
+  info.scene_extent = 10;
+  info.step = 6000;  // refinement, size pruning (after the first reset) and opacity reset together
+  REQUIRE(strat.after_step(info, g));
+  return g.download();
+}
+
+// Rows 0 and 3 clone, 1 and 4 split, 2 and 5 are transparent (pruned), 6 is too large on screen (pruned).
+GaussianState refine_start_state() {
+  GaussianState s = make_state({0.05f, 0.5f, 0.05f, 0.02f, 0.4f, 0.05f, 0.05f}, {0.5f, 0.3f, 0.002f, 0.02f, 0.9f, 0.001f, 0.5f});
+  for (int64_t i = 0; i < s.size(); ++i) {
+    float* q = s.row(Group::Quats, i);
+    q[1] = 0.1f * float(i), q[2] = -0.2f;  // not axis-aligned, so the split samples rotate
+    s.row(Group::Means, i)[2] = 0.5f * float(i);
+  }
+  return s;
+}
+
+HostDensifyStats refine_start_stats() {
+  HostDensifyStats st = make_stats({1e-3f, 1e-3f, 0.f, 2e-3f, 3e-3f, 0.f, 0.f}, {1, 1, 1, 2, 2, 0, 1});
+  st.max_radius[6] = 0.5f;
+  return st;
+}
+}  // namespace
+
+TEST_CASE("default strategy: the device refinement equals growth, pruning and reset on a host copy",
+          "[strategy_default]") {
+  const GaussianState start = refine_start_state();
+  const HostDensifyStats st = refine_start_stats();
+  DefaultStrategyOptions o;
+  GaussianState want = start;
+  Rng rng(11);
+  const GrowDecision d = decide_growth(want, st, o, 1, 10.0);
+  REQUIRE(d.clone.size() == 2);
+  REQUIRE(d.split.size() == 2);
+  apply_growth(want, d, o, rng);
+  want.keep_rows(decide_keep(want, st.max_radius, true, o, 10.0));
+  reset_opacities(want, o.reset_opacity);
+  REQUIRE(want.size() == 8);  // 7 + 2 clones + 2 second halves - 2 transparent - 1 too large on screen
+
+  const GaussianState got = refine_once(kernels::Device::CPU, start, st, 11);
+  REQUIRE(got.size() == want.size());
+  for (Group g : kAllGroups) {
+    CHECK(got.col(g).value == want.col(g).value);
+    CHECK(got.col(g).exp_avg == want.col(g).exp_avg);
+    CHECK(got.col(g).exp_avg_sq == want.col(g).exp_avg_sq);
+  }
+}
+
+TEST_CASE("default strategy: CUDA refinement equals the CPU one", "[strategy_default][gpu]") {
+  if (!splat::test::gpu_or_skip("CUDA default-strategy refinement")) return;
+  const GaussianState cpu = refine_once(kernels::Device::CPU, refine_start_state(), refine_start_stats(), 4);
+  const GaussianState gpu = refine_once(kernels::Device::CUDA, refine_start_state(), refine_start_stats(), 4);
+  REQUIRE(gpu.size() == cpu.size());
+  for (Group g : kAllGroups) {
+    CHECK(gpu.col(g).value == cpu.col(g).value);
+    CHECK(gpu.col(g).exp_avg == cpu.col(g).exp_avg);
+    CHECK(gpu.col(g).exp_avg_sq == cpu.col(g).exp_avg_sq);
+  }
 }

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/strategy_mcmc.h"
+#include "tests/support/test_support.h"
 
 using namespace splat;
 
@@ -196,4 +197,60 @@ TEST_CASE("mcmc strategy: refinement relocates and grows on the device copy", "[
   CHECK(g.size() == 21);
   for (float l : g.param(Group::Opacity).download()) CHECK(sigmoid(l) > o.min_opacity);
   for (Group grp : kAllGroups) CHECK(g.exp_avg(grp).size() == size_t(21 * group_width(grp, 0)));
+}
+
+namespace {
+// 12 rows, 4 dead; every row's means and moments differ so that a misplaced row shows.
+GaussianState relocation_start() {
+  GaussianState s = make_state({0.5f, 0.001f, 0.9f, 0.2f, 0.002f, 0.6f, 0.3f, 0.001f, 0.7f, 0.4f, 0.004f, 0.8f});
+  for (int64_t i = 0; i < s.size(); ++i) {
+    s.row(Group::Means, i)[1] = 0.25f * float(i);
+    for (Group g : kAllGroups) {
+      const int w = s.width(g);
+      for (int k = 0; k < w; ++k) s.col(g).exp_avg_sq[i * w + k] = float(i + 1) * 0.01f + float(k);
+    }
+  }
+  return s;
+}
+
+// Relocation then growth planned on a DeviceGaussians of `device` and applied there.
+GaussianState relocate_and_grow_on(kernels::Device device, const McmcStrategyOptions& o, uint64_t seed) {
+  DeviceGaussians g(device, relocation_start());
+  RowEditPlan plan(g);
+  Rng rng(seed);
+  relocate_dead(plan, o, rng);
+  grow_towards_cap(plan, o, rng);
+  plan.apply(g);
+  return g.download();
+}
+}  // namespace
+
+TEST_CASE("mcmc: relocation and growth applied on the device equal the host edit", "[strategy_mcmc]") {
+  McmcStrategyOptions o;
+  o.grow_rate = 0.25f;
+  GaussianState want = relocation_start();
+  Rng rng(9);
+  CHECK(relocate_dead(want, o, rng) == 4);
+  CHECK(grow_towards_cap(want, o, rng) == 3);
+  const GaussianState got = relocate_and_grow_on(kernels::Device::CPU, o, 9);
+  REQUIRE(got.size() == 15);
+  for (Group g : kAllGroups) {
+    CHECK(got.col(g).value == want.col(g).value);
+    CHECK(got.col(g).exp_avg == want.col(g).exp_avg);
+    CHECK(got.col(g).exp_avg_sq == want.col(g).exp_avg_sq);
+  }
+}
+
+TEST_CASE("mcmc: relocation and growth on CUDA equal the CPU device copy", "[strategy_mcmc][gpu]") {
+  if (!splat::test::gpu_or_skip("CUDA mcmc relocation")) return;
+  McmcStrategyOptions o;
+  o.grow_rate = 0.25f;
+  const GaussianState cpu = relocate_and_grow_on(kernels::Device::CPU, o, 5);
+  const GaussianState gpu = relocate_and_grow_on(kernels::Device::CUDA, o, 5);
+  REQUIRE(gpu.size() == cpu.size());
+  for (Group g : kAllGroups) {
+    CHECK(gpu.col(g).value == cpu.col(g).value);
+    CHECK(gpu.col(g).exp_avg == cpu.col(g).exp_avg);
+    CHECK(gpu.col(g).exp_avg_sq == cpu.col(g).exp_avg_sq);
+  }
 }

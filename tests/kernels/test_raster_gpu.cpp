@@ -24,10 +24,10 @@ using Floats = std::vector<float>;
 
 namespace {
 
-constexpr int kWidth = 64, kHeight = 48;
+constexpr int kWidth = 60, kHeight = 44;
 
-// A few hundred Gaussians around the origin, three 64x48 cameras (4x3 tiles, the last row of tiles
-// cut by the image border). Some Gaussians sit behind every camera, some straddle the image borders,
+// A few hundred Gaussians around the origin, three 60x44 cameras (4x3 tiles, the last row and column
+// of tiles cut by the image border). Some Gaussians sit behind every camera, some straddle the image borders,
 // a few are large and nearly opaque so that pixels saturate and stop early, some are long and thin
 // (their screen boxes hold many tiles the ellipse misses, which the CUDA binning leaves out).
 struct Scene {

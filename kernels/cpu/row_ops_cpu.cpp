@@ -1,0 +1,22 @@
+// CPU reference of the row operations: plain loops over the elements, the same per-element
+// functions as the CUDA kernels (kernels/row_ops_math.h).
+#include "kernels/row_ops.h"
+#include "kernels/row_ops_math.h"
+
+namespace splat::kernels {
+
+void gather_rows_reference(float* dst, const float* src, int width, const int32_t* index, int64_t n_out) {
+  const int64_t count = n_out * width;
+  for (int64_t e = 0; e < count; ++e) dst[e] = gathered_element(src, width, index, e);
+}
+
+void scatter_rows_reference(float* dst, const float* src, int width, const int32_t* index, int64_t n_src) {
+  const int64_t count = n_src * width;
+  for (int64_t e = 0; e < count; ++e) dst[scattered_position(width, index, e)] = src[e];
+}
+
+void cap_values_reference(float* v, int64_t n, float cap) {
+  for (int64_t i = 0; i < n; ++i) v[i] = capped(v[i], cap);
+}
+
+}  // namespace splat::kernels

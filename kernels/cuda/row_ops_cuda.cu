@@ -1,0 +1,70 @@
+// CUDA backend of the row operations: one thread per element in grid-stride loops (they are
+// pure memory traffic), and the device-agnostic entry points, which see both backends.
+#include <cuda_runtime.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/row_ops.h"
+#include "kernels/row_ops_math.h"
+
+namespace splat::kernels {
+namespace {
+
+constexpr int kThreads = 256;
+
+__global__ void gather_kernel(float* dst, const float* src, int width, const int32_t* index, int64_t count) {
+  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < count; e += int64_t(gridDim.x) * blockDim.x)
+    dst[e] = gathered_element(src, width, index, e);
+}
+
+__global__ void scatter_kernel(float* dst, const float* src, int width, const int32_t* index, int64_t count) {
+  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < count; e += int64_t(gridDim.x) * blockDim.x)
+    dst[scattered_position(width, index, e)] = src[e];
+}
+
+__global__ void cap_kernel(float* v, int64_t n, float cap) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
+    v[i] = capped(v[i], cap);
+}
+
+void check_shape(const char* what, int width, int64_t rows) {
+  if (width < 0 || rows < 0)
+    throw std::invalid_argument(std::string(what) + ": bad shape, width " + std::to_string(width) + ", rows " +
+                                std::to_string(rows));
+}
+
+}  // namespace
+
+void gather_rows(Device device, float* dst, const float* src, int width, const int32_t* index, int64_t n_out,
+                 void* cuda_stream) {
+  check_shape("gather_rows", width, n_out);
+  if (device == Device::CPU) return gather_rows_reference(dst, src, width, index, n_out);
+  const int64_t count = n_out * width;
+  if (count == 0) return;
+  gather_kernel<<<cuda::stride_blocks(count, kThreads), kThreads, 0, static_cast<cudaStream_t>(cuda_stream)>>>(
+      dst, src, width, index, count);
+  cuda::check_launch("gather_rows");
+}
+
+void scatter_rows(Device device, float* dst, const float* src, int width, const int32_t* index, int64_t n_src,
+                  void* cuda_stream) {
+  check_shape("scatter_rows", width, n_src);
+  if (device == Device::CPU) return scatter_rows_reference(dst, src, width, index, n_src);
+  const int64_t count = n_src * width;
+  if (count == 0) return;
+  scatter_kernel<<<cuda::stride_blocks(count, kThreads), kThreads, 0, static_cast<cudaStream_t>(cuda_stream)>>>(
+      dst, src, width, index, count);
+  cuda::check_launch("scatter_rows");
+}
+
+void cap_values(Device device, float* v, int64_t n, float cap, void* cuda_stream) {
+  check_shape("cap_values", 1, n);
+  if (device == Device::CPU) return cap_values_reference(v, n, cap);
+  if (n == 0) return;
+  cap_kernel<<<cuda::stride_blocks(n, kThreads), kThreads, 0, static_cast<cudaStream_t>(cuda_stream)>>>(v, n, cap);
+  cuda::check_launch("cap_values");
+}
+
+}  // namespace splat::kernels

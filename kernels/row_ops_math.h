@@ -1,0 +1,25 @@
+#pragma once
+// Per-element bodies of the row operations (kernels/row_ops.h), shared by the CPU reference and
+// the CUDA kernels so that both compute the same function.
+#include <cstdint>
+
+#include "kernels/hd.h"
+
+namespace splat::kernels {
+
+// Element e of the gathered column: row e / width of the output, component e % width.
+SPLAT_HD float gathered_element(const float* src, int width, const int32_t* index, int64_t e) {
+  const int64_t row = e / width;
+  const int32_t from = index[row];
+  return from < 0 ? 0.f : src[int64_t(from) * width + (e - row * width)];
+}
+
+// Where element e of the scattered source goes in the destination column.
+SPLAT_HD int64_t scattered_position(int width, const int32_t* index, int64_t e) {
+  const int64_t row = e / width;
+  return int64_t(index[row]) * width + (e - row * width);
+}
+
+SPLAT_HD float capped(float v, float cap) { return v < cap ? v : cap; }
+
+}  // namespace splat::kernels
