@@ -217,6 +217,10 @@ void DeviceGaussians::upload(const GaussianState& state) {
     m2_[i].upload(state.col(g).exp_avg_sq);
     grads_[i].resize(state.col(g).value.size());
   }
+  reset_row_state();
+}
+
+void DeviceGaussians::reset_row_state() {
   const size_t n = static_cast<size_t>(n_);
   grad2d_.resize(n);
   grad2d_abs_.resize(n);
@@ -255,13 +259,7 @@ void DeviceGaussians::gather_rows(std::span<const int32_t> param_source, std::sp
     grads_[i].resize(static_cast<size_t>(n_out) * w);
   }
   n_ = n_out;
-  const size_t n = static_cast<size_t>(n_);
-  grad2d_.resize(n);
-  grad2d_abs_.resize(n);
-  max_radius_.resize(n);
-  visible_count_.resize(n);
-  zero_grad();
-  zero_stats();
+  reset_row_state();
 }
 
 void DeviceGaussians::append_rows(std::span<const int64_t> rows) {

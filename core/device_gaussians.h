@@ -129,6 +129,9 @@ class DeviceGaussians {
   size_t bytes() const;
 
  private:
+  // Sizes the per-row statistics to n_ and zeroes them and the gradients (after any row change).
+  void reset_row_state();
+
   kernels::Device device_;
   int64_t n_ = 0;
   int sh_degree_ = 3;
