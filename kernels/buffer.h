@@ -2,6 +2,7 @@
 // A typed, owning array on the CPU or on the current CUDA device. The trainer, the viewer
 // and the tests hold parameters, gradients and images in these, so the same code path
 // serves both backends; changing precision later means changing T, not the call sites.
+#include <algorithm>
 #include <cstddef>
 #include <span>
 #include <stdexcept>
@@ -46,11 +47,17 @@ class Buffer {
   T* data() { return ptr_; }
   const T* data() const { return ptr_; }
 
-  // Reallocates when the size changes; contents are not kept.
+  // Sets the size; contents are not kept. The allocation is kept while it is large enough and
+  // grows by at least half when it is not, so that buffers resized every few steps (the model's
+  // columns under densification) stop paying for cudaMalloc/cudaFree each time.
+  size_t capacity() const { return capacity_; }
   void resize(size_t n) {
-    if (n == n_) return;
-    release();
-    if (n) ptr_ = static_cast<T*>(device_alloc(dev_, n * sizeof(T)));
+    if (n > capacity_) {
+      const size_t grown = std::max(n, capacity_ + capacity_ / 2);
+      release();
+      ptr_ = static_cast<T*>(device_alloc(dev_, grown * sizeof(T)));
+      capacity_ = grown;
+    }
     n_ = n;
   }
   void zero() {
@@ -70,16 +77,18 @@ class Buffer {
   void release() {
     if (ptr_) device_free(dev_, ptr_);
     ptr_ = nullptr;
-    n_ = 0;
+    n_ = capacity_ = 0;
   }
   void swap(Buffer& o) noexcept {
     std::swap(dev_, o.dev_);
     std::swap(ptr_, o.ptr_);
     std::swap(n_, o.n_);
+    std::swap(capacity_, o.capacity_);
   }
   Device dev_ = Device::CPU;
   T* ptr_ = nullptr;
   size_t n_ = 0;
+  size_t capacity_ = 0;
 };
 
 }  // namespace splat::kernels

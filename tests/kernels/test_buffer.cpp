@@ -29,3 +29,22 @@ TEST_CASE("CUDA buffer round-trips through the device", "[buffer][gpu]") {
   d.zero();
   CHECK(d.download() == std::vector<int>(1000, 0));
 }
+
+TEST_CASE("resizing keeps the allocation while it fits and grows it by half when it does not", "[buffer]") {
+  Buffer<float> b(Device::CPU, 100);
+  CHECK(b.capacity() == 100);
+  const float* first = b.data();
+  b.resize(40);  // shrinking keeps the block
+  CHECK(b.size() == 40);
+  CHECK(b.data() == first);
+  b.resize(100);  // back up to the capacity: still no new block
+  CHECK(b.data() == first);
+  b.resize(101);  // past it: at least 1.5x, so small steps of growth reallocate rarely
+  CHECK(b.capacity() == 150);
+  CHECK(b.size() == 101);
+  b.resize(1000);  // a big jump allocates exactly what is asked
+  CHECK(b.capacity() == 1000);
+  const std::vector<float> v(1000, 2.5f);
+  b.upload(v);
+  CHECK(b.download() == v);
+}
