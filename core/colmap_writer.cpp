@@ -27,6 +27,13 @@ void put(std::ofstream& out, T v) {
   out.write(reinterpret_cast<const char*>(&v), sizeof v);
 }
 
+// A position or translation as three little-endian doubles, COLMAP's binary layout.
+void put_vec3(std::ofstream& out, const Vec3d& v) {
+  put<double>(out, v.x);
+  put<double>(out, v.y);
+  put<double>(out, v.z);
+}
+
 }  // namespace
 
 void write_colmap_text(const fs::path& folder, const std::vector<Camera>& cameras, const std::vector<Image>& images,
@@ -90,9 +97,7 @@ void write_colmap_binary(const fs::path& folder, const std::vector<Camera>& came
     for (const Image& im : images) {
       put<int32_t>(out, im.id);
       for (double q : im.qvec) put<double>(out, q);
-      put<double>(out, im.tvec.x);
-      put<double>(out, im.tvec.y);
-      put<double>(out, im.tvec.z);
+      put_vec3(out, im.tvec);
       put<int32_t>(out, im.camera_id);
       out.write(im.name.c_str(), static_cast<std::streamsize>(im.name.size() + 1));
       put<uint64_t>(out, 0);  // no keypoints
@@ -105,9 +110,7 @@ void write_colmap_binary(const fs::path& folder, const std::vector<Camera>& came
     put<uint64_t>(out, points.size());
     for (const Point& p : points) {
       put<uint64_t>(out, p.id);
-      put<double>(out, p.xyz.x);
-      put<double>(out, p.xyz.y);
-      put<double>(out, p.xyz.z);
+      put_vec3(out, p.xyz);
       for (uint8_t c : p.rgb) put<uint8_t>(out, c);
       put<double>(out, p.error);
       put<uint64_t>(out, 0);  // no track
