@@ -35,6 +35,7 @@
 //     PixelCompositor (front to back: add(), finish()), PixelReplay (back to front: the
 //     gradient of α, colour and z of each composited Gaussian from the output gradients).
 #include <cmath>
+#include <type_traits>
 
 #include "kernels/hd_math.h"
 #include "kernels/rasterizer.h"
@@ -522,22 +523,39 @@ SPLAT_HD void sh_color_vjp(int degree, Vec3<T> dir, const S* dc, const S* rest, 
 // α of one Gaussian at a pixel centre (px + 0.5, py + 0.5) = `pixel`:
 // α = min(0.99, opacity exp(-½ dᵀQd)), d = pixel - mean2d. Returns 0 when α < 1/255 (the
 // Gaussian is skipped for this pixel); `gauss` receives exp(-½ dᵀQd) for the VJP.
+// exp and 1/x inside the per-pixel loops, which run them once per (pixel, Gaussian) and are
+// bound by issued instructions. On the GPU in float they are the hardware approximations
+// (__expf: ~2 ulp plus |x|·2^-24 relative from its scaling, with x in [-5.6, 0] for any α that
+// counts; __fdividef: ~2 ulp for the divisors 0.01..1 here), a few instructions instead of the
+// IEEE sequences; the CPU backends, and double anywhere, use the exact functions.
+template <class T> SPLAT_HD T pixel_exp(T x) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (std::is_same_v<T, float>) return __expf(x);
+#endif
+  return std::exp(x);
+}
+template <class T> SPLAT_HD T pixel_reciprocal(T x) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (std::is_same_v<T, float>) return __fdividef(1.f, x);
+#endif
+  return T(1) / x;
+}
+
 template <class T>
 SPLAT_HD T gaussian_alpha(Vec2<T> mean2d, Sym2<T> conic, T opacity, Vec2<T> pixel, T& gauss) {
   const T dx = pixel.x - mean2d.x, dy = pixel.y - mean2d.y;
   const T power = T(-0.5) * (conic.xx * dx * dx + conic.yy * dy * dy) - conic.xy * dx * dy;
-  gauss = std::exp(power);
+  gauss = pixel_exp(power);
   const T alpha = hd_min(T(kMaxAlpha), opacity * gauss);
   return alpha < T(kMinAlpha) ? T(0) : alpha;
 }
 // ACCUMULATES the gradients of a composited α (> 0) into dmean2d, dconic (Sym2 convention),
-// dopacity. Where the 0.99 clamp is active α does not depend on the inputs.
+// dopacity; `gauss` is what gaussian_alpha gave for the same inputs (not recomputed: the exp is
+// a large part of the per-pixel cost). Where the 0.99 clamp is active α does not depend on the inputs.
 template <class T>
-SPLAT_HD void gaussian_alpha_vjp(Vec2<T> mean2d, Sym2<T> conic, T opacity, Vec2<T> pixel, T dalpha,
+SPLAT_HD void gaussian_alpha_vjp(Vec2<T> mean2d, Sym2<T> conic, T opacity, Vec2<T> pixel, T gauss, T dalpha,
                                  Vec2<T>& dmean2d, Sym2<T>& dconic, T& dopacity) {
   const T dx = pixel.x - mean2d.x, dy = pixel.y - mean2d.y;
-  const T power = T(-0.5) * (conic.xx * dx * dx + conic.yy * dy * dy) - conic.xy * dx * dy;
-  const T gauss = std::exp(power);
   if (opacity * gauss > T(kMaxAlpha)) return;
   dopacity += dalpha * gauss;
   const T dpower = dalpha * opacity * gauss;
@@ -615,7 +633,8 @@ struct PixelReplay {
   // One composited Gaussian (α > 0 as composited, its colour and z), going backwards.
   SPLAT_HD void step(T alpha, Vec3<T> color, T z, T& dalpha, Vec3<T>& dcolor, T& dz) {
     const T one_minus = T(1) - alpha;
-    const T Ti = transmittance / one_minus;
+    const T inv_one_minus = pixel_reciprocal(one_minus);  // one reciprocal serves both quotients
+    const T Ti = transmittance * inv_one_minus;
     const T w = alpha * Ti;
     const T c[3] = {color.x, color.y, color.z};
     T g = 0;
@@ -623,7 +642,7 @@ struct PixelReplay {
       g += drgb[ch] * (c[ch] - acc_rgb[ch]);
       acc_rgb[ch] = alpha * c[ch] + one_minus * acc_rgb[ch];
     }
-    dalpha = Ti * g + ddepth_sum * Ti * (z - acc_depth) + dalpha_out * t_final / one_minus;
+    dalpha = Ti * g + ddepth_sum * Ti * (z - acc_depth) + dalpha_out * t_final * inv_one_minus;
     acc_depth = alpha * z + one_minus * acc_depth;
     dcolor = {drgb[0] * w, drgb[1] * w, drgb[2] * w};
     dz = ddepth_sum * w;

@@ -262,7 +262,7 @@ class ReferenceRasterizer {
           replay.step(alpha, colors_[ci], p.depth, dalpha, dcolor, dz);
           Grad2d& s = slot[k];
           Vec2<T> dmean{};
-          raster::gaussian_alpha_vjp(p.mean2d, p.conic, p.opacity, centre, dalpha, dmean, s.conic, s.opacity);
+          raster::gaussian_alpha_vjp(p.mean2d, p.conic, p.opacity, centre, gauss, dalpha, dmean, s.conic, s.opacity);
           s.mean2d = s.mean2d + dmean;
           s.abs_mean2d = s.abs_mean2d + Vec2<T>{std::abs(dmean.x), std::abs(dmean.y)};
           s.color += dcolor;

@@ -1,10 +1,12 @@
-// CUDA backend of the fused Adam step: one thread per element, everything in registers (each
-// element is read and written once: the step is bandwidth-bound). Several parameter groups share
+// CUDA backend of the fused Adam step: four elements per thread, everything in registers (each
+// element is read and written once: the step is bandwidth-bound, and 16-byte accesses keep more
+// bytes in flight per thread than one float each). Several parameter groups share
 // one launch: the blocks are split between the groups, and a block finds its group from the
 // table of first blocks passed by value with the launch.
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -14,6 +16,7 @@ namespace splat::kernels {
 namespace {
 
 constexpr int kThreads = 256;
+constexpr int kPerThread = 4;  // one float4 of each array
 constexpr int kMaxGroupsPerLaunch = 8;  // more groups take several launches
 
 struct GroupArgs {
@@ -23,6 +26,7 @@ struct GroupArgs {
   float* exp_avg_sq;
   int64_t n;
   AdamStepConstants<float> k;
+  bool aligned;  // all four arrays start on 16 bytes: float4 accesses are allowed
 };
 
 struct LaunchArgs {
@@ -36,9 +40,26 @@ __global__ void adam_groups_kernel(const __grid_constant__ LaunchArgs a) {
   int g = 0;
   while (g + 1 < a.count && block >= a.first_block[g + 1]) ++g;
   const GroupArgs& x = a.group[g];
-  const int64_t i = (block - a.first_block[g]) * kThreads + threadIdx.x;
-  if (i < x.n) adam_update(x.params[i], x.grads[i], x.exp_avg[i], x.exp_avg_sq[i], x.k);
+  const int64_t i = ((block - a.first_block[g]) * kThreads + threadIdx.x) * kPerThread;
+  if (x.aligned && i + kPerThread <= x.n) {
+    float4 p = *reinterpret_cast<const float4*>(x.params + i);
+    const float4 d = *reinterpret_cast<const float4*>(x.grads + i);
+    float4 m = *reinterpret_cast<const float4*>(x.exp_avg + i);
+    float4 v = *reinterpret_cast<const float4*>(x.exp_avg_sq + i);
+    adam_update(p.x, d.x, m.x, v.x, x.k);
+    adam_update(p.y, d.y, m.y, v.y, x.k);
+    adam_update(p.z, d.z, m.z, v.z, x.k);
+    adam_update(p.w, d.w, m.w, v.w, x.k);
+    *reinterpret_cast<float4*>(x.params + i) = p;
+    *reinterpret_cast<float4*>(x.exp_avg + i) = m;
+    *reinterpret_cast<float4*>(x.exp_avg_sq + i) = v;
+    return;
+  }
+  for (int64_t j = i; j < i + kPerThread && j < x.n; ++j)
+    adam_update(x.params[j], x.grads[j], x.exp_avg[j], x.exp_avg_sq[j], x.k);
 }
+
+bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
 void launch(const LaunchArgs& a, cudaStream_t stream) {
   const int64_t blocks = a.first_block[a.count];
@@ -71,8 +92,10 @@ void adam_step_groups(Device device, std::span<const AdamGroup> groups, int64_t 
   for (const AdamGroup& g : groups) {
     const AdamStepConstants<float> k = adam_step_constants<float>(g.h, step);
     if (a.count == kMaxGroupsPerLaunch) flush();
-    a.group[a.count] = GroupArgs{g.params, g.grads, g.exp_avg, g.exp_avg_sq, g.n, k};
-    a.first_block[a.count + 1] = a.first_block[a.count] + (g.n + kThreads - 1) / kThreads;
+    const bool aligned = aligned16(g.params) && aligned16(g.grads) && aligned16(g.exp_avg) && aligned16(g.exp_avg_sq);
+    a.group[a.count] = GroupArgs{g.params, g.grads, g.exp_avg, g.exp_avg_sq, g.n, k, aligned};
+    constexpr int64_t per_block = int64_t(kThreads) * kPerThread;
+    a.first_block[a.count + 1] = a.first_block[a.count] + (g.n + per_block - 1) / per_block;
     ++a.count;
   }
   if (a.count > 0) flush();

@@ -143,7 +143,7 @@ __global__ void __launch_bounds__(kThreads)
         Vec2f dmean{};
         raster::Sym2<float> dconic{};
         float dopacity = 0.f;
-        raster::gaussian_alpha_vjp(mean, conic, co.w, pixels[i].centre, da, dmean, dconic, dopacity);
+        raster::gaussian_alpha_vjp(mean, conic, co.w, pixels[i].centre, gauss, da, dmean, dconic, dopacity);
         g[0] += dmean.x, g[1] += dmean.y;
         if constexpr (kAbs) g[2] += fabsf(dmean.x), g[3] += fabsf(dmean.y);
         g[4] += dconic.xx, g[5] += dconic.xy, g[6] += dconic.yy, g[7] += dopacity;

@@ -128,6 +128,24 @@ TEST_CASE("CUDA Adam matches the CPU reference over several steps", "[adam][gpu]
   CHECK(max_rel_diff(gp, random_values(n, 41, -1.f, 1.f)) > 1e-3);
 }
 
+TEST_CASE("CUDA Adam on arrays that do not start on 16 bytes takes the scalar path", "[adam][gpu]") {
+  if (!splat::test::gpu_or_skip("CUDA Adam, unaligned arrays")) return;
+  // The kernel reads float4s only where all four arrays are 16-byte aligned; views one float into
+  // the buffers are not, and must still give the reference's update.
+  const size_t n = 4099;
+  AdamHyperParams h;
+  h.lr = 1e-2f;
+  std::vector<float> p = random_values(n + 1, 7, -1.f, 1.f), m(n + 1, 0.f), v(n + 1, 0.f);
+  const std::vector<float> g = random_values(n + 1, 8, -0.01f, 0.01f);
+  Buffer<float> dp = on_gpu(p), dm = on_gpu(m), dv = on_gpu(v), dg = on_gpu(g);
+  adam_step(Device::CPU, p.data() + 1, g.data() + 1, m.data() + 1, v.data() + 1, int64_t(n), h, 1);
+  adam_step(Device::CUDA, dp.data() + 1, dg.data() + 1, dm.data() + 1, dv.data() + 1, int64_t(n), h, 1);
+  CHECK(dp.download() == p);
+  CHECK(dm.download() == m);
+  CHECK(dv.download() == v);
+  CHECK(p[1] != random_values(n + 1, 7, -1.f, 1.f)[1]);
+}
+
 TEST_CASE("CUDA multi-group Adam (one launch per 8 groups) matches per-group CPU steps", "[adam][gpu]") {
   if (!splat::test::gpu_or_skip("CUDA multi-group Adam vs CPU")) return;
   // Ten groups (two launches), including an empty one and sizes that end mid-block, each with its

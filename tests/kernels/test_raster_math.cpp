@@ -339,7 +339,10 @@ TEST_CASE("per-pixel alpha VJP matches finite differences", "[raster_math]") {
     Vec2<double> dm{};
     Sym2<double> dc{};
     double dop = 0;
-    gaussian_alpha_vjp(Vec2<double>{y[0], y[1]}, Sym2<double>{y[2], y[3], y[4]}, y[5], pixel, u[0], dm, dc, dop);
+    double gauss;
+    gaussian_alpha(Vec2<double>{y[0], y[1]}, Sym2<double>{y[2], y[3], y[4]}, y[5], pixel, gauss);
+    gaussian_alpha_vjp(Vec2<double>{y[0], y[1]}, Sym2<double>{y[2], y[3], y[4]}, y[5], pixel, gauss, u[0], dm, dc,
+                       dop);
     return Vector{dm.x, dm.y, dc.xx, dc.xy, dc.yy, dop};
   };
   check_vjp(f, vjp, x, "gaussian_alpha");
