@@ -631,6 +631,9 @@ struct PixelReplay {
   }
 
   // One composited Gaussian (α > 0 as composited, its colour and z), going backwards.
+  // kDepthAlpha = false: the caller gave no depth and no alpha gradient (training's case), so
+  // their terms, zero, are not computed and dz is left alone (per-pixel instructions are the cost).
+  template <bool kDepthAlpha = true>
   SPLAT_HD void step(T alpha, Vec3<T> color, T z, T& dalpha, Vec3<T>& dcolor, T& dz) {
     const T one_minus = T(1) - alpha;
     const T inv_one_minus = pixel_reciprocal(one_minus);  // one reciprocal serves both quotients
@@ -642,10 +645,13 @@ struct PixelReplay {
       g += drgb[ch] * (c[ch] - acc_rgb[ch]);
       acc_rgb[ch] = alpha * c[ch] + one_minus * acc_rgb[ch];
     }
-    dalpha = Ti * g + ddepth_sum * Ti * (z - acc_depth) + dalpha_out * t_final * inv_one_minus;
-    acc_depth = alpha * z + one_minus * acc_depth;
+    dalpha = Ti * g;
+    if constexpr (kDepthAlpha) {
+      dalpha += ddepth_sum * Ti * (z - acc_depth) + dalpha_out * t_final * inv_one_minus;
+      acc_depth = alpha * z + one_minus * acc_depth;
+      dz = ddepth_sum * w;
+    }
     dcolor = {drgb[0] * w, drgb[1] * w, drgb[2] * w};
-    dz = ddepth_sum * w;
     transmittance = Ti;
   }
 };

@@ -27,12 +27,12 @@ constexpr int kThreads = kBlockPixels / kP;  // also the entries per shared-memo
 
 // Sums the values over the warp; the AbsGS sums (2, 3) and the depth gradient (11) only when asked
 // for, since the shuffles are much of this kernel's cost.
-template <bool kAbs, bool kDepth>
+template <bool kAbs, bool kDepthAlpha>
 __device__ inline void warp_sum(float (&v)[kGradValues]) {
 #pragma unroll
   for (int k = 0; k < kGradValues; ++k) {
     if ((k == 2 || k == 3) && !kAbs) continue;
-    if (k == 11 && !kDepth) continue;
+    if (k == 11 && !kDepthAlpha) continue;
 #pragma unroll
     for (int off = 16; off > 0; off >>= 1) v[k] += __shfl_xor_sync(0xffffffffu, v[k], off);
   }
@@ -76,8 +76,9 @@ __device__ inline ThreadPixels load_pixels(std::index_sequence<I...>, int px, in
   return {{load_pixel(px, py0 + 4 * int(I), camera, grid, bg, state, dout)...}};
 }
 
-// kAbs: the AbsGS statistic is wanted; kDepth: a depth gradient is given.
-template <bool kAbs, bool kDepth>
+// kAbs: the AbsGS statistic is wanted; kDepthAlpha: a depth or an alpha gradient is given (the
+// replay's terms for them are skipped otherwise).
+template <bool kAbs, bool kDepthAlpha>
 __global__ void __launch_bounds__(kThreads)
     blend_backward_kernel(ProjectedSlots slots, TileBins bins, TileGrid grid, Background bg, PixelState state,
                           RenderOutputGrads dout, ProjectedGrads dslots) {
@@ -137,9 +138,9 @@ __global__ void __launch_bounds__(kThreads)
         if (alpha == 0.f) continue;
         composited = true;
         const float4 cd = s_color_depth[j];
-        float da, dz;
+        float da, dz = 0.f;
         Vec3f dcolor;
-        pixels[i].replay.step(alpha, Vec3f{cd.x, cd.y, cd.z}, cd.w, da, dcolor, dz);
+        pixels[i].replay.template step<kDepthAlpha>(alpha, Vec3f{cd.x, cd.y, cd.z}, cd.w, da, dcolor, dz);
         Vec2f dmean{};
         raster::Sym2<float> dconic{};
         float dopacity = 0.f;
@@ -148,10 +149,10 @@ __global__ void __launch_bounds__(kThreads)
         if constexpr (kAbs) g[2] += fabsf(dmean.x), g[3] += fabsf(dmean.y);
         g[4] += dconic.xx, g[5] += dconic.xy, g[6] += dconic.yy, g[7] += dopacity;
         g[8] += dcolor.x, g[9] += dcolor.y, g[10] += dcolor.z;
-        if constexpr (kDepth) g[11] += dz;
+        if constexpr (kDepthAlpha) g[11] += dz;
       }
       if (!__any_sync(0xffffffffu, composited)) continue;
-      warp_sum<kAbs, kDepth>(g);
+      warp_sum<kAbs, kDepthAlpha>(g);
       if (lane == 0) {
         const int32_t s = s_slot[j];
         atomicAdd(&dslots.mean2d[s], make_float4(g[0], g[1], g[2], g[3]));
@@ -169,8 +170,9 @@ void blend_backward(const ProjectedSlots& slots, const TileBins& bins, const Til
                     bool abs_stats, cudaStream_t stream) {
   const dim3 blocks(grid.tiles_x, grid.tiles_y, grid.cameras);
   Background bg{{background[0], background[1], background[2]}};
-  auto kernel = abs_stats ? (dout.depth ? blend_backward_kernel<true, true> : blend_backward_kernel<true, false>)
-                          : (dout.depth ? blend_backward_kernel<false, true> : blend_backward_kernel<false, false>);
+  const bool depth_alpha = dout.depth || dout.alpha;
+  auto kernel = abs_stats ? (depth_alpha ? blend_backward_kernel<true, true> : blend_backward_kernel<true, false>)
+                          : (depth_alpha ? blend_backward_kernel<false, true> : blend_backward_kernel<false, false>);
   kernel<<<blocks, kThreads, 0, stream>>>(slots, bins, grid, bg, state, dout, dslots);
   check_launch("blend backward");
 }
