@@ -20,9 +20,11 @@ struct Background {
   float rgb[3];
 };
 
-// Pixels per thread. Measured on the H100 (bench/RESULTS.md, 1M Gaussians): 2 takes this kernel from
-// 1.96 to 1.63 ms against 1; 4 is no faster with one camera and slower with four.
-constexpr int kP = 2;
+// Pixels per thread. On the synthetic benchmark scene 2 is faster (H200, 1M Gaussians: 1.17 ms
+// against 1.56), but on trained scenes 1 is: late bonsai steps 1.75 -> 1.40 ms, cup 1.35 -> 1.11 ms
+// (bench/TRAINING.md). Trained scenes' pixels differ widely in how many Gaussians they composite,
+// and a warp replays until its last pixel is done, so smaller warp footprints waste less.
+constexpr int kP = 1;
 constexpr int kThreads = kBlockPixels / kP;  // also the entries per shared-memory batch
 
 // Sums the values over the warp; the AbsGS sums (2, 3) and the depth gradient (11) only when asked
