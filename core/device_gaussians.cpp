@@ -230,8 +230,23 @@ void DeviceGaussians::reset_row_state() {
   zero_stats();
 }
 
-HostDensifyStats DeviceGaussians::download_stats() const {
-  return {grad2d_.download(), grad2d_abs_.download(), max_radius_.download(), visible_count_.download()};
+HostDensifyStats DeviceGaussians::download_stats(const StatsSelection& which) const {
+  HostDensifyStats st;
+  download_stats(st, which);
+  return st;
+}
+
+void DeviceGaussians::download_stats(HostDensifyStats& into, const StatsSelection& which) const {
+  auto fetch = [](bool wanted, const auto& buffer, auto& host) {
+    if (wanted)
+      download_into(buffer, host);
+    else
+      host.clear();
+  };
+  fetch(which.grad2d_norm, grad2d_, into.grad2d_norm);
+  fetch(which.grad2d_abs_norm, grad2d_abs_, into.grad2d_abs_norm);
+  fetch(which.max_radius, max_radius_, into.max_radius);
+  fetch(which.visible_count, visible_count_, into.visible_count);
 }
 
 void DeviceGaussians::gather_rows(std::span<const int32_t> param_source, std::span<const int32_t> moment_source) {

@@ -79,6 +79,12 @@ struct HostDensifyStats {
   std::vector<int32_t> visible_count;
 };
 
+// Which statistics DeviceGaussians::download_stats fetches; the others come back empty (a
+// refinement reads only some of them, and each is a full column to copy off the device).
+struct StatsSelection {
+  bool grad2d_norm = true, grad2d_abs_norm = true, max_radius = true, visible_count = true;
+};
+
 class DeviceGaussians {
  public:
   DeviceGaussians(kernels::Device device, const GaussianState& state);
@@ -106,7 +112,9 @@ class DeviceGaussians {
   GaussianState download() const;
   // Replaces everything with `state` (rows may differ); gradients and statistics are zeroed.
   void upload(const GaussianState& state);
-  HostDensifyStats download_stats() const;
+  HostDensifyStats download_stats(const StatsSelection& which = {}) const;
+  // The same into `into`, reusing its vectors' memory (for callers that download every few steps).
+  void download_stats(HostDensifyStats& into, const StatsSelection& which = {}) const;
   GaussianModel to_model() const { return download().to_model(); }
 
   // Rebuilds every column with one row mapping, on the device: parameter row i becomes old row
@@ -167,6 +175,14 @@ class RowEditPlan {
   std::vector<float> opacity_, log_scales_;
   std::vector<int32_t> params_, moments_;  // old source row of each row's values / moments (-1: zero)
 };
+
+// Copies a buffer into `into`, reusing its memory: unlike Buffer::download, repeated downloads of a
+// large column touch no fresh pages once `into` has grown to the column's size.
+template <class T>
+void download_into(const kernels::Buffer<T>& b, std::vector<T>& into) {
+  into.resize(b.size());
+  if (b.size()) kernels::copy_bytes(into.data(), kernels::Device::CPU, b.data(), b.device(), b.bytes());
+}
 
 // Runs f(std::span<float>) on a host view of a buffer: in place for the CPU backend, through a
 // download and upload otherwise (for host-side updates that have no device kernel yet).

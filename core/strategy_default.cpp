@@ -1,6 +1,7 @@
 #include "core/strategy_default.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -15,11 +16,58 @@ namespace {
 float sigmoid(float x) { return 1.f / (1.f + std::exp(-x)); }
 float logit(float p) { return std::log(p / (1.f - p)); }
 
-// Largest world scale of row i of a log-scale column (3 floats per row).
-float max_scale(std::span<const float> log_scales, int64_t i) {
-  const float* ls = log_scales.data() + 3 * i;
-  return std::exp(std::max({ls[0], ls[1], ls[2]}));
+float max_log_scale(const float* ls) { return std::max({ls[0], ls[1], ls[2]}); }
+
+// Mean 2D gradient of one row (see decide_growth).
+float mean_grad2d(float sum, int32_t visible_count, int batch_size) {
+  return sum / float(std::max<int32_t>(visible_count, 1)) * float(batch_size);
 }
+
+// Position of a non-NaN float on the float line, as an integer: a < b exactly when key(a) < key(b)
+// (-0 and +0 share a key). The keys of -inf..+inf are contiguous, so bisection can walk them.
+int64_t float_key(float x) {
+  const uint32_t bits = std::bit_cast<uint32_t>(x);
+  return (bits & 0x80000000u) ? -int64_t(bits & 0x7fffffffu) : int64_t(bits);
+}
+float key_float(int64_t k) {
+  return std::bit_cast<float>(k < 0 ? uint32_t(0x80000000u | uint32_t(-k)) : uint32_t(k));
+}
+
+// The smallest float in [-inf, +inf] at which `holds`, a predicate that is false and then true
+// along the float line, becomes true; +inf when it never does. 32 evaluations.
+template <class Pred>
+float first_true(Pred holds) {
+  constexpr float inf = std::numeric_limits<float>::infinity();
+  if (holds(-inf)) return -inf;
+  if (!holds(inf)) return inf;
+  int64_t lo = float_key(-inf), hi = float_key(inf);  // holds(lo) is false, holds(hi) true
+  while (hi - lo > 1) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    (holds(key_float(mid)) ? hi : lo) = mid;
+  }
+  return key_float(hi);
+}
+
+// The pruning rule on stored columns, its thresholds moved onto logits and log scales once.
+class KeepRule {
+ public:
+  KeepRule(const DefaultStrategyOptions& o, bool check_size, double extent)
+      : min_logit_(opacity_logit_cut(o.prune_opacity)),
+        max_log_scale_(log_scale_cut(o.prune_scale3d * extent)),
+        max_radius_(o.prune_scale2d),
+        check_size_(check_size) {}
+  // radius: the row's max screen radius, or null for rows not seen on screen yet.
+  // Written with & rather than && so that it compiles to compares, not branches.
+  bool keep(float opacity_logit, const float* log_scales, const float* radius) const {
+    const bool opaque = !(opacity_logit < min_logit_);
+    if (!check_size_) return opaque;
+    return opaque & !(max_log_scale(log_scales) >= max_log_scale_) & !(radius && *radius > max_radius_);
+  }
+
+ private:
+  float min_logit_, max_log_scale_, max_radius_;
+  bool check_size_;
+};
 
 // One sample of N(mean, R diag(scale)^2 R^T).
 Vec3d sample_inside(const float* m, const float* q, const float* ls, Rng& rng) {
@@ -42,23 +90,24 @@ std::vector<float> host_rows(const GaussianState& s, Group g, std::span<const in
 
 }  // namespace
 
-std::vector<float> mean_grad2d(const HostDensifyStats& stats, bool absgrad, int batch_size) {
-  const std::vector<float>& sum = absgrad ? stats.grad2d_abs_norm : stats.grad2d_norm;
-  std::vector<float> out(sum.size(), 0.f);
-  for (size_t i = 0; i < sum.size(); ++i)
-    out[i] = sum[i] / float(std::max<int32_t>(stats.visible_count[i], 1)) * float(batch_size);
-  return out;
+float opacity_logit_cut(float min_opacity) {
+  return first_true([&](float x) { return sigmoid(x) >= min_opacity; });
+}
+
+float log_scale_cut(double max_scale) {
+  return first_true([&](float x) { return double(std::exp(x)) > max_scale; });
 }
 
 GrowDecision decide_growth(std::span<const float> log_scales, const HostDensifyStats& stats,
                            const DefaultStrategyOptions& o, int batch_size, double extent) {
-  const std::vector<float> grad = mean_grad2d(stats, o.absgrad, batch_size);
+  const std::vector<float>& sum = o.absgrad ? stats.grad2d_abs_norm : stats.grad2d_norm;
   const float threshold = o.absgrad ? o.absgrad_threshold : o.grad_threshold;
+  const float clone_below = log_scale_cut(o.grow_scale3d * extent);
   const int64_t n = static_cast<int64_t>(log_scales.size() / 3);
   GrowDecision d;
   for (int64_t i = 0; i < n; ++i) {
-    if (!(grad[i] > threshold)) continue;
-    if (max_scale(log_scales, i) <= o.grow_scale3d * extent)
+    if (!(mean_grad2d(sum[i], stats.visible_count[i], batch_size) > threshold)) continue;
+    if (max_log_scale(&log_scales[3 * i]) < clone_below)
       d.clone.push_back(i);
     else
       d.split.push_back(i);
@@ -117,15 +166,11 @@ int64_t apply_growth(GaussianState& s, const GrowDecision& d, const DefaultStrat
 std::vector<uint8_t> decide_keep(std::span<const float> opacity_logits, std::span<const float> log_scales,
                                  const std::vector<float>& max_radius, bool check_size, const DefaultStrategyOptions& o,
                                  double extent) {
-  std::vector<uint8_t> keep(opacity_logits.size(), 1);
-  for (int64_t i = 0; i < int64_t(keep.size()); ++i) {
-    bool drop = sigmoid(opacity_logits[i]) < o.prune_opacity;
-    if (check_size) {
-      drop = drop || max_scale(log_scales, i) > o.prune_scale3d * extent;
-      drop = drop || (i < int64_t(max_radius.size()) && max_radius[i] > o.prune_scale2d);
-    }
-    keep[i] = drop ? 0 : 1;
-  }
+  const KeepRule rule(o, check_size, extent);
+  const size_t seen = check_size ? max_radius.size() : 0;
+  std::vector<uint8_t> keep(opacity_logits.size());
+  for (size_t i = 0; i < keep.size(); ++i)
+    keep[i] = rule.keep(opacity_logits[i], &log_scales[3 * i], i < seen ? &max_radius[i] : nullptr) ? 1 : 0;
   return keep;
 }
 
@@ -164,62 +209,92 @@ bool DefaultStrategy::after_step(const StepInfo& info, DeviceGaussians& g) {
   return refine;
 }
 
-void DefaultStrategy::refine(const StepInfo& info, DeviceGaussians& g, bool check_size) {
-  const int64_t n = g.size();
-  const std::vector<float> opacity = g.param(Group::Opacity).download();
-  const std::vector<float> log_scales = g.param(Group::LogScales).download();
-  const HostDensifyStats stats = g.download_stats();
-  const GrowDecision d = decide_growth(log_scales, stats, o_, info.batch_size, info.scene_extent);
-  const int64_t grown = n + int64_t(d.clone.size() + d.split.size());
+const RefinementPlan& RefinementPlanner::plan(DeviceGaussians& g, const DefaultStrategyOptions& o,
+                                              const StepInfo& info, bool check_size, Rng& rng) {
+  download_inputs(g, o, check_size);
+  const GrowDecision d = decide_growth(log_scales_, stats_, o, info.batch_size, info.scene_extent);
+  const int64_t grown = g.size() + int64_t(d.clone.size() + d.split.size());
   if (grown > std::numeric_limits<int32_t>::max())
     throw std::runtime_error("default strategy: " + std::to_string(grown) + " Gaussians exceed the row index range");
-
-  // The grown rows in apply_growth's order: the old rows, clones, second halves of splits.
-  // source: old row each grown row copies; child: which split child it is, or -1.
-  std::vector<int32_t> source(static_cast<size_t>(n)), child(static_cast<size_t>(grown), -1);
-  for (int64_t i = 0; i < n; ++i) source[i] = int32_t(i);
-  for (int64_t r : d.clone) source.push_back(int32_t(r));
-  std::vector<int32_t> parents;
-  std::vector<float> parent_log_scales;
-  for (size_t k = 0; k < d.split.size(); ++k) {
-    const int32_t r = int32_t(d.split[k]);
-    child[r] = int32_t(2 * k);
-    child[source.size()] = int32_t(2 * k + 1);
-    source.push_back(r);
-    parents.push_back(r);
-    parent_log_scales.insert(parent_log_scales.end(), log_scales.begin() + 3 * r, log_scales.begin() + 3 * r + 3);
-  }
+  const std::vector<int32_t> parents(d.split.begin(), d.split.end());
+  std::vector<float> parent_log_scales(3 * parents.size());
+  for (size_t k = 0; k < parents.size(); ++k)
+    std::copy_n(&log_scales_[3 * size_t(parents[k])], 3, &parent_log_scales[3 * k]);
   const SplitChildren c = split_children(g.download_rows(Group::Means, parents), g.download_rows(Group::Quats, parents),
-                                         parent_log_scales, o_.split_scale_divisor, rng_);
+                                         parent_log_scales, o.split_scale_divisor, rng);
+  keep_grown_rows(d, c, o, check_size, info.scene_extent);
+  return plan_;
+}
 
-  // Pruning reads the grown opacities and log scales (split halves already shrunk).
-  std::vector<float> grown_opacity(static_cast<size_t>(grown)), grown_log_scales(static_cast<size_t>(grown) * 3);
-  for (int64_t r = 0; r < grown; ++r) {
-    grown_opacity[r] = opacity[source[r]];
-    const float* ls = child[r] < 0 ? &log_scales[3 * size_t(source[r])] : &c.log_scales[3 * size_t(child[r])];
-    std::copy_n(ls, 3, &grown_log_scales[3 * r]);
-  }
-  const std::vector<uint8_t> keep =
-      decide_keep(grown_opacity, grown_log_scales, stats.max_radius, check_size, o_, info.scene_extent);
+void RefinementPlanner::download_inputs(DeviceGaussians& g, const DefaultStrategyOptions& o, bool check_size) {
+  download_into(g.param(Group::Opacity), opacity_);
+  download_into(g.param(Group::LogScales), log_scales_);
+  StatsSelection needed;  // the gradient sum the growth rule reads, and screen radii only for size pruning
+  needed.grad2d_norm = !o.absgrad;
+  needed.grad2d_abs_norm = o.absgrad;
+  needed.max_radius = check_size;
+  g.download_stats(stats_, needed);
+}
 
+void RefinementPlanner::keep_grown_rows(const GrowDecision& d, const SplitChildren& c, const DefaultStrategyOptions& o,
+                                        bool check_size, double extent) {
+  // The grown rows in apply_growth's order are the old rows with each split parent replaced by its
+  // first half, then the clones, then the second halves. Pruning reads the grown values (split
+  // halves already shrunk); only old rows have been seen on screen, so only they have a radius.
+  const KeepRule rule(o, check_size, extent);
+  const float* radius = check_size ? stats_.max_radius.data() : nullptr;
+  const int64_t n = static_cast<int64_t>(opacity_.size());
+  RefinementPlan& p = plan_;
+  p.params.resize(static_cast<size_t>(n) + d.clone.size() + d.split.size());
+  p.moments.resize(p.params.size());
+  p.written.clear();
+  p.written_means.clear();
+  p.written_log_scales.clear();
+  size_t out = 0;
   // New or rewritten rows (clones, split halves) start with zero moments.
-  std::vector<int32_t> params, moments, written;
-  std::vector<float> written_means, written_log_scales;
-  for (int64_t r = 0; r < grown; ++r) {
-    if (!keep[r]) continue;
-    const bool fresh = r >= n || child[r] >= 0;
-    if (child[r] >= 0) {
-      written.push_back(int32_t(params.size()));
-      const size_t k = 3 * size_t(child[r]);
-      written_means.insert(written_means.end(), c.means.begin() + k, c.means.begin() + k + 3);
-      written_log_scales.insert(written_log_scales.end(), c.log_scales.begin() + k, c.log_scales.begin() + k + 3);
+  auto add_fresh = [&](int64_t source) {
+    p.params[out] = int32_t(source);
+    p.moments[out++] = -1;
+  };
+  auto add_half = [&](size_t child, int64_t parent, const float* parent_radius) {
+    const float* ls = &c.log_scales[3 * child];
+    if (!rule.keep(opacity_[parent], ls, parent_radius)) return;
+    p.written.push_back(int32_t(out));
+    p.written_means.insert(p.written_means.end(), &c.means[3 * child], &c.means[3 * child] + 3);
+    p.written_log_scales.insert(p.written_log_scales.end(), ls, ls + 3);
+    add_fresh(parent);
+  };
+  // Unchanged old rows: every row is written and only a kept one advances `out` (no branch on
+  // the rule, which a million rows would pay for in mispredictions).
+  auto add_old = [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      p.params[out] = p.moments[out] = int32_t(r);
+      out += rule.keep(opacity_[r], &log_scales_[3 * r], radius ? radius + r : nullptr);
     }
-    params.push_back(source[r]);
-    moments.push_back(fresh ? -1 : source[r]);
+  };
+  int64_t next_old = 0;
+  for (size_t k = 0; k < d.split.size(); ++k) {
+    const int64_t parent = d.split[k];
+    add_old(next_old, parent);
+    add_half(2 * k, parent, radius ? radius + parent : nullptr);
+    next_old = parent + 1;
   }
-  g.gather_rows(params, moments);
-  g.write_rows(Group::Means, written, written_means);
-  g.write_rows(Group::LogScales, written, written_log_scales);
+  add_old(next_old, n);
+  for (int64_t r : d.clone)
+    if (rule.keep(opacity_[r], &log_scales_[3 * r], nullptr)) add_fresh(r);
+  for (size_t k = 0; k < d.split.size(); ++k) add_half(2 * k + 1, d.split[k], nullptr);
+  p.params.resize(out);
+  p.moments.resize(out);
+}
+
+void apply_refinement(DeviceGaussians& g, const RefinementPlan& p) {
+  g.gather_rows(p.params, p.moments);
+  g.write_rows(Group::Means, p.written, p.written_means);
+  g.write_rows(Group::LogScales, p.written, p.written_log_scales);
+}
+
+void DefaultStrategy::refine(const StepInfo& info, DeviceGaussians& g, bool check_size) {
+  apply_refinement(g, planner_.plan(g, o_, info, check_size, rng_));
 }
 
 nlohmann::json DefaultStrategy::state() const { return {{"rng", rng_to_string(rng_)}}; }

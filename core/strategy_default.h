@@ -38,11 +38,22 @@ struct GrowDecision {
   std::vector<int64_t> clone, split;
 };
 
-// Mean 2D gradient of each row: accumulated norm / visible count, times the batch size because the
-// trainer's loss is the mean over the batch, which scales each camera's gradient by 1/B.
-std::vector<float> mean_grad2d(const HostDensifyStats& stats, bool absgrad, int batch_size);
+// The thresholds of the rules moved from opacity and world scale onto the stored logits and log
+// scales, so that a refinement compares floats per row instead of calling exp or sigmoid on a
+// million rows. Each cut is found once by bisection over the float line with the very expression
+// the rule used (sigmoid(x) = 1 / (1 + exp(-x)) and exp(x) in float), so the per-row comparison
+// gives the same answer as that expression for every finite threshold, rows exactly at the
+// boundary included, as long as the float exp is monotone (glibc's is). Were it not, only rows
+// within an ulp or so of the threshold could go the other way.
+// Logits x < opacity_logit_cut(p) are exactly those with sigmoid(x) < p.
+float opacity_logit_cut(float min_opacity);
+// Log scales x < log_scale_cut(s) are exactly those with exp(x) <= s (so x >= cut: exp(x) > s).
+float log_scale_cut(double max_scale);
 
-// Rows to clone and to split (disjoint; ascending). log_scales: 3 floats per row.
+// Rows to clone and to split (disjoint; ascending). log_scales: 3 floats per row. A row grows when
+// its mean 2D gradient (accumulated norm / visible count, times the batch size because the
+// trainer's loss is the mean over the batch, which scales each camera's gradient by 1/B) is above
+// the threshold; stats needs visible_count and the gradient sum that o.absgrad selects.
 GrowDecision decide_growth(std::span<const float> log_scales, const HostDensifyStats& stats,
                            const DefaultStrategyOptions& o, int batch_size, double extent);
 GrowDecision decide_growth(const GaussianState& s, const HostDensifyStats& stats, const DefaultStrategyOptions& o,
@@ -63,7 +74,8 @@ int64_t apply_growth(GaussianState& s, const GrowDecision& d, const DefaultStrat
 
 // Keep mask: drops opacity < prune_opacity, and when check_size also world scale > prune_scale3d *
 // extent or max_radius > prune_scale2d. max_radius may be shorter than the rows (rows grown in this
-// refinement have not been seen on screen yet and are not size-checked).
+// refinement have not been seen on screen yet and are not size-checked); it is not read without
+// check_size.
 std::vector<uint8_t> decide_keep(std::span<const float> opacity_logits, std::span<const float> log_scales,
                                  const std::vector<float>& max_radius, bool check_size, const DefaultStrategyOptions& o,
                                  double extent);
@@ -72,6 +84,38 @@ std::vector<uint8_t> decide_keep(const GaussianState& s, const std::vector<float
 
 // Caps every opacity at `max_opacity` and zeroes the opacity moments.
 void reset_opacities(GaussianState& s, float max_opacity);
+
+// The row edit of one refinement (growth, then pruning of the grown rows), decided on the host:
+// gather_rows' parameter and moment source lists, then the sampled means and shrunk log scales of
+// the split halves, which go to rows `written` of the gathered result (3 floats per row each).
+struct RefinementPlan {
+  std::vector<int32_t> params, moments, written;
+  std::vector<float> written_means, written_log_scales;
+};
+// Plans refinements on the host. It keeps its host copies (opacities, log scales, statistics) and
+// the plan's row lists between calls: at a million rows they are ~40 MB, and faulting in that much
+// fresh memory every refinement cost more than the decisions themselves.
+class RefinementPlanner {
+ public:
+  // Plans a refinement of g from its opacities, log scales, statistics and split parents; draws the
+  // split samples from rng. The plan (valid until the next call) equals apply_growth + decide_keep
+  // + keep_rows on a host copy.
+  const RefinementPlan& plan(DeviceGaussians& g, const DefaultStrategyOptions& o, const StepInfo& info,
+                             bool check_size, Rng& rng);
+
+ private:
+  // Fetches the columns and statistics the rules read into the kept host copies.
+  void download_inputs(DeviceGaussians& g, const DefaultStrategyOptions& o, bool check_size);
+  // Fills plan_ from the grown rows that survive pruning.
+  void keep_grown_rows(const GrowDecision& d, const SplitChildren& c, const DefaultStrategyOptions& o,
+                       bool check_size, double extent);
+
+  std::vector<float> opacity_, log_scales_;
+  HostDensifyStats stats_;
+  RefinementPlan plan_;
+};
+// Carries a plan out on the device (gradients and statistics are zeroed, as after every row edit).
+void apply_refinement(DeviceGaussians& g, const RefinementPlan& p);
 
 class DefaultStrategy final : public Strategy {
  public:
@@ -90,6 +134,7 @@ class DefaultStrategy final : public Strategy {
 
   DefaultStrategyOptions o_;
   Rng rng_;
+  RefinementPlanner planner_;
 };
 
 }  // namespace splat

@@ -3,10 +3,11 @@
 // kP pixels of one column and sums their gradients in registers, so a warp covers 8 x 4kP pixels.
 // A Gaussian's gradient values are then summed across the warp with butterfly shuffles and added by
 // one lane with three float4 atomics; warps where no pixel composited a Gaussian skip it entirely.
-// The shuffles per (warp, Gaussian) are much of the cost (the kernel is bound by issued
-// instructions), so more pixels per warp divide them. (Measured alternatives, all slower: a shuffle
-// reduce-scatter, summing the block's warps in shared memory first, per-lane atomics for warps with
-// few composited lanes; see bench/RESULTS.md.)
+// The kernel is bound by issued instructions: the per-pixel replay and the shuffles per (warp,
+// Gaussian). Measured alternatives that were slower on trained scenes (bench/RESULTS.md,
+// bench/TRAINING.md): a shuffle reduce-scatter with scalar atomics, summing the block's warps in
+// shared memory first (1.5 % faster on bonsai, slower on the synthetic scene), per-lane atomics when
+// one or a few lanes composited, 2 or 4 pixels per thread.
 #include <utility>
 
 #include "kernels/cuda/cuda_check.cuh"
