@@ -42,9 +42,10 @@ struct GrowDecision {
 // scales, so that a refinement compares floats per row instead of calling exp or sigmoid on a
 // million rows. Each cut is found once by bisection over the float line with the very expression
 // the rule used (sigmoid(x) = 1 / (1 + exp(-x)) and exp(x) in float), so the per-row comparison
-// gives the same answer as that expression for every finite threshold, rows exactly at the
-// boundary included, as long as the float exp is monotone (glibc's is). Were it not, only rows
-// within an ulp or so of the threshold could go the other way.
+// gives the same answer as that expression on every row, NaN and rows exactly at the boundary
+// included, as long as the float exp is monotone (glibc's is) and the threshold is in range (an
+// opacity in [0, 1], a finite scale). Were exp not monotone, rows within an ulp or so of the
+// threshold could go either way.
 // Logits x < opacity_logit_cut(p) are exactly those with sigmoid(x) < p.
 float opacity_logit_cut(float min_opacity);
 // Log scales x < log_scale_cut(s) are exactly those with exp(x) <= s (so x >= cut: exp(x) > s).

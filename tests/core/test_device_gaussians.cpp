@@ -131,3 +131,28 @@ TEST_CASE("GaussianState converts to and from GaussianModel", "[device_gaussians
   CHECK(back.quats == m.quats);
   CHECK(back.sh_degree() == 1);
 }
+
+TEST_CASE("download_stats fetches only the selected statistics, into reused vectors", "[device_gaussians]") {
+  DeviceGaussians g(kernels::Device::CPU, coded_state(3));
+  const kernels::DensifyStats d = g.stats();
+  for (int i = 0; i < 3; ++i) {
+    d.grad2d_norm[i] = 1.f + float(i);
+    d.grad2d_abs_norm[i] = 10.f + float(i);
+    d.max_radius[i] = 0.1f * float(i);
+    d.visible_count[i] = 5 + i;
+  }
+  StatsSelection which;
+  which.grad2d_abs_norm = false;
+  which.max_radius = false;
+  HostDensifyStats st;
+  st.max_radius.assign(7, 9.f);  // left over from an earlier, larger download
+  g.download_stats(st, which);
+  CHECK(st.grad2d_norm == std::vector<float>{1.f, 2.f, 3.f});
+  CHECK(st.visible_count == std::vector<int32_t>{5, 6, 7});
+  CHECK(st.grad2d_abs_norm.empty());
+  CHECK(st.max_radius.empty());
+
+  const HostDensifyStats all = g.download_stats();
+  CHECK(all.grad2d_abs_norm == std::vector<float>{10.f, 11.f, 12.f});
+  CHECK(all.max_radius == std::vector<float>{0.f, 0.1f, 0.2f});
+}

@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
+#include <random>
 
 #include "core/strategy_default.h"
 #include "tests/support/test_support.h"
@@ -9,6 +11,9 @@ using namespace splat;
 
 namespace {
 float logit(float p) { return std::log(p / (1 - p)); }
+// The rules' own expressions, in float as the strategy wrote them before the cuts.
+float sigmoid(float x) { return 1.f / (1.f + std::exp(-x)); }
+float max_scale(const float* ls) { return std::exp(std::max({ls[0], ls[1], ls[2]})); }
 
 // n axis-aligned Gaussians at x = i with the given isotropic scale and opacity.
 GaussianState make_state(const std::vector<float>& scales, const std::vector<float>& opacities) {
@@ -246,4 +251,120 @@ TEST_CASE("default strategy: CUDA refinement equals the CPU one", "[strategy_def
     CHECK(gpu.col(g).exp_avg == cpu.col(g).exp_avg);
     CHECK(gpu.col(g).exp_avg_sq == cpu.col(g).exp_avg_sq);
   }
+}
+
+TEST_CASE("default strategy: the logit and log-scale cuts agree with sigmoid and exp, at the boundary too",
+          "[strategy_default]") {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> wide(-30.f, 30.f), near(-1e-3f, 1e-3f);
+  const float inf = std::numeric_limits<float>::infinity();
+  for (float p : {0.005f, 0.01f, 0.5f, 0.99f, 1e-6f}) {
+    const float cut = opacity_logit_cut(p);
+    CHECK(cut == Approx(logit(p)).epsilon(1e-5).margin(1e-6));
+    std::vector<float> xs{cut, std::nextafter(cut, -inf), std::nextafter(cut, inf), -inf, inf};
+    for (int i = 0; i < 2000; ++i) xs.insert(xs.end(), {wide(rng), logit(p) + near(rng)});
+    for (float x : xs) {
+      INFO("p " << p << " x " << x);
+      CHECK((x < cut) == (sigmoid(x) < p));
+    }
+  }
+  CHECK(opacity_logit_cut(0.f) == -inf);  // no opacity is below 0: nothing pruned
+
+  for (double s : {0.1, 1.0, 1e-3, 2.5}) {
+    const float cut = log_scale_cut(s);
+    CHECK(cut == Approx(std::log(s)).epsilon(1e-5).margin(1e-6));
+    std::vector<float> xs{cut, std::nextafter(cut, -inf), std::nextafter(cut, inf), -inf};
+    for (int i = 0; i < 2000; ++i) xs.insert(xs.end(), {wide(rng), float(std::log(s)) + near(rng)});
+    for (float x : xs) {
+      INFO("s " << s << " x " << x);
+      CHECK((x < cut) == (double(std::exp(x)) <= s));
+    }
+  }
+}
+
+TEST_CASE("default strategy: growth and pruning over many rows match the rules written with exp and sigmoid",
+          "[strategy_default]") {
+  // More rows than decide_growth's chunk, with values on both sides of every threshold and some
+  // exactly at the cuts.
+  const int64_t n = 10000;
+  const double extent = 10.0;
+  DefaultStrategyOptions o;
+  GaussianState s(0, n);
+  HostDensifyStats st;
+  st.grad2d_norm.resize(n);
+  st.grad2d_abs_norm.assign(n, 0.f);
+  st.visible_count.resize(n);
+  st.max_radius.resize(n);
+  std::mt19937 rng(8);
+  std::uniform_real_distribution<float> u(0.f, 1.f);
+  const float grow_cut = log_scale_cut(o.grow_scale3d * extent), prune_cut = log_scale_cut(o.prune_scale3d * extent);
+  const float opacity_cut = opacity_logit_cut(o.prune_opacity);
+  for (int64_t i = 0; i < n; ++i) {
+    float* ls = s.row(Group::LogScales, i);
+    const float base = std::log(0.02f) + std::log(100.f) * u(rng);  // world scales 0.02..2, log-uniform
+    for (int c = 0; c < 3; ++c) ls[c] = base + std::log(0.5f + 0.5f * u(rng));
+    if (i % 97 == 0) ls[1] = grow_cut;
+    if (i % 89 == 0) ls[2] = std::nextafter(prune_cut, 0.f);
+    s.row(Group::Opacity, i)[0] = i % 83 == 0 ? opacity_cut : logit(0.001f + 0.02f * u(rng));
+    st.visible_count[i] = int32_t(u(rng) * 4);
+    st.grad2d_norm[i] = 4e-4f * u(rng);
+    st.max_radius[i] = 0.2f * u(rng);
+  }
+
+  GrowDecision want;
+  for (int64_t i = 0; i < n; ++i) {
+    if (!(st.grad2d_norm[i] / float(std::max(st.visible_count[i], 1)) > o.grad_threshold)) continue;
+    (max_scale(s.row(Group::LogScales, i)) <= o.grow_scale3d * extent ? want.clone : want.split).push_back(i);
+  }
+  const GrowDecision got = decide_growth(s, st, o, 1, extent);
+  CHECK(got.clone == want.clone);
+  CHECK(got.split == want.split);
+  CHECK(want.clone.size() > 100);
+  CHECK(want.split.size() > 100);
+
+  const std::vector<float> radius(st.max_radius.begin(), st.max_radius.begin() + n / 2);  // the rest grew
+  for (bool check_size : {false, true}) {
+    std::vector<uint8_t> keep(n);
+    for (int64_t i = 0; i < n; ++i) {
+      bool drop = sigmoid(s.row(Group::Opacity, i)[0]) < o.prune_opacity;
+      if (check_size)
+        drop = drop || max_scale(s.row(Group::LogScales, i)) > o.prune_scale3d * extent ||
+               (i < n / 2 && radius[i] > o.prune_scale2d);
+      keep[i] = drop ? 0 : 1;
+    }
+    CHECK(decide_keep(s, radius, check_size, o, extent) == keep);
+  }
+}
+
+TEST_CASE("default strategy: a planner reused across models plans as a fresh one does", "[strategy_default]") {
+  // A large model with size pruning first, then a smaller one without: nothing of the first plan
+  // (rows, statistics, radii) may leak into the second.
+  const GaussianState big = refine_start_state();
+  GaussianState small = make_state({0.05f, 0.5f, 0.05f}, {0.5f, 0.5f, 0.002f});
+  small.row(Group::Quats, 1)[2] = 0.3f;
+  HostDensifyStats big_stats = refine_start_stats(), small_stats = make_stats({1e-3f, 1e-3f, 0.f}, {1, 1, 0});
+  small_stats.max_radius.assign(3, 0.5f);  // would prune everything if sizes were checked
+  auto plan_with = [](RefinementPlanner& planner, const GaussianState& s, const HostDensifyStats& st, bool check_size) {
+    DeviceGaussians g(kernels::Device::CPU, s);
+    const kernels::DensifyStats d = g.stats();
+    std::copy(st.grad2d_norm.begin(), st.grad2d_norm.end(), d.grad2d_norm);
+    std::copy(st.max_radius.begin(), st.max_radius.end(), d.max_radius);
+    std::copy(st.visible_count.begin(), st.visible_count.end(), d.visible_count);
+    StepInfo info;
+    info.scene_extent = 10;
+    Rng rng(21);
+    return planner.plan(g, DefaultStrategyOptions{}, info, check_size, rng);
+  };
+  RefinementPlanner reused, fresh;
+  const RefinementPlan first = plan_with(reused, big, big_stats, true);
+  CHECK(first.params.size() == 8);
+  const RefinementPlan again = plan_with(reused, small, small_stats, false);
+  const RefinementPlan want = plan_with(fresh, small, small_stats, false);
+  CHECK(want.params == std::vector<int32_t>{0, 1, 0, 1});  // row 2 pruned; clone of 0, second half of 1
+  CHECK(want.moments == std::vector<int32_t>{0, -1, -1, -1});
+  CHECK(again.params == want.params);
+  CHECK(again.moments == want.moments);
+  CHECK(again.written == want.written);
+  CHECK(again.written_means == want.written_means);
+  CHECK(again.written_log_scales == want.written_log_scales);
 }
