@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "app/commands.h"
+#include "app/path_args.h"
 #include "app/run_folder.h"
 #include "core/evaluator.h"
 #include "core/ply_io.h"
@@ -22,6 +23,8 @@ struct EvalArgs {
 
 int run_eval(const EvalArgs& a) {
   const std::filesystem::path run = a.run;
+  check_path_argument("run folder", run);
+  if (!a.ply.empty()) check_path_argument("--ply", a.ply);
   const nlohmann::json config = read_run_config(run);
   const kernels::Device dev = parse_device(a.device);
   const Scene scene = load_run_scene(config, true);

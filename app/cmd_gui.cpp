@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "app/commands.h"
+#include "app/path_args.h"
 #ifdef SPLATLAB_HAS_GUI
 #include "ui/viewer_app.h"
 #endif
@@ -30,6 +31,7 @@ CommandRun add_gui_command(CLI::App& app) {
   sub->add_option("--screenshot", args->screenshot, "Scripted: save a PNG of the whole window");
   sub->add_flag("--exit", args->exit, "Scripted: quit once loaded (and after --steps and --screenshot)");
   return [args]() {
+    if (!args->scene.empty()) check_path_argument("scene", args->scene);
 #ifdef SPLATLAB_HAS_GUI
     ui::GuiOptions o;
     o.open = args->scene;

@@ -1,14 +1,18 @@
 // `splatlab render <run> --camera <index|name> --out x.png`: one view of a run's Gaussians.
+#include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <stdexcept>
 
 #include "app/commands.h"
+#include "app/path_args.h"
 #include "app/run_folder.h"
 #include "core/device_gaussians.h"
 #include "core/evaluator.h"
 #include "core/ply_io.h"
+#include "core/user_text.h"
 
 namespace splat::app {
 namespace {
@@ -25,17 +29,23 @@ struct RenderArgs {
 int find_view(const Scene& scene, const std::string& camera) {
   for (size_t i = 0; i < scene.views.size(); ++i)
     if (scene.views[i].name == camera) return int(i);
+  const size_t n = scene.views.size();
+  const std::string range = n == 0 ? "the scene has no views" : "a view index in 0.." + std::to_string(n - 1);
+  const std::string arg = "--camera " + quote_user_text(camera);
   if (!camera.empty() && camera.find_first_not_of("0123456789") == std::string::npos) {
-    const long idx = std::stol(camera);
-    if (idx < long(scene.views.size())) return int(idx);
-    throw std::invalid_argument("--camera " + camera + ": the scene has " + std::to_string(scene.views.size()) +
-                                " views (0.." + std::to_string(scene.views.size() - 1) + ")");
+    uint64_t idx = 0;
+    const auto r = std::from_chars(camera.data(), camera.data() + camera.size(), idx);  // fails past 2^64
+    if (r.ec == std::errc() && idx < n) return int(idx);
+    throw std::invalid_argument(arg + ": no such view; expected " + range + " or an image name");
   }
-  throw std::invalid_argument("--camera " + camera + ": no view of that name in " + scene.root);
+  throw std::invalid_argument(arg + ": no image of that name in " + scene.root + "; expected an image name or " + range);
 }
 
 int run_render(const RenderArgs& a) {
   const std::filesystem::path run = a.run;
+  check_path_argument("run folder", run);
+  if (!a.ply.empty()) check_path_argument("--ply", a.ply);
+  check_path_argument("--out", a.out);
   const nlohmann::json config = read_run_config(run);
   const kernels::Device dev = parse_device(a.device);
   const Scene scene = load_run_scene(config, false);

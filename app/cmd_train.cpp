@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 #include "app/commands.h"
+#include "app/path_args.h"
 #include "app/run_folder.h"
+#include "app/scene_args.h"
 #include "core/checkpoint.h"
 #include "core/evaluator.h"
 #include "core/gaussian_model.h"
@@ -33,7 +35,7 @@ struct TrainArgs {
   bool packed = false;
   bool amp = false;
   int gpus = 1;
-  int data_factor = 1;
+  SceneArgs scene_args;
   std::string out;
   int eval_every = 0;
   int log_every = 100;
@@ -75,9 +77,7 @@ void add_train_options(CLI::App* sub, TrainArgs& a) {
   sub->add_flag("--amp", a.amp, "Mixed precision (not implemented yet: rejected)");
   sub->add_option("--gpus", a.gpus, "Number of GPUs (only 1 is implemented yet; more is rejected)")
       ->capture_default_str()->check(CLI::PositiveNumber);
-  sub->add_option("--data-factor", a.data_factor,
-                  "Downscale images by this factor (uses images_N/ when the scene has it)")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+  add_scene_options(sub, a.scene_args);
   sub->add_option("--out", a.out, "Run folder for config, metrics, checkpoints and the PLY (default runs/<scene name>)");
   sub->add_option("--eval-every", a.eval_every,
                   "Evaluate PSNR/SSIM on the test views every N steps (0: only at the end)")
@@ -154,13 +154,15 @@ int run_train(const TrainArgs& a) {
   if (a.amp) throw std::invalid_argument("--amp: not implemented yet: comes with mixed precision");
   if (a.gpus > 1) throw std::invalid_argument("--gpus " + std::to_string(a.gpus) + ": not implemented yet: comes with multi-GPU");
   const kernels::Device dev = parse_device(a.device);
+  if (a.scene != "demo") check_path_argument("scene", a.scene);
+  if (!a.resume.empty()) check_path_argument("--resume", a.resume);
+  if (!a.out.empty()) check_path_argument("--out", a.out);
   const fs::path scene_folder = resolve_scene_folder(a.scene);
   const fs::path run = a.out.empty() ? fs::path("runs") / fs::absolute(scene_folder).lexically_normal().filename() : fs::path(a.out);
   fs::create_directories(run);
 
   nlohmann::json config{{"scene", a.scene},
                         {"scene_folder", fs::absolute(scene_folder).string()},
-                        {"data_factor", a.data_factor},
                         {"device", dev == kernels::Device::CUDA ? "cuda" : "cpu"},
                         {"steps", a.steps},
                         {"strategy", a.strategy},
@@ -169,10 +171,16 @@ int run_train(const TrainArgs& a) {
                         {"seed", a.seed},
                         {"sh_degree", a.sh_degree},
                         {"background", a.background}};
+  write_scene_args(config, a.scene_args);
   const Scene scene = load_run_scene(config, true);
   std::fprintf(stderr, "scene %s: %zu views (%zu train, %zu test), %zu points, extent %.3f; device %s\n",
                scene.root.c_str(), scene.views.size(), scene.train_indices().size(), scene.test_indices().size(),
                scene.points.size(), scene.extent, dev == kernels::Device::CUDA ? "cuda" : "cpu");
+
+  // A batch draws distinct training views (a larger one would repeat views within a step).
+  if (const size_t views = scene.train_indices().size(); static_cast<size_t>(a.batch_size) > views)
+    throw std::invalid_argument("--batch-size " + std::to_string(a.batch_size) + ": the scene has " + std::to_string(views) +
+                                " training views, the most a batch can hold");
 
   PointInitOptions init;
   init.sh_degree = a.sh_degree;  // no storage (or optimizer state) for coefficients never used
@@ -203,9 +211,15 @@ int run_train(const TrainArgs& a) {
   // The schedule spans options().steps; this run may end earlier (--stop-at).
   const int total = a.stop_at > 0 ? std::min(a.stop_at, trainer.options().steps) : trainer.options().steps;
   const bool stops_early = total < trainer.options().steps;
-  if (start_step >= total)
-    throw std::invalid_argument("--stop-at " + std::to_string(a.stop_at) + ": the run is already at step " +
-                                std::to_string(start_step));
+  if (start_step >= total) {  // only a resumed run can start at or past its end
+    const std::string at = "the run is already at step " + std::to_string(start_step);
+    if (a.stop_at > 0 && a.stop_at < trainer.options().steps)
+      throw std::invalid_argument("--stop-at " + std::to_string(a.stop_at) + ": " + at);
+    if (a.steps_option->count() > 0) throw std::invalid_argument("--steps " + std::to_string(a.steps) + ": " + at);
+    throw std::invalid_argument(checkpoint_path(a.resume).string() + ": the checkpoint is at step " +
+                                std::to_string(start_step) + ", the end of its " + std::to_string(total) +
+                                "-step schedule: nothing left to train (pass a larger --steps to continue)");
+  }
   config["steps"] = trainer.options().steps;
   const auto t_start = std::chrono::steady_clock::now();
   auto seconds_since = [](auto t) { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count(); };

@@ -3,8 +3,10 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 
 #include "app/commands.h"
+#include "app/path_args.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"splatlab: train and view 3D Gaussian Splatting scenes on every local GPU"};
@@ -17,6 +19,9 @@ int main(int argc, char** argv) {
   }
   try {
     return splat::app::run_selected();
+  } catch (const std::filesystem::filesystem_error& e) {
+    std::fprintf(stderr, "error: %s\n", splat::app::describe_filesystem_error(e).c_str());
+    return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 1;

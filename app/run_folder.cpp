@@ -3,6 +3,8 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "app/scene_args.h"
+#include "core/user_text.h"
 #include "core/demo_scene.h"
 #include "core/scene_loader.h"
 #include "kernels/device.h"
@@ -36,16 +38,37 @@ nlohmann::json read_run_config(const std::filesystem::path& run) {
   const auto file = run / run_files::kConfig;
   std::ifstream in(file);
   if (!in) throw std::runtime_error(file.string() + ": not found (is " + run.string() + " a splatlab run folder?)");
+  nlohmann::json config;
   try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(file.string() + ": bad run config: " + e.what());
+    config = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {  // its text would quote the file's bytes raw
+    throw std::runtime_error(file.string() + ": bad run config: not valid JSON (error at byte " + std::to_string(e.byte) + ")");
   }
+  // The fields the commands read, checked here where the file is known, so that a damaged config
+  // is named with its field instead of surfacing as a JSON library error.
+  auto wrong = [&](const std::string& key, const std::string& expected) {
+    const std::string was = config.contains(key) ? "is " + quote_user_text(config[key].dump()) : "is missing";
+    return std::runtime_error(file.string() + ": run config field '" + key + "' " + was + ", expected " + expected);
+  };
+  if (!config.is_object()) throw std::runtime_error(file.string() + ": bad run config: not a JSON object");
+  if (!config.contains("scene_folder") || !config["scene_folder"].is_string()) throw wrong("scene_folder", "the scene folder's path");
+  const auto int_in = [&](const char* key, int lo, int hi) {
+    const nlohmann::json& v = config[key];
+    return v.is_number_integer() && v.get<int64_t>() >= lo && v.get<int64_t>() <= hi;
+  };
+  if (!config.contains("data_factor") || !int_in("data_factor", 1, 64)) throw wrong("data_factor", "an integer in 1..64");
+  if (config.contains("sh_degree") && !int_in("sh_degree", 0, 3)) throw wrong("sh_degree", "an integer in 0..3");
+  if (config.contains("background")) {
+    const nlohmann::json& bg = config["background"];
+    bool ok = bg.is_array() && bg.size() == 3;
+    for (size_t c = 0; ok && c < 3; ++c) ok = bg[c].is_number();
+    if (!ok) throw wrong("background", "three numbers r g b");
+  }
+  return config;
 }
 
 Scene load_run_scene(const nlohmann::json& config, bool load_images) {
-  SceneLoadOptions o;
-  o.data_factor = config.at("data_factor").get<int>();
+  SceneLoadOptions o = scene_load_options(read_scene_args(config));
   o.load_images = load_images;
   return load_scene(config.at("scene_folder").get<std::string>(), o);
 }

@@ -35,10 +35,14 @@ struct Checkpoint {
 };
 
 void write_checkpoint(const std::filesystem::path& file, const Checkpoint& ckpt);
+// Checks every header field for presence, type and range, and the sizes they imply against the
+// file's length, before anything is allocated for them; then the checksum. Any fault is one
+// CheckpointError naming the file and, where one is at fault, the field.
 Checkpoint read_checkpoint(const std::filesystem::path& file);
 
 class Trainer;
-// Trainer <-> checkpoint file.
+// Trainer <-> checkpoint file. restore checks the trainer state's fields (step within the
+// schedule, batch size within the scene's training views, ...) before the trainer takes any.
 void save_trainer_checkpoint(const Trainer& trainer, const std::filesystem::path& file);
 void restore_trainer_checkpoint(Trainer& trainer, const std::filesystem::path& file);
 

@@ -16,7 +16,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // Every model COLMAP defines, so that an unsupported one can be named in the error. The first
-// five are the ones splatlab loads, in the order of splat::CameraModel.
+// eleven (COLMAP ids 0..10) are the ones splatlab loads; splat::CameraModel uses the same ids.
 struct ModelSpec {
   int id;
   const char* name;
@@ -30,14 +30,17 @@ constexpr ModelSpec kModels[] = {
     {8, "SIMPLE_RADIAL_FISHEYE", 4},  {9, "RADIAL_FISHEYE", 5},
     {10, "THIN_PRISM_FISHEYE", 12},   {11, "RAD_TAN_THIN_PRISM_FISHEYE", 16},
 };
-constexpr int kSupportedModels = 5;
+constexpr int kSupportedModels = 11;
+static_assert(static_cast<int>(CameraModel::ThinPrismFisheye) == kSupportedModels - 1);
 
 // Bounds that no real capture reaches; beyond them the file is corrupt, not just large.
 constexpr int kMaxImageSide = 1 << 16;
 
 std::string unsupported_model_message(int camera_id, const std::string& model) {
+  std::string supported;
+  for (int i = 0; i < kSupportedModels; ++i) supported += std::string(i ? ", " : "") + kModels[i].name;
   return "camera " + std::to_string(camera_id) + " uses camera model " + model +
-         ", which splatlab does not support (supported: SIMPLE_PINHOLE, PINHOLE, SIMPLE_RADIAL, RADIAL, OPENCV)";
+         ", which splatlab does not support (supported: " + supported + ")";
 }
 
 // Resolves a model by id (binary files); throws naming the model when it is not supported.
@@ -218,6 +221,12 @@ std::vector<std::string> model_param_names(CameraModel m) {
     case CameraModel::SimpleRadial: return {"f", "cx", "cy", "k"};
     case CameraModel::Radial: return {"f", "cx", "cy", "k1", "k2"};
     case CameraModel::OpenCV: return {"fx", "fy", "cx", "cy", "k1", "k2", "p1", "p2"};
+    case CameraModel::OpenCVFisheye: return {"fx", "fy", "cx", "cy", "k1", "k2", "k3", "k4"};
+    case CameraModel::FullOpenCV: return {"fx", "fy", "cx", "cy", "k1", "k2", "p1", "p2", "k3", "k4", "k5", "k6"};
+    case CameraModel::FOV: return {"fx", "fy", "cx", "cy", "omega"};
+    case CameraModel::SimpleRadialFisheye: return {"f", "cx", "cy", "k"};
+    case CameraModel::RadialFisheye: return {"f", "cx", "cy", "k1", "k2"};
+    case CameraModel::ThinPrismFisheye: return {"fx", "fy", "cx", "cy", "k1", "k2", "p1", "p2", "k3", "k4", "sx1", "sy1"};
   }
   return {};
 }

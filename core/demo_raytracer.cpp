@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <stdexcept>
 #include <thread>
 
 namespace splat::demo {
@@ -219,13 +220,19 @@ uint8_t to_display_byte(double linear) {
   return static_cast<uint8_t>(std::lround(v * 255.0));
 }
 
-Ray camera_ray(const SceneView& view, double x, double y) {
-  const auto& k = view.intrinsics;
-  const Vec3d d_cam{(x - k.cx) / k.fx, (y - k.cy) / k.fy, 1.0};
+Ray camera_ray(const SceneView& view, const LensCamera& lens, double x, double y) {
+  Vec2<double> n{(x - lens.cx) / lens.fx, (y - lens.cy) / lens.fy};
+  if (has_distortion(lens)) {
+    const auto undistorted = undistort_normalized(lens, n);
+    if (!undistorted) throw std::domain_error("demo: the lens does not image this pixel");
+    n = *undistorted;
+  }
+  const Vec3d d_cam{n.x, n.y, 1.0};
   return {view.camera_center(), normalized(transpose(view.R) * d_cam)};
 }
 
-ImageRGB8 render_view(const DemoWorld& world, const SceneView& view, int samples_per_axis, int threads) {
+ImageRGB8 render_view(const DemoWorld& world, const SceneView& view, const LensCamera& lens, int samples_per_axis,
+                      int threads) {
   const int w = view.intrinsics.width, h = view.intrinsics.height;
   ImageRGB8 img{w, h, std::vector<uint8_t>(static_cast<size_t>(w) * h * 3)};
   const int n = std::max(1, samples_per_axis);
@@ -236,7 +243,7 @@ ImageRGB8 render_view(const DemoWorld& world, const SceneView& view, int samples
         Vec3d sum{};
         for (int sy = 0; sy < n; ++sy)
           for (int sx = 0; sx < n; ++sx) {
-            const Ray r = camera_ray(view, x + (sx + 0.5) / n, y + (sy + 0.5) / n);
+            const Ray r = camera_ray(view, lens, x + (sx + 0.5) / n, y + (sy + 0.5) / n);
             sum += world.radiance(r, (sy * n + sx) % DemoWorld::kLightSamples);
           }
         const Vec3d c = sum / static_cast<double>(n * n);

@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/lens_model.h"
 #include "core/scene.h"
 
 namespace splat::demo {
@@ -82,12 +83,15 @@ class DemoWorld {
 // Linear radiance -> 8-bit sRGB-like value (gamma 2.2, clamped, rounded).
 uint8_t to_display_byte(double linear);
 
-// Renders one pinhole view (world-to-camera R, t; COLMAP axes) with samples_per_axis^2 sub-pixel
-// samples per pixel, on `threads` threads (0 = all cores). Rows are independent, so the result
-// does not depend on the thread count.
-ImageRGB8 render_view(const DemoWorld& world, const SceneView& view, int samples_per_axis, int threads);
+// Renders one view (world-to-camera R, t; COLMAP axes) as the lens photographs it, with
+// samples_per_axis^2 sub-pixel samples per pixel, on `threads` threads (0 = all cores). Rows are
+// independent, so the result does not depend on the thread count. The lens must have the view's size.
+ImageRGB8 render_view(const DemoWorld& world, const SceneView& view, const LensCamera& lens, int samples_per_axis,
+                      int threads);
 
-// The camera ray through image position (x, y) in pixels (pixel centres at integer + 0.5).
-Ray camera_ray(const SceneView& view, double x, double y);
+// The camera ray through photo position (x, y) in pixels (pixel centres at integer + 0.5) of the
+// lens; a pinhole lens gives the view's pinhole ray. Throws std::domain_error for a position the
+// lens does not image (beyond a fold, or past 90 degrees).
+Ray camera_ray(const SceneView& view, const LensCamera& lens, double x, double y);
 
 }  // namespace splat::demo

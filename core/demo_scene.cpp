@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "core/colmap_writer.h"
+#include "core/colmap_reader.h"
 #include "core/demo_raytracer.h"
 #include "core/progress.h"
 #include "core/scene_errors.h"
@@ -24,7 +25,7 @@ namespace {
 
 // Bump whenever the world, the camera layout or the sampling changes: cached copies made by an
 // older generator then no longer match their stamp and are regenerated.
-constexpr int kGeneratorVersion = 1;
+constexpr int kGeneratorVersion = 2;
 constexpr const char* kStampName = "demo_scene.stamp";
 constexpr uint64_t kPointSeed = 20241122;
 
@@ -123,8 +124,23 @@ void check_options(const DemoOptions& o) {
 std::string stamp_text(const DemoOptions& o) {
   std::ostringstream s;
   s << "splatlab demo scene generator " << kGeneratorVersion << "\nwidth " << o.width << "\nheight " << o.height
-    << "\npoints " << o.points << "\nsamples_per_axis " << o.samples_per_axis << "\n";
+    << "\npoints " << o.points << "\nsamples_per_axis " << o.samples_per_axis << "\nlens "
+    << camera_model_name(o.lens_model);
+  s.precision(17);
+  for (double p : o.lens_distortion) s << " " << p;
+  s << "\n";
   return s.str();
+}
+
+// Models with one focal length for both axes.
+bool single_focal(CameraModel m) {
+  switch (m) {
+    case CameraModel::SimplePinhole: case CameraModel::SimpleRadial: case CameraModel::Radial:
+    case CameraModel::SimpleRadialFisheye: case CameraModel::RadialFisheye:
+      return true;
+    default:
+      return false;
+  }
 }
 
 std::string read_text(const fs::path& file) {
@@ -134,6 +150,17 @@ std::string read_text(const fs::path& file) {
 }
 
 }  // namespace
+
+std::vector<double> demo_camera_params(const DemoOptions& o) {
+  const double f = kFocalPerWidth * o.width, cx = o.width / 2.0, cy = o.height / 2.0;
+  std::vector<double> p = single_focal(o.lens_model) ? std::vector<double>{f, cx, cy} : std::vector<double>{f, f, cx, cy};
+  p.insert(p.end(), o.lens_distortion.begin(), o.lens_distortion.end());
+  if (static_cast<int>(p.size()) != colmap::model_param_count(o.lens_model))
+    throw std::invalid_argument(std::string("demo lens ") + camera_model_name(o.lens_model) + " needs " +
+                                std::to_string(colmap::model_param_count(o.lens_model) - (p.size() - o.lens_distortion.size())) +
+                                " distortion parameters, got " + std::to_string(o.lens_distortion.size()));
+  return p;
+}
 
 int demo_view_count() {
   int n = 0;
@@ -145,11 +172,14 @@ DemoScene generate_demo_scene(const DemoOptions& options) {
   check_options(options);
   const DemoWorld world;
   DemoScene scene;
+  scene.lens_model = options.lens_model;
+  scene.camera_params = demo_camera_params(options);
+  const LensCamera lens = lens_camera(options.lens_model, options.width, options.height, scene.camera_params);
   scene.views = hemisphere_views(options.width, options.height);
   Progress progress("rendering demo views", static_cast<int64_t>(scene.views.size()),
                     options.show_progress ? stderr : nullptr);
   for (const SceneView& v : scene.views) {
-    scene.images.push_back(render_view(world, v, options.samples_per_axis, options.threads));
+    scene.images.push_back(render_view(world, v, lens, options.samples_per_axis, options.threads));
     progress.add();
   }
   progress.finish();
@@ -161,7 +191,12 @@ DemoScene generate_demo_scene(const DemoOptions& options) {
   for (int64_t a = 0; a < max_attempts && static_cast<int>(scene.points.size()) < options.points; ++a) {
     const int vi = static_cast<int>(a % static_cast<int64_t>(scene.views.size()));
     const double x = unit_double(rng) * options.width, y = unit_double(rng) * options.height;
-    const Ray ray = camera_ray(scene.views[vi], x, y);
+    Ray ray;
+    try {
+      ray = camera_ray(scene.views[vi], lens, x, y);
+    } catch (const std::domain_error&) {
+      continue;  // a photo corner the lens does not image
+    }
     const auto hit = world.intersect(ray);
     if (!hit || std::hypot(hit->point.x, hit->point.y) > kMaxPointRadius) continue;
     const Vec3d c = world.radiance(ray, -1);
@@ -188,10 +223,10 @@ void write_demo_scene(const DemoScene& scene, const fs::path& folder) {
   const PinholeIntrinsics& k = scene.views.front().intrinsics;
   colmap::Camera cam;
   cam.id = 1;
-  cam.model = CameraModel::Pinhole;
+  cam.model = scene.lens_model;
   cam.width = k.width;
   cam.height = k.height;
-  cam.params = {k.fx, k.fy, k.cx, k.cy};
+  cam.params = scene.camera_params;
   std::vector<colmap::Image> images;
   for (size_t i = 0; i < scene.views.size(); ++i) {
     colmap::Image im;

@@ -16,7 +16,17 @@ struct DemoOptions {
   int samples_per_axis = 2;   // anti-aliasing: samples_per_axis^2 rays per pixel
   int threads = 0;            // 0 = all cores; does not change the output
   bool show_progress = false; // progress bar on stderr while rendering
+  // The lens the photos are taken through (written to cameras.txt as this COLMAP model): its
+  // parameters after the focal length(s) and principal point, in COLMAP's order. The default
+  // pinhole gives the classic demo; a distorted lens tests undistortion end to end.
+  CameraModel lens_model = CameraModel::Pinhole;
+  std::vector<double> lens_distortion;
 };
+
+// The COLMAP parameter list of the demo camera for these options and size (focal length(s),
+// principal point, distortion); throws std::invalid_argument when the distortion has the wrong
+// number of parameters for the model.
+std::vector<double> demo_camera_params(const DemoOptions& options);
 
 // Where a demo point was sampled: a view and a pixel position in it (pixel centres at +0.5).
 struct PointSource {
@@ -25,7 +35,9 @@ struct PointSource {
 };
 
 struct DemoScene {
-  std::vector<SceneView> views;  // names, intrinsics, world-to-camera poses (COLMAP convention)
+  CameraModel lens_model = CameraModel::Pinhole;
+  std::vector<double> camera_params;  // COLMAP's parameter list of the one camera, for lens_model
+  std::vector<SceneView> views;  // names, focal/principal point, world-to-camera poses (COLMAP convention)
   std::vector<ImageRGB8> images; // parallel to views
   std::vector<ScenePoint> points;
   std::vector<PointSource> point_sources;  // parallel to points; not written to disk (tests use it)

@@ -27,6 +27,7 @@ EvalResult evaluate(kernels::Rasterizer& raster, const kernels::GaussiansView& g
     throw std::invalid_argument("evaluate: the scene's images are not loaded (" + scene.root + ")");
   const kernels::Device dev = raster.device();
   kernels::Buffer<float> rgb(dev), alpha(dev), target(dev);
+  kernels::Buffer<uint8_t> mask(dev);
   if (!options.render_dir.empty()) std::filesystem::create_directories(options.render_dir);
   EvalResult res;
   const auto t0 = std::chrono::steady_clock::now();
@@ -38,7 +39,15 @@ EvalResult evaluate(kernels::Rasterizer& raster, const kernels::GaussiansView& g
     alpha.resize(size_t(shape.pixels_per_image()));
     target.upload(to_float_rgb(scene.images[v]));
     raster.forward(g, std::span<const kernels::Camera>(&cam, 1), options.settings, {rgb.data(), alpha.data(), nullptr});
-    const kernels::ImageMetrics m = kernels::image_metrics(dev, rgb.data(), target.data(), shape)[0];
+    // Ignored pixels (outside the undistorted photo, or masked by the user) are left out of the metrics.
+    const uint8_t* m_host = scene.mask(v);
+    if (m_host && std::none_of(m_host, m_host + shape.pixels_per_image(), [](uint8_t b) { return b != 0; })) {
+      ++res.skipped;  // a user mask that leaves nothing to measure
+      continue;
+    }
+    if (m_host) mask.upload({m_host, size_t(shape.pixels_per_image())});
+    const kernels::ImageMetrics m =
+        kernels::image_metrics(dev, rgb.data(), target.data(), shape, m_host ? mask.data() : nullptr)[0];
     res.views.push_back({v, sv.name, m.psnr, m.ssim});
     res.psnr += m.psnr;
     res.ssim += m.ssim;
@@ -48,8 +57,10 @@ EvalResult evaluate(kernels::Rasterizer& raster, const kernels::GaussiansView& g
       write_png(options.render_dir / name, rgb.download(), cam.width, cam.height);
     }
   }
-  res.psnr /= double(views.size());
-  res.ssim /= double(views.size());
+  if (res.views.empty())
+    throw std::invalid_argument("evaluate: every test view is fully masked (" + scene.root + ")");
+  res.psnr /= double(res.views.size());
+  res.ssim /= double(res.views.size());
   res.ms_per_view =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / double(views.size());
   return res;

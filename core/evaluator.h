@@ -20,6 +20,7 @@ struct ViewMetrics {
 struct EvalResult {
   double psnr = 0, ssim = 0;  // means over the views
   double ms_per_view = 0;     // render + metric time per view
+  int skipped = 0;            // views left out because their mask leaves no valid pixel
   std::vector<ViewMetrics> views;
 };
 

@@ -5,10 +5,17 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <exception>
+#include <fstream>
+#include <iterator>
+#include <limits>
 #include <mutex>
+#include <span>
 #include <thread>
 
+#include "core/parallel_for.h"
+#include "core/photo_format.h"
 #include "core/scene_errors.h"
 
 namespace splat {
@@ -16,47 +23,71 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Runs fn(i) for i in [0, n) on up to `threads` threads. Stops handing out work after a failure
-// and rethrows the failure with the smallest index, so the reported error does not depend on
-// thread timing.
-void for_each_parallel(size_t n, int threads, const std::function<void(size_t)>& fn) {
-  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-  const size_t workers = std::min<size_t>(n, threads > 0 ? static_cast<size_t>(threads) : hw);
-  std::atomic<size_t> next{0};
-  std::atomic<bool> failed{false};
-  std::mutex error_mutex;
-  size_t error_index = n;
-  std::exception_ptr error;
-  auto work = [&] {
-    for (size_t i; !failed && (i = next++) < n;) {
-      try {
-        fn(i);
-      } catch (...) {
-        std::lock_guard lock(error_mutex);
-        if (i < error_index) {
-          error_index = i;
-          error = std::current_exception();
-        }
-        failed = true;
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (size_t w = 1; w < workers; ++w) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
-  if (error) std::rethrow_exception(error);
-}
-
 void require_file(const fs::path& file) {
-  if (!fs::exists(file)) throw SceneError(file, "image listed in the reconstruction is missing");
-  if (!fs::is_regular_file(file)) throw SceneError(file, "image path is not a regular file");
+  std::error_code ec;  // a path that cannot be looked at (a symbolic link loop) is named too
+  const fs::file_status st = fs::status(file, ec);
+  if (st.type() == fs::file_type::not_found) throw SceneError(file, "image listed in the reconstruction is missing");
+  if (ec) throw SceneError(file, "cannot look at the image: " + ec.message());
+  if (!fs::is_regular_file(st)) throw SceneError(file, "image path is not a regular file");
 }
 
 [[noreturn]] void fail_decode(const fs::path& file) {
   const char* why = stbi_failure_reason();
   throw SceneError(file, std::string("not a readable image (stb_image: ") + (why ? why : "unknown reason") + ")");
 }
+
+// Real captures are hundreds of pixels a side. A stored photo smaller than 8 px a side (a 1x1
+// tracking pixel, an icon, a failed export) shows nothing of the scene, and is smaller than the
+// loss's 11x11 SSIM window, so training on it would fit the window's padding. 8 px still admits
+// the small synthetic scenes the tests write.
+constexpr int kMinPhotoSide = 8;
+
+void check_photo_size(const fs::path& file, int w, int h) {
+  if (w < kMinPhotoSide || h < kMinPhotoSide)
+    throw SceneError(file, "is " + std::to_string(w) + "x" + std::to_string(h) + " pixels; a photo must be at least " +
+                               std::to_string(kMinPhotoSide) + "x" + std::to_string(kMinPhotoSide) +
+                               " (smaller is a thumbnail or placeholder, not a view of the scene)");
+}
+
+// The file's first `limit` bytes (all of them by default).
+std::vector<unsigned char> read_bytes(const fs::path& file, size_t limit = std::numeric_limits<size_t>::max()) {
+  std::ifstream in(file, std::ios::binary | std::ios::ate);
+  if (!in) throw SceneError(file, "cannot open image");
+  const auto size = static_cast<size_t>(std::max<std::streamoff>(in.tellg(), 0));
+  std::vector<unsigned char> bytes(std::min(size, limit));
+  in.seekg(0);
+  in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  if (!in) throw SceneError(file, "read error");
+  return bytes;
+}
+
+// stb_image reads a file through these callbacks so that a decoder running past the end of the
+// data is noticed: stb itself fills a cut-off file with zeros and decodes it (a truncated BMP or
+// TGA comes back as a picture with a black bottom). A decoder asks for more only while it still
+// needs data, so a request at the end means the file ended too early.
+struct BoundedStream {
+  const std::vector<unsigned char>& bytes;
+  size_t pos = 0;
+  bool ran_past_end = false;
+
+  static int read(void* user, char* out, int size) {
+    auto& s = *static_cast<BoundedStream*>(user);
+    const size_t n = std::min(static_cast<size_t>(std::max(size, 0)), s.bytes.size() - s.pos);
+    if (n == 0 && size > 0) s.ran_past_end = true;
+    std::memcpy(out, s.bytes.data() + s.pos, n);
+    s.pos += n;
+    return static_cast<int>(n);
+  }
+  static void skip(void* user, int n) {
+    auto& s = *static_cast<BoundedStream*>(user);
+    if (n > 0 && static_cast<size_t>(n) > s.bytes.size() - s.pos) s.ran_past_end = true;
+    s.pos = std::min(s.bytes.size(), s.pos + static_cast<size_t>(std::max(n, 0)));
+  }
+  static int eof(void* user) {
+    const auto& s = *static_cast<const BoundedStream*>(user);
+    return s.pos >= s.bytes.size();
+  }
+};
 
 }  // namespace
 
@@ -77,8 +108,10 @@ std::vector<ImageSize> probe_images(const std::vector<fs::path>& files, int thre
   std::vector<ImageSize> sizes(files.size());
   for_each_parallel(files.size(), threads, [&](size_t i) {
     require_file(files[i]);
+    check_photo_format(files[i], read_bytes(files[i], kPhotoSignatureBytes));
     int w = 0, h = 0, comp = 0;
     if (!stbi_info(files[i].c_str(), &w, &h, &comp)) fail_decode(files[i]);
+    check_photo_size(files[i], w, h);
     sizes[i] = {w, h};
   });
   return sizes;
@@ -86,8 +119,22 @@ std::vector<ImageSize> probe_images(const std::vector<fs::path>& files, int thre
 
 ImageRGB8 decode_image(const fs::path& file) {
   require_file(file);
+  const std::vector<unsigned char> bytes = read_bytes(file);
+  check_photo_format(file, std::span(bytes).first(std::min(bytes.size(), kPhotoSignatureBytes)));
+  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
+    throw SceneError(file, "is larger than 2 GB, more than the image decoder reads");
   int w = 0, h = 0, comp = 0;
-  stbi_uc* data = stbi_load(file.c_str(), &w, &h, &comp, 3);
+  if (!stbi_info_from_memory(bytes.data(), static_cast<int>(bytes.size()), &w, &h, &comp)) fail_decode(file);
+  check_photo_size(file, w, h);
+  BoundedStream stream{bytes};
+  const stbi_io_callbacks io{&BoundedStream::read, &BoundedStream::skip, &BoundedStream::eof};
+  stbi_uc* data = stbi_load_from_callbacks(&io, &stream, &w, &h, &comp, 3);
+  if (stream.ran_past_end) {  // whether or not stb noticed
+    stbi_image_free(data);
+    const PhotoFormat f = sniff_photo_format(bytes);  // Unknown here means a .tga (checked above)
+    throw SceneError(file, std::string("truncated: the ") + (f == PhotoFormat::Unknown ? "TGA" : photo_format_name(f)) +
+                               " data ends before the image does (an incomplete copy or download?)");
+  }
   if (!data) fail_decode(file);
   ImageRGB8 img;
   img.width = w;

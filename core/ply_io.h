@@ -19,10 +19,13 @@ class PlyError : public SceneError {
 // Writes binary little-endian PLY. Throws PlyError when the file cannot be written.
 void write_ply(const std::filesystem::path& file, const GaussianModel& model);
 
-// Reads binary little-endian or ascii PLY with the vertex properties above in any order; other
-// properties and elements are skipped, char/uchar/short/ushort/int/uint/float/double values are
-// converted to float. The SH storage degree follows from the number of f_rest properties
-// (0, 9, 24 or 45 for degree 0..3).
+// Reads binary little-endian or ascii PLY with the vertex properties above in any order (by name;
+// nx ny nz may be absent); the 3DGS properties must be float or double, other properties (any
+// type) and elements are skipped. The SH storage degree follows from the number of f_rest
+// properties (0, 9, 24 or 45 for degree 0..3). The data must be exactly what the header
+// describes: in binary files its byte count, in ascii files one line per row; anything else
+// (a changed count or property line, bytes cut, appended or inserted) is refused before the
+// model is allocated (binary) or at the first row that disagrees (ascii).
 GaussianModel read_ply(const std::filesystem::path& file);
 
 }  // namespace splat

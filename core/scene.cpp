@@ -9,6 +9,12 @@ const char* camera_model_name(CameraModel m) {
     case CameraModel::SimpleRadial: return "SIMPLE_RADIAL";
     case CameraModel::Radial: return "RADIAL";
     case CameraModel::OpenCV: return "OPENCV";
+    case CameraModel::OpenCVFisheye: return "OPENCV_FISHEYE";
+    case CameraModel::FullOpenCV: return "FULL_OPENCV";
+    case CameraModel::FOV: return "FOV";
+    case CameraModel::SimpleRadialFisheye: return "SIMPLE_RADIAL_FISHEYE";
+    case CameraModel::RadialFisheye: return "RADIAL_FISHEYE";
+    case CameraModel::ThinPrismFisheye: return "THIN_PRISM_FISHEYE";
   }
   return "UNKNOWN";
 }

@@ -5,11 +5,16 @@
 #include <cstdio>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <set>
+#include <tuple>
 
 #include "core/image_loader.h"
+#include "core/parallel_for.h"
 #include "core/progress.h"
 #include "core/scene_errors.h"
 #include "core/undistort.h"
+#include "core/user_masks.h"
 
 namespace splat {
 namespace fs = std::filesystem;
@@ -23,15 +28,24 @@ Mat3d rotation_of(const fs::path& file, const colmap::Image& im) {
   return quat_to_rotmat(q[0] / n, q[1] / n, q[2] / n, q[3] / n);
 }
 
-// The stored image must show the camera's field of view, possibly resized; a different aspect
-// ratio means the image does not belong to that camera.
-void check_aspect(const fs::path& image, ImageSize stored, const colmap::Camera& cam) {
-  const double expected_h = static_cast<double>(cam.height) * stored.width / cam.width;
-  if (std::abs(stored.height - expected_h) > 1.0)
-    throw SceneError(image, "is " + std::to_string(stored.width) + "x" + std::to_string(stored.height) + " but camera " +
-                                std::to_string(cam.id) + " is " + std::to_string(cam.width) + "x" +
-                                std::to_string(cam.height) + " (a different aspect ratio)");
+// A photo must have its camera's size or an integer fraction of it (photos stored downscaled, as
+// images_N/ folders hold them; rounding either way); returns that fraction. Anything else is a photo
+// that does not belong to the camera, and training it at its own size could cost gigabytes.
+int photo_downscale(const fs::path& image, ImageSize stored, const colmap::Camera& cam) {
+  for (int k = 1; k <= 64; ++k) {
+    const double w = static_cast<double>(cam.width) / k, h = static_cast<double>(cam.height) / k;
+    if (std::abs(stored.width - w) < 1.0 && std::abs(stored.height - h) < 1.0) return k;
+    if (w < stored.width - 1) break;
+  }
+  throw SceneError(image, "is " + std::to_string(stored.width) + "x" + std::to_string(stored.height) + " but camera " +
+                              std::to_string(cam.id) + " is " + std::to_string(cam.width) + "x" +
+                              std::to_string(cam.height) + " (neither that size nor an integer fraction of it)");
 }
+
+// One undistortion plan per camera and load size: views of a camera share it.
+using PlanKey = std::tuple<int, int, int>;
+
+std::string percent(double f) { return std::to_string(static_cast<int>(std::lround(100 * f))) + "%"; }
 
 void set_center_and_extent(Scene& s) {
   Vec3d sum{};
@@ -75,7 +89,12 @@ Scene build_scene(const fs::path& folder, const colmap::Reconstruction& rec, con
   for (const colmap::Image* im : sorted) paths.push_back(images_dir / im->name);
   const std::vector<ImageSize> stored = probe_images(paths, options.threads);
 
-  std::vector<LensCamera> lenses;
+  // Pass 1: each view's camera and load size. Pass 2: one undistortion plan per (camera, size), in
+  // parallel (a plan walks every pixel of its pinhole). Pass 3: the views.
+  std::vector<const colmap::Camera*> view_cams;
+  std::vector<PlanKey> view_keys;
+  std::map<PlanKey, CameraUndistortion> plans;
+  std::set<int> downscaled_cameras;
   for (size_t i = 0; i < sorted.size(); ++i) {
     const colmap::Image& im = *sorted[i];
     const auto cam_it = cameras.find(im.camera_id);
@@ -83,20 +102,60 @@ Scene build_scene(const fs::path& folder, const colmap::Reconstruction& rec, con
       throw SceneError(rec.images_file, "image '" + im.name + "' refers to camera " + std::to_string(im.camera_id) + ", which " +
                                             rec.cameras_file.filename().string() + " does not define");
     const colmap::Camera& cam = *cam_it->second;
-    check_aspect(paths[i], stored[i], cam);
+    const int stored_factor = photo_downscale(paths[i], stored[i], cam);
+    if (stored_factor > 1 && images_dir.filename() == "images" && downscaled_cameras.insert(cam.id).second)
+      scene.notes.push_back("camera " + std::to_string(cam.id) + ": its photos are stored at 1/" +
+                            std::to_string(stored_factor) + " of the camera's size; intrinsics scaled to match");
     const ImageSize target = downsampled_size(stored[i], load_factor);
-    lenses.push_back(resized(lens_camera(cam.model, cam.width, cam.height, cam.params), target.width, target.height));
-
+    view_cams.push_back(&cam);
+    view_keys.push_back({cam.id, target.width, target.height});
+    plans.try_emplace(view_keys.back());
+  }
+  std::vector<std::pair<const PlanKey, CameraUndistortion>*> todo;
+  for (auto& entry : plans) todo.push_back(&entry);
+  for_each_parallel(todo.size(), options.threads, [&](size_t k) {
+    const auto& [id, width, height] = todo[k]->first;
+    const colmap::Camera& cam = *cameras.at(id);
+    try {
+      todo[k]->second = plan_undistortion(resized(lens_camera(cam.model, cam.width, cam.height, cam.params), width, height),
+                                          options.undistort);
+    } catch (const std::invalid_argument& e) {
+      throw SceneError(rec.cameras_file, "camera " + std::to_string(cam.id) + ": " + e.what());
+    }
+  });
+  for (const auto& [key, plan] : plans) {
+    const colmap::Camera& cam = *cameras.at(std::get<0>(key));
+    if (plan.kept_fraction < 0.995 || plan.pinhole.width != std::get<1>(key) || plan.pinhole.height != std::get<2>(key))
+      scene.notes.push_back("camera " + std::to_string(cam.id) + " (" + camera_model_name(cam.model) + "): undistorted to a " +
+                            std::to_string(plan.pinhole.width) + "x" + std::to_string(plan.pinhole.height) + " pinhole" +
+                            (is_fisheye(cam.model) ? " (fisheye field of view " +
+                                                         std::to_string(static_cast<int>(options.undistort.fisheye_fov_deg)) +
+                                                         " degrees at most; --fisheye-fov changes it)"
+                                                   : "") +
+                            ", keeping " + percent(plan.kept_fraction) + " of the photo");
+  }
+  std::vector<const CameraUndistortion*> view_plans;
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    const colmap::Image& im = *sorted[i];
+    const CameraUndistortion& plan = plans.at(view_keys[i]);
+    view_plans.push_back(&plan);
     SceneView v;
     v.name = im.name;
     v.image_path = paths[i].string();
     v.camera_id = im.camera_id;
-    v.source_model = cam.model;
-    v.intrinsics = pinhole_of(lenses.back());
+    v.source_model = view_cams[i]->model;
+    v.intrinsics = plan.pinhole;
+    v.kept_fraction = plan.kept_fraction;
     v.R = rotation_of(rec.images_file, im);
     v.t = im.tvec;
     v.is_test = i % 8 == 0;
     scene.views.push_back(std::move(v));
+  }
+  // Fisheye notes repeat per camera when each image has its own camera: say the first and count.
+  if (scene.notes.size() > 3) {
+    const size_t more = scene.notes.size() - 1;
+    scene.notes.resize(1);
+    scene.notes.push_back("... and " + std::to_string(more) + " more cameras like it (splatlab info lists them)");
   }
   set_center_and_extent(scene);
 
@@ -104,26 +163,46 @@ Scene build_scene(const fs::path& folder, const colmap::Reconstruction& rec, con
   for (const colmap::Point& p : rec.points) scene.points.push_back({p.xyz, p.rgb});
 
   if (options.load_images) {
+    const fs::path masks_dir = masks_dir_for(images_dir);
+    std::vector<std::optional<fs::path>> mask_files(sorted.size());
+    if (options.use_masks && fs::is_directory(masks_dir)) {
+      size_t found = 0;
+      for (size_t i = 0; i < sorted.size(); ++i) found += (mask_files[i] = find_mask_file(masks_dir, sorted[i]->name)).has_value();
+      scene.notes.push_back(masks_dir.string() + ": masks for " + std::to_string(found) + " of " +
+                            std::to_string(sorted.size()) + " images");
+    }
     const auto total = static_cast<int64_t>(paths.size());
     Progress progress("decoding images", total, options.show_progress ? stderr : nullptr);
     // Counting under a lock keeps the callback's calls in order; decoding a file takes far longer.
     std::mutex report_mutex;
     int64_t reported = 0;
     if (options.on_progress) options.on_progress(0, total);
+    std::vector<PixelMask> masks(paths.size());
     scene.images = load_images(
         paths, options.threads,
         [&](size_t i, ImageRGB8 img) {
-          const LensCamera& lens = lenses[i];
-          if (img.width != lens.width || img.height != lens.height) img = resize_area(img, lens.width, lens.height);
-          ImageRGB8 done = has_distortion(lens) ? undistort_image(img, lens) : std::move(img);
+          const CameraUndistortion& plan = *view_plans[i];
+          std::optional<PixelMask> user_mask;
+          if (mask_files[i]) {
+            user_mask = read_mask(*mask_files[i], img.width, img.height);
+            if (img.width != plan.lens.width || img.height != plan.lens.height)
+              user_mask = resize_mask(*user_mask, img.width, img.height, plan.lens.width, plan.lens.height);
+          }
+          if (img.width != plan.lens.width || img.height != plan.lens.height)
+            img = resize_area(img, plan.lens.width, plan.lens.height);
+          TrainingImage done = to_training_image(plan, img, user_mask ? &*user_mask : nullptr);
+          masks[i] = std::move(done.mask);
           if (options.on_progress) {
             std::lock_guard lock(report_mutex);
             options.on_progress(++reported, total);
           }
-          return done;
+          return std::move(done.image);
         },
         &progress);
+    if (std::any_of(masks.begin(), masks.end(), [](const PixelMask& m) { return !m.empty(); })) scene.masks = std::move(masks);
   }
+  if (options.show_progress)
+    for (const std::string& note : scene.notes) std::fprintf(stderr, "note: %s\n", note.c_str());
   return scene;
 }
 

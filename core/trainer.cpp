@@ -100,10 +100,22 @@ Trainer::Trainer(const Scene& scene, const GaussianModel& init, const TrainerOpt
   // Only training targets live on the device for the whole run; evaluation uploads test views itself.
   for (size_t v = 0; v < scene.views.size(); ++v) images_.emplace_back(opt_.device);
   for (int v : scene.train_indices()) images_[v].upload(to_float_rgb(scene.images[v]));
+  // Masks only exist on the device when some view has ignored pixels; then every train view gets
+  // one (all ones where nothing is ignored) so that a batch's masks gather like its targets.
+  if (scene.has_masks()) {
+    for (size_t v = 0; v < scene.views.size(); ++v) masks_.emplace_back(opt_.device);
+    for (int v : scene.train_indices()) {
+      const auto& k = scene.views[v].intrinsics;
+      const uint8_t* m = scene.mask(v);
+      masks_[v].upload(m ? std::vector<uint8_t>(m, m + size_t(k.width) * k.height)
+                         : std::vector<uint8_t>(size_t(k.width) * k.height, 1));
+    }
+  }
   rgb_ = Buffer<float>(opt_.device);
   grad_rgb_ = Buffer<float>(opt_.device);
   alpha_ = Buffer<float>(opt_.device);
   target_ = Buffer<float>(opt_.device);
+  mask_ = Buffer<uint8_t>(opt_.device);
 }
 
 Trainer::~Trainer() = default;
@@ -128,6 +140,18 @@ double Trainer::means_lr(int step) const {
   return opt_.lr.means * scene_.extent * std::pow(opt_.lr.means_final_ratio, t);
 }
 
+// Copies the per-view arrays of views[begin, begin + count) (all of one size) into one batch.
+template <class T>
+const T* Trainer::gather(const std::vector<Buffer<T>>& per_view, const std::vector<int>& views, size_t begin, int count,
+                         Buffer<T>& batch) const {
+  const size_t per = per_view[views[begin]].size();
+  batch.resize(per * count);
+  for (int c = 0; c < count; ++c)
+    kernels::copy_bytes(batch.data() + c * per, opt_.device, per_view[views[begin + c]].data(), opt_.device,
+                        per * sizeof(T));
+  return batch.data();
+}
+
 void Trainer::run_batch(const std::vector<int>& views, float grad_scale_total) {
   const int sh = active_sh_degree();
   const kernels::RasterSettings settings = raster_settings(opt_, sh);
@@ -150,17 +174,14 @@ void Trainer::run_batch(const std::vector<int>& views, float grad_scale_total) {
     grad_rgb_.resize(elems);
     alpha_.resize(size_t(C) * shape.pixels_per_image());
     const float* target = images_[views[begin]].data();
-    if (C > 1) {  // gather the targets of the run into one [C,H,W,3] batch
-      target_.resize(elems);
-      const size_t per = elems / C;
-      for (int c = 0; c < C; ++c)
-        kernels::copy_bytes(target_.data() + c * per, opt_.device, images_[views[begin + c]].data(), opt_.device,
-                            per * sizeof(float));
-      target = target_.data();
+    const uint8_t* mask = masks_.empty() ? nullptr : masks_[views[begin]].data();
+    if (C > 1) {  // gather the targets (and masks) of the run into one [C,H,W,3] batch
+      target = gather(images_, views, begin, C, target_);
+      if (mask) mask = gather(masks_, views, begin, C, mask_);
     }
     raster_->forward(g_->view(), cams, settings, {rgb_.data(), alpha_.data(), nullptr});
     mark("render forward");
-    loss_->forward(rgb_.data(), target, shape);
+    loss_->forward(rgb_.data(), target, shape, mask);
     // The loss is the mean over the whole batch: a run of C views weighs C / B.
     loss_->backward(grad_rgb_.data(), grad_scale_total * float(C) / float(views.size()));
     mark("loss");

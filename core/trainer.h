@@ -128,6 +128,9 @@ class Trainer {
 
  private:
   void run_batch(const std::vector<int>& views, float grad_scale_total);
+  template <class T>
+  const T* gather(const std::vector<kernels::Buffer<T>>& per_view, const std::vector<int>& views, size_t begin,
+                  int count, kernels::Buffer<T>& batch) const;
   void optimizer_step();
   void mark(const char* phase) {
     if (timer_) timer_->mark(phase);
@@ -143,7 +146,9 @@ class Trainer {
   std::unique_ptr<kernels::PhotometricLoss> loss_;
   CameraSampler sampler_;
   std::vector<kernels::Buffer<float>> images_;  // per view, empty for views not used
+  std::vector<kernels::Buffer<uint8_t>> masks_;  // per view when the scene has masks, else none
   kernels::Buffer<float> rgb_, grad_rgb_, alpha_, target_;
+  kernels::Buffer<uint8_t> mask_;
   std::vector<float> run_losses_;  // when a batch needs several render calls (mixed image sizes)
   std::unique_ptr<kernels::PhaseTimer> timer_;  // set while profiling
   kernels::PhaseTotals raster_stages_;

@@ -7,6 +7,24 @@
 // SSIM with an 11x11 Gaussian window (sigma 1.5), C1 = 0.01^2, C2 = 0.03^2 and zero padding
 // (a "same"-size SSIM map), means over pixels, channels and cameras. The math lives in
 // kernels/loss_math.h; the CPU reference and the CUDA backend both evaluate it.
+//
+// Mask. An optional `const uint8_t* mask` [C,H,W] on the backend's device marks the pixels
+// that count (nonzero) and those to ignore (0: outside the source photo after undistortion,
+// or masked out by the user); nullptr makes every pixel valid and gives exactly the unmasked
+// results. With M the mask and N the number of valid pixels in the batch:
+//   p~ = M ? pred : target, per pixel, all 3 channels;
+//   L1 term   = sum over valid pixels and channels of |pred - target| / (3 N);
+//   SSIM term = the SSIM map computed from p~ and target (so a window that straddles the
+//               mask's edge sees the target's own values on the ignored side), averaged over
+//               the valid pixels and channels only;
+//   L = (1 - w) L1 + w (1 - mean SSIM), and L = 0 with a zero gradient when N = 0.
+// dL/dpred is the exact derivative of that: 0 at ignored pixels, the SSIM term's part
+// gathered from valid window centres only, chained through p~ (dp~/dpred = M).
+// So the prediction at an ignored pixel never matters; the target there matters only within
+// the window's radius (5 pixels) of a valid pixel, as the context those windows see.
+// The metrics use the same p~ (after clamping pred): PSNR from the MSE over the valid pixels'
+// channels, SSIM the mean of the map over the valid pixels; an image with no valid pixel is
+// an error (see image_metrics).
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -27,16 +45,18 @@ struct ImageBatchShape {
 void validate(const ImageBatchShape& shape);
 
 // A loss backend; pointers live on its device. forward() keeps what backward() needs (the
-// per-pixel SSIM partials and the two image pointers: keep both images alive and unchanged
-// until backward).
+// per-pixel SSIM partials and the image and mask pointers: keep the images and the mask
+// alive and unchanged until backward).
 class PhotometricLoss {
  public:
   virtual ~PhotometricLoss() = default;
   virtual Device device() const = 0;
 
-  // Computes the loss of the batch into loss_scalar(). On CUDA this only enqueues work:
+  // Computes the loss of the batch into loss_scalar(), over the pixels `mask` marks valid
+  // (all of them when null). On CUDA this only enqueues work, the valid-pixel count included:
   // nothing waits for the GPU, so a training step never stalls on reading the loss.
-  virtual void forward(const float* pred, const float* target, const ImageBatchShape& shape) = 0;
+  virtual void forward(const float* pred, const float* target, const ImageBatchShape& shape,
+                       const uint8_t* mask = nullptr) = 0;
 
   // Writes (does not accumulate) grad_scale * dL/dpred of the last forward into grad_pred
   // [C,H,W,3]. grad_scale lets a rank that renders part of a batch weight its cameras by
@@ -64,24 +84,27 @@ struct ImageMetrics {
   double ssim = 0;
 };
 
-// Metrics of each of the C images; pred is clamped to [0,1] first. Waits for the result.
+// Metrics of each of the C images over the pixels `mask` marks valid (all when null); pred is
+// clamped to [0,1] first. Waits for the result. Throws std::invalid_argument naming the image
+// (its index in the batch) when one has no valid pixel: it has no PSNR or SSIM to report.
 std::vector<ImageMetrics> image_metrics(Device device, const float* pred, const float* target,
-                                        const ImageBatchShape& shape);
+                                        const ImageBatchShape& shape, const uint8_t* mask = nullptr);
 
 // ---- CPU reference, templated so that the tests can run it in double precision. ----
 // Instantiated for float and double.
 
-// Per-image sums of |d|, d^2 and the SSIM map (d = pred - target); when clamp_pred the
-// prediction is clamped to [0,1] first (metrics). When `partials` is non-null it receives,
-// for every element, the SSIM derivatives that backward filters: [3][C,H,W,3] planes of
-// d_mu_x, d_xx, d_xy (see SsimPartials).
+// Per-image sums over the valid pixels of |d|, d^2 and the SSIM map (d = p~ - target), and
+// their count; when clamp_pred the prediction is clamped to [0,1] first (metrics). When
+// `partials` is non-null it receives, for every element, the SSIM derivatives that backward
+// filters: [3][C,H,W,3] planes of d_mu_x, d_xx, d_xy (see SsimPartials), 0 at ignored pixels.
 template <class T>
 std::vector<ImageSums> image_sums_reference(const T* pred, const T* target, const ImageBatchShape& shape,
-                                            bool clamp_pred, T* partials);
+                                            bool clamp_pred, T* partials, const uint8_t* mask = nullptr);
 
-// grad_scale * dL/dpred from the partials image_sums_reference wrote (clamp_pred false).
+// grad_scale * dL/dpred from the partials image_sums_reference wrote (clamp_pred false) with
+// the same mask.
 template <class T>
 void loss_backward_reference(const T* pred, const T* target, const T* partials, const ImageBatchShape& shape,
-                             T ssim_weight, T grad_scale, T* grad_pred);
+                             T ssim_weight, T grad_scale, T* grad_pred, const uint8_t* mask = nullptr);
 
 }  // namespace splat::kernels

@@ -7,7 +7,12 @@
 // E[x], E[y], E[x^2], E[y^2], E[xy], each the image (or product image) filtered by an
 // 11x11 Gaussian window with zero padding outside the image, so the SSIM map has the
 // image's size. The window is separable: a horizontal 1D pass, then a vertical one.
+//
+// A per-pixel mask (see kernels/loss.h) enters in three places: masked_pred() replaces an
+// ignored pixel's prediction by its target before anything is computed, only valid pixels'
+// SSIM values and partials are summed, and the means divide by the valid count.
 #include <cmath>
+#include <cstdint>
 
 #include "kernels/hd.h"
 
@@ -66,19 +71,32 @@ SPLAT_HD SsimPartials<T> ssim_partials(const SsimMoments<T>& m) {
   return r;
 }
 
+// Whether a pixel (index into [C,H,W]) counts: a null mask makes every pixel valid.
+SPLAT_HD bool pixel_valid(const uint8_t* mask, int64_t pixel) { return !mask || mask[pixel] != 0; }
+
+// The prediction the loss and the metrics see: the target at an ignored pixel, so that it adds
+// nothing to |d| and an SSIM window reaching it sees the target's own values there. A select,
+// not a product: whatever an ignored pixel holds (even NaN) never enters the arithmetic.
+template <class T>
+SPLAT_HD T masked_pred(T pred, T target, bool valid) {
+  return valid ? pred : target;
+}
+
 // Sub-gradient of |d| used by the L1 term: 0 at d == 0.
 template <class T>
 SPLAT_HD T abs_grad(T d) {
   return d > T(0) ? T(1) : (d < T(0) ? T(-1) : T(0));
 }
 
-// Factors of dL/dpred for a batch of `count` elements: the L1 term's and the SSIM term's.
+// Factors of dL/dpred for a batch of `count` valid elements: the L1 term's and the SSIM
+// term's; both 0 when nothing is valid (the loss is then the constant 0).
 template <class T>
 struct LossGradWeights {
   T l1{}, ssim{};
 };
 template <class T>
 SPLAT_HD LossGradWeights<T> loss_grad_weights(T ssim_weight, T count, T grad_scale) {
+  if (!(count > T(0))) return {T(0), T(0)};
   return {(T(1) - ssim_weight) / count * grad_scale, -ssim_weight / count * grad_scale};
 }
 
@@ -95,15 +113,19 @@ SPLAT_HD T clamp_unit(T v) {
   return v < T(0) ? T(0) : (v > T(1) ? T(1) : v);
 }
 
-// Per-image sums over pixels and channels that the loss and the metrics are made of.
+// Per-image sums over the valid pixels and their channels that the loss and the metrics are
+// made of.
 struct ImageSums {
   double abs_diff = 0;  // sum |pred - target|
   double sq_diff = 0;   // sum (pred - target)^2
   double ssim = 0;      // sum of the SSIM map
+  double valid = 0;     // number of valid pixels (each has 3 elements)
 };
 
-// L = (1 - w) mean|pred - target| + w (1 - mean SSIM), means over `count` elements.
+// L = (1 - w) mean|pred - target| + w (1 - mean SSIM), means over `count` valid elements;
+// 0 when there is none.
 SPLAT_HD double photometric_loss_value(double abs_sum, double ssim_sum, double count, double ssim_weight) {
+  if (!(count > 0)) return 0.0;
   return (1.0 - ssim_weight) * abs_sum / count + ssim_weight * (1.0 - ssim_sum / count);
 }
 

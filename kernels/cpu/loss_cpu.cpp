@@ -1,6 +1,7 @@
-// CPU reference of the photometric loss and the image metrics (see kernels/loss.h). It works
-// one channel plane at a time and filters with the same separable window, in the same
-// order (horizontal, then vertical), as the CUDA kernels.
+// CPU reference of the photometric loss and the image metrics (see kernels/loss.h), with the
+// optional per-pixel mask defined there. It works one channel plane at a time and filters
+// with the same separable window, in the same order (horizontal, then vertical), as the CUDA
+// kernels.
 #include <array>
 #include <stdexcept>
 #include <string>
@@ -49,9 +50,20 @@ void window_filter(const std::vector<T>& plane, std::vector<T>& tmp, std::vector
     }
 }
 
+// Index of pixel `pixel` of camera `cam` in a [C,H,W] array (the mask).
+inline size_t batch_pixel(const ImageBatchShape& s, int cam, int64_t pixel) {
+  return size_t(cam) * s.pixels_per_image() + pixel;
+}
+
 // Offset of element (camera, pixel, channel) in an interleaved [C,H,W,3] array.
 inline size_t element(const ImageBatchShape& s, int cam, int64_t pixel, int ch) {
-  return (size_t(cam) * s.pixels_per_image() + pixel) * 3 + ch;
+  return batch_pixel(s, cam, pixel) * 3 + ch;
+}
+
+int64_t valid_pixels(const uint8_t* mask, const ImageBatchShape& s, int cam) {
+  int64_t n = 0;
+  for (int64_t p = 0; p < s.pixels_per_image(); ++p) n += pixel_valid(mask, batch_pixel(s, cam, p));
+  return n;
 }
 
 class CpuPhotometricLoss final : public PhotometricLoss {
@@ -59,23 +71,25 @@ class CpuPhotometricLoss final : public PhotometricLoss {
   explicit CpuPhotometricLoss(float ssim_weight) : weight_(ssim_weight) {}
   Device device() const override { return Device::CPU; }
 
-  void forward(const float* pred, const float* target, const ImageBatchShape& shape) override {
+  void forward(const float* pred, const float* target, const ImageBatchShape& shape, const uint8_t* mask) override {
     validate(shape);
     pred_ = pred;
     target_ = target;
+    mask_ = mask;
     shape_ = shape;
     partials_.resize(3 * shape.elements());
-    double abs_sum = 0, ssim_sum = 0;
-    for (const ImageSums& s : image_sums_reference<float>(pred, target, shape, false, partials_.data())) {
+    double abs_sum = 0, ssim_sum = 0, valid = 0;
+    for (const ImageSums& s : image_sums_reference<float>(pred, target, shape, false, partials_.data(), mask)) {
       abs_sum += s.abs_diff;
       ssim_sum += s.ssim;
+      valid += s.valid;
     }
-    loss_ = float(photometric_loss_value(abs_sum, ssim_sum, double(shape.elements()), weight_));
+    loss_ = float(photometric_loss_value(abs_sum, ssim_sum, 3 * valid, weight_));
   }
 
   void backward(float* grad_pred, float grad_scale) override {
     if (!pred_) throw std::logic_error("PhotometricLoss::backward called before forward");
-    loss_backward_reference<float>(pred_, target_, partials_.data(), shape_, weight_, grad_scale, grad_pred);
+    loss_backward_reference<float>(pred_, target_, partials_.data(), shape_, weight_, grad_scale, grad_pred, mask_);
   }
 
   const float* loss_scalar() const override { return &loss_; }
@@ -85,6 +99,7 @@ class CpuPhotometricLoss final : public PhotometricLoss {
   float weight_;
   const float* pred_ = nullptr;
   const float* target_ = nullptr;
+  const uint8_t* mask_ = nullptr;
   ImageBatchShape shape_;
   std::vector<float> partials_;
   float loss_ = 0;
@@ -94,7 +109,7 @@ class CpuPhotometricLoss final : public PhotometricLoss {
 
 template <class T>
 std::vector<ImageSums> image_sums_reference(const T* pred, const T* target, const ImageBatchShape& s,
-                                            bool clamp_pred, T* partials) {
+                                            bool clamp_pred, T* partials, const uint8_t* mask) {
   validate(s);
   const int H = s.height, W = s.width;
   const int64_t P = s.pixels_per_image();
@@ -104,39 +119,47 @@ std::vector<ImageSums> image_sums_reference(const T* pred, const T* target, cons
   std::array<std::vector<T>, 5> in, mom;
   for (int i = 0; i < 5; ++i) in[i].resize(P), mom[i].resize(P);
   std::vector<T> tmp(P);
-  for (int cam = 0; cam < s.cameras; ++cam)
+  for (int cam = 0; cam < s.cameras; ++cam) {
+    sums[cam].valid = double(valid_pixels(mask, s, cam));
     for (int ch = 0; ch < 3; ++ch) {
       for (int64_t p = 0; p < P; ++p) {
         const size_t e = element(s, cam, p, ch);
-        const T x = clamp_pred ? clamp_unit(pred[e]) : pred[e];
+        const bool valid = pixel_valid(mask, batch_pixel(s, cam, p));
         const T y = target[e];
+        const T x = masked_pred(clamp_pred ? clamp_unit(pred[e]) : pred[e], y, valid);
         in[0][p] = x, in[1][p] = y, in[2][p] = x * x, in[3][p] = y * y, in[4][p] = x * y;
-        sums[cam].abs_diff += double(std::abs(x - y));
-        sums[cam].sq_diff += double((x - y) * (x - y));
+        if (valid) {
+          sums[cam].abs_diff += double(std::abs(x - y));
+          sums[cam].sq_diff += double((x - y) * (x - y));
+        }
       }
       for (int i = 0; i < 5; ++i) window_filter(in[i], tmp, mom[i], H, W);
       for (int64_t p = 0; p < P; ++p) {
+        const bool valid = pixel_valid(mask, batch_pixel(s, cam, p));
         const SsimPartials<T> sp = ssim_partials(SsimMoments<T>{mom[0][p], mom[1][p], mom[2][p], mom[3][p], mom[4][p]});
-        sums[cam].ssim += double(sp.ssim);
-        if (partials) {
+        if (valid) sums[cam].ssim += double(sp.ssim);
+        if (partials) {  // an ignored centre's SSIM is not in the loss: no partials from it
           const size_t e = element(s, cam, p, ch);
-          partials[e] = sp.d_mu_x;
-          partials[plane_stride + e] = sp.d_xx;
-          partials[2 * plane_stride + e] = sp.d_xy;
+          partials[e] = valid ? sp.d_mu_x : T(0);
+          partials[plane_stride + e] = valid ? sp.d_xx : T(0);
+          partials[2 * plane_stride + e] = valid ? sp.d_xy : T(0);
         }
       }
     }
+  }
   return sums;
 }
 
 template <class T>
 void loss_backward_reference(const T* pred, const T* target, const T* partials, const ImageBatchShape& s,
-                             T ssim_weight, T grad_scale, T* grad_pred) {
+                             T ssim_weight, T grad_scale, T* grad_pred, const uint8_t* mask) {
   validate(s);
   const int H = s.height, W = s.width;
   const int64_t P = s.pixels_per_image();
   const size_t plane_stride = size_t(s.elements());
-  const LossGradWeights<T> g = loss_grad_weights(ssim_weight, T(s.elements()), grad_scale);
+  int64_t valid = 0;
+  for (int cam = 0; cam < s.cameras; ++cam) valid += valid_pixels(mask, s, cam);
+  const LossGradWeights<T> g = loss_grad_weights(ssim_weight, T(3 * valid), grad_scale);
   std::array<std::vector<T>, 3> in, filt;
   for (int i = 0; i < 3; ++i) in[i].resize(P), filt[i].resize(P);
   std::vector<T> tmp(P);
@@ -149,19 +172,22 @@ void loss_backward_reference(const T* pred, const T* target, const T* partials, 
       for (int i = 0; i < 3; ++i) window_filter(in[i], tmp, filt[i], H, W);
       for (int64_t p = 0; p < P; ++p) {
         const size_t e = element(s, cam, p, ch);
-        grad_pred[e] = loss_grad_element(pred[e], target[e], filt[0][p], filt[1][p], filt[2][p], g);
+        // dp~/dpred is the mask: an ignored pixel's prediction does not reach the loss.
+        grad_pred[e] = pixel_valid(mask, batch_pixel(s, cam, p))
+                           ? loss_grad_element(pred[e], target[e], filt[0][p], filt[1][p], filt[2][p], g)
+                           : T(0);
       }
     }
 }
 
 template std::vector<ImageSums> image_sums_reference<float>(const float*, const float*, const ImageBatchShape&, bool,
-                                                            float*);
+                                                            float*, const uint8_t*);
 template std::vector<ImageSums> image_sums_reference<double>(const double*, const double*, const ImageBatchShape&,
-                                                             bool, double*);
+                                                             bool, double*, const uint8_t*);
 template void loss_backward_reference<float>(const float*, const float*, const float*, const ImageBatchShape&, float,
-                                             float, float*);
+                                             float, float*, const uint8_t*);
 template void loss_backward_reference<double>(const double*, const double*, const double*, const ImageBatchShape&,
-                                              double, double, double*);
+                                              double, double, double*, const uint8_t*);
 
 std::unique_ptr<PhotometricLoss> make_cpu_photometric_loss(float ssim_weight) {
   return std::make_unique<CpuPhotometricLoss>(ssim_weight);

@@ -3,11 +3,17 @@
 // Forward: one block per 32x16 output tile of one camera; for each channel it loads the
 // tile plus the window's 5-pixel halo into shared memory, runs the horizontal 1D pass for
 // the five moment maps over the halo rows, then the vertical pass per output pixel, and
-// evaluates SSIM and its partials there. Each block writes its sums of |d|, d^2 and SSIM;
-// a second kernel reduces them per image (double) and a third forms the loss into a
-// device scalar, so a training step enqueues the loss without waiting for it.
+// evaluates SSIM and its partials there. Each block writes its sums of |d|, d^2 and SSIM
+// and its count of valid pixels; a second kernel reduces them per image (double) and a third
+// forms the loss (and the valid-element count backward divides by) into device scalars, so a
+// training step enqueues the loss without waiting for it.
 // Backward: the same tiling filters the three stored partial maps and combines them with
 // the L1 term into dL/dpred.
+// Mask (kernels/loss.h): the forward and backward kernels are instantiated with and without
+// one (kMasked), chosen on the host. Without a mask the mask tests fold away, a block's valid
+// count is its tile's pixel count and backward's weights come from the host as before, so
+// the unmasked path runs the code it ran before masks existed. (Testing a null mask at run
+// time instead cost the unmasked forward 3% and backward 7% at 4x1080x1920 on an H100.)
 #include <cuda_runtime.h>
 
 #include <stdexcept>
@@ -66,12 +72,14 @@ __device__ float block_sum(float v, float* scratch) {
 }
 
 // kMetric: clamp pred to [0,1] and skip the partials (evaluation); otherwise store the
-// partials for backward. block_sums[b] = (sum |d|, sum d^2, sum SSIM) of block b.
-template <bool kMetric>
+// partials for backward. block_sums[b] = (sum |d|, sum d^2, sum SSIM, valid pixels) of block
+// b, the sums over its valid pixels. kMasked: `mask` is read (otherwise it is null).
+template <bool kMetric, bool kMasked>
 __global__ void __launch_bounds__(kThreads) ssim_forward_kernel(const float* __restrict__ pred,
-                                                                const float* __restrict__ target, int H, int W,
+                                                                const float* __restrict__ target,
+                                                                const uint8_t* __restrict__ mask, int H, int W,
                                                                 float* __restrict__ partials, int64_t plane_stride,
-                                                                float3* __restrict__ block_sums) {
+                                                                float4* __restrict__ block_sums) {
   __shared__ float w[kSsimTaps];
   __shared__ float xs[kHaloH][kHaloW], ys[kHaloH][kHaloW];
   __shared__ float hs[5][kHaloH][kTileW];
@@ -81,6 +89,8 @@ __global__ void __launch_bounds__(kThreads) ssim_forward_kernel(const float* __r
   const int gx = blockIdx.x * kTileW + tx, gy = blockIdx.y * kTileH + ty;
   const bool inside = gx < W && gy < H;
   const size_t image = size_t(blockIdx.z) * H * W;
+  if (!kMasked) mask = nullptr;  // lets the compiler drop every mask test
+  const bool valid = inside && pixel_valid(mask, image + size_t(gy) * W + gx);
   load_window_taps(w);
   float abs_sum = 0, sq_sum = 0, ssim_sum = 0;
   for (int ch = 0; ch < 3; ++ch) {
@@ -88,9 +98,9 @@ __global__ void __launch_bounds__(kThreads) ssim_forward_kernel(const float* __r
       const int r = i / kHaloW, c = i % kHaloW, yy = y0 + r, xx = x0 + c;
       float x = 0, y = 0;  // zero padding outside the image
       if (yy >= 0 && yy < H && xx >= 0 && xx < W) {
-        const size_t e = (image + size_t(yy) * W + xx) * 3 + ch;
-        x = kMetric ? clamp_unit(pred[e]) : pred[e];
+        const size_t pixel = image + size_t(yy) * W + xx, e = pixel * 3 + ch;
         y = target[e];
+        x = masked_pred(kMetric ? clamp_unit(pred[e]) : pred[e], y, pixel_valid(mask, pixel));
       }
       xs[r][c] = x;
       ys[r][c] = y;
@@ -122,15 +132,17 @@ __global__ void __launch_bounds__(kThreads) ssim_forward_kernel(const float* __r
         m.xy += w[k] * hs[4][ty + k][tx];
       }
       const SsimPartials<float> sp = ssim_partials(m);
-      const float d = xs[ty + kSsimRadius][tx + kSsimRadius] - ys[ty + kSsimRadius][tx + kSsimRadius];
-      abs_sum += fabsf(d);
-      sq_sum += d * d;
-      ssim_sum += sp.ssim;
-      if (!kMetric) {
+      if (valid) {
+        const float d = xs[ty + kSsimRadius][tx + kSsimRadius] - ys[ty + kSsimRadius][tx + kSsimRadius];
+        abs_sum += fabsf(d);
+        sq_sum += d * d;
+        ssim_sum += sp.ssim;
+      }
+      if (!kMetric) {  // an ignored centre's SSIM is not in the loss: no partials from it
         const size_t e = (image + size_t(gy) * W + gx) * 3 + ch;
-        partials[e] = sp.d_mu_x;
-        partials[plane_stride + e] = sp.d_xx;
-        partials[2 * plane_stride + e] = sp.d_xy;
+        partials[e] = valid ? sp.d_mu_x : 0.f;
+        partials[plane_stride + e] = valid ? sp.d_xx : 0.f;
+        partials[2 * plane_stride + e] = valid ? sp.d_xy : 0.f;
       }
     }
     __syncthreads();  // the next channel overwrites xs, ys and hs
@@ -138,36 +150,52 @@ __global__ void __launch_bounds__(kThreads) ssim_forward_kernel(const float* __r
   const float a = block_sum(abs_sum, scratch);
   const float q = block_sum(sq_sum, scratch);
   const float s = block_sum(ssim_sum, scratch);
-  if (tid == 0) block_sums[(size_t(blockIdx.z) * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x] = make_float3(a, q, s);
+  // Without a mask every pixel of the tile inside the image counts.
+  const float n = kMasked ? block_sum(valid ? 1.f : 0.f, scratch)
+                       : float(min(kTileW, W - int(blockIdx.x) * kTileW) * min(kTileH, H - int(blockIdx.y) * kTileH));
+  if (tid == 0)
+    block_sums[(size_t(blockIdx.z) * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x] = make_float4(a, q, s, n);
 }
 
 // One block per image: sums its blocks' partial sums in double.
-__global__ void image_sums_kernel(const float3* __restrict__ block_sums, int blocks_per_image, ImageSums* out) {
-  __shared__ double red[3][kReduceThreads];
-  const float3* b = block_sums + size_t(blockIdx.x) * blocks_per_image;
-  double a = 0, q = 0, s = 0;
-  for (int i = threadIdx.x; i < blocks_per_image; i += kReduceThreads) a += b[i].x, q += b[i].y, s += b[i].z;
-  red[0][threadIdx.x] = a, red[1][threadIdx.x] = q, red[2][threadIdx.x] = s;
+__global__ void image_sums_kernel(const float4* __restrict__ block_sums, int blocks_per_image, ImageSums* out) {
+  __shared__ double red[4][kReduceThreads];
+  const float4* b = block_sums + size_t(blockIdx.x) * blocks_per_image;
+  double a = 0, q = 0, s = 0, n = 0;
+  for (int i = threadIdx.x; i < blocks_per_image; i += kReduceThreads)
+    a += b[i].x, q += b[i].y, s += b[i].z, n += b[i].w;
+  red[0][threadIdx.x] = a, red[1][threadIdx.x] = q, red[2][threadIdx.x] = s, red[3][threadIdx.x] = n;
   __syncthreads();
   for (int stride = kReduceThreads / 2; stride > 0; stride >>= 1) {
     if (threadIdx.x < stride)
-      for (int j = 0; j < 3; ++j) red[j][threadIdx.x] += red[j][threadIdx.x + stride];
+      for (int j = 0; j < 4; ++j) red[j][threadIdx.x] += red[j][threadIdx.x + stride];
     __syncthreads();
   }
-  if (threadIdx.x == 0) out[blockIdx.x] = ImageSums{red[0][0], red[1][0], red[2][0]};
+  if (threadIdx.x == 0) out[blockIdx.x] = ImageSums{red[0][0], red[1][0], red[2][0], red[3][0]};
 }
 
-__global__ void loss_value_kernel(const ImageSums* sums, int cameras, double count, double ssim_weight, float* loss) {
-  double a = 0, s = 0;
-  for (int c = 0; c < cameras; ++c) a += sums[c].abs_diff, s += sums[c].ssim;
-  *loss = float(photometric_loss_value(a, s, count, ssim_weight));
+// The loss, and the number of valid elements (3 per valid pixel) for backward.
+__global__ void loss_value_kernel(const ImageSums* sums, int cameras, double ssim_weight, float* loss,
+                                  float* valid_elements) {
+  double a = 0, s = 0, n = 0;
+  for (int c = 0; c < cameras; ++c) a += sums[c].abs_diff, s += sums[c].ssim, n += sums[c].valid;
+  *loss = float(photometric_loss_value(a, s, 3 * n, ssim_weight));
+  *valid_elements = float(3 * n);
 }
 
+// Without a mask (kMasked false, mask null) `g` holds the gradient weights; with one they are
+// formed here from the valid-element count the forward left on the device (the host never
+// reads it).
+template <bool kMasked>
 __global__ void __launch_bounds__(kThreads) loss_backward_kernel(const float* __restrict__ pred,
                                                                  const float* __restrict__ target,
+                                                                 const uint8_t* __restrict__ mask,
                                                                  const float* __restrict__ partials,
                                                                  int64_t plane_stride, int H, int W,
-                                                                 LossGradWeights<float> g, float* __restrict__ grad) {
+                                                                 LossGradWeights<float> g, float ssim_weight,
+                                                                 float grad_scale,
+                                                                 const float* __restrict__ valid_elements,
+                                                                 float* __restrict__ grad) {
   __shared__ float w[kSsimTaps];
   __shared__ float ps[3][kHaloH][kHaloW];
   __shared__ float hs[3][kHaloH][kTileW];
@@ -175,6 +203,8 @@ __global__ void __launch_bounds__(kThreads) loss_backward_kernel(const float* __
   const int x0 = blockIdx.x * kTileW - kSsimRadius, y0 = blockIdx.y * kTileH - kSsimRadius;
   const int gx = blockIdx.x * kTileW + tx, gy = blockIdx.y * kTileH + ty;
   const size_t image = size_t(blockIdx.z) * H * W;
+  if (!kMasked) mask = nullptr;  // lets the compiler drop every mask test
+  if (kMasked) g = loss_grad_weights(ssim_weight, *valid_elements, grad_scale);
   load_window_taps(w);
   for (int ch = 0; ch < 3; ++ch) {
     for (int i = tid; i < kHaloH * kHaloW; i += kThreads) {
@@ -205,8 +235,9 @@ __global__ void __launch_bounds__(kThreads) loss_backward_kernel(const float* __
         f1 += w[k] * hs[1][ty + k][tx];
         f2 += w[k] * hs[2][ty + k][tx];
       }
-      const size_t e = (image + size_t(gy) * W + gx) * 3 + ch;
-      grad[e] = loss_grad_element(pred[e], target[e], f0, f1, f2, g);
+      const size_t pixel = image + size_t(gy) * W + gx, e = pixel * 3 + ch;
+      // dp~/dpred is the mask: an ignored pixel's prediction does not reach the loss.
+      grad[e] = pixel_valid(mask, pixel) ? loss_grad_element(pred[e], target[e], f0, f1, f2, g) : 0.f;
     }
     __syncthreads();  // the next channel overwrites ps and hs
   }
@@ -214,14 +245,15 @@ __global__ void __launch_bounds__(kThreads) loss_backward_kernel(const float* __
 
 // Enqueues the forward kernel and the per-image reduction into `sums` [C].
 template <bool kMetric>
-void enqueue_image_sums(const float* pred, const float* target, const ImageBatchShape& shape, float* partials,
-                        Buffer<float3>& block_sums, Buffer<ImageSums>& sums, cudaStream_t stream) {
+void enqueue_image_sums(const float* pred, const float* target, const uint8_t* mask, const ImageBatchShape& shape,
+                        float* partials, Buffer<float4>& block_sums, Buffer<ImageSums>& sums, cudaStream_t stream) {
   validate(shape);
   const TileGrid t = tile_grid(shape);
   ensure_size(block_sums, size_t(t.blocks_per_image) * shape.cameras);
   ensure_size(sums, size_t(shape.cameras));
-  ssim_forward_kernel<kMetric><<<t.grid, t.block, 0, stream>>>(pred, target, shape.height, shape.width, partials,
-                                                              shape.elements(), block_sums.data());
+  const auto kernel = mask ? ssim_forward_kernel<kMetric, true> : ssim_forward_kernel<kMetric, false>;
+  kernel<<<t.grid, t.block, 0, stream>>>(pred, target, mask, shape.height, shape.width, partials, shape.elements(),
+                                         block_sums.data());
   image_sums_kernel<<<shape.cameras, kReduceThreads, 0, stream>>>(block_sums.data(), t.blocks_per_image,
                                                                   sums.data());
   check(cudaGetLastError(), "launching the SSIM forward");
@@ -233,24 +265,27 @@ class CudaPhotometricLoss final : public PhotometricLoss {
       : weight_(ssim_weight), stream_(static_cast<cudaStream_t>(stream)) {}
   Device device() const override { return Device::CUDA; }
 
-  void forward(const float* pred, const float* target, const ImageBatchShape& shape) override {
+  void forward(const float* pred, const float* target, const ImageBatchShape& shape, const uint8_t* mask) override {
     validate(shape);
     pred_ = pred;
     target_ = target;
+    mask_ = mask;
     shape_ = shape;
     ensure_size(partials_, 3 * size_t(shape.elements()));
-    enqueue_image_sums<false>(pred, target, shape, partials_.data(), block_sums_, sums_, stream_);
-    loss_value_kernel<<<1, 1, 0, stream_>>>(sums_.data(), shape.cameras, double(shape.elements()), weight_,
-                                            loss_.data());
+    enqueue_image_sums<false>(pred, target, mask, shape, partials_.data(), block_sums_, sums_, stream_);
+    loss_value_kernel<<<1, 1, 0, stream_>>>(sums_.data(), shape.cameras, weight_, loss_.data(),
+                                            valid_elements_.data());
     check(cudaGetLastError(), "launching the loss value");
   }
 
   void backward(float* grad_pred, float grad_scale) override {
     if (!pred_) throw std::logic_error("PhotometricLoss::backward called before forward");
     const TileGrid t = tile_grid(shape_);
+    // Used without a mask; with one the kernel forms the weights from the device count.
     const LossGradWeights<float> g = loss_grad_weights(weight_, float(shape_.elements()), grad_scale);
-    loss_backward_kernel<<<t.grid, t.block, 0, stream_>>>(pred_, target_, partials_.data(), shape_.elements(),
-                                                         shape_.height, shape_.width, g, grad_pred);
+    const auto kernel = mask_ ? loss_backward_kernel<true> : loss_backward_kernel<false>;
+    kernel<<<t.grid, t.block, 0, stream_>>>(pred_, target_, mask_, partials_.data(), shape_.elements(), shape_.height,
+                                           shape_.width, g, weight_, grad_scale, valid_elements_.data(), grad_pred);
     check(cudaGetLastError(), "launching the loss backward");
   }
 
@@ -267,11 +302,13 @@ class CudaPhotometricLoss final : public PhotometricLoss {
   cudaStream_t stream_;
   const float* pred_ = nullptr;
   const float* target_ = nullptr;
+  const uint8_t* mask_ = nullptr;
   ImageBatchShape shape_;
   Buffer<float> partials_{Device::CUDA};
-  Buffer<float3> block_sums_{Device::CUDA};
+  Buffer<float4> block_sums_{Device::CUDA};
   Buffer<ImageSums> sums_{Device::CUDA};
   Buffer<float> loss_{Device::CUDA, 1};
+  Buffer<float> valid_elements_{Device::CUDA, 1};
 };
 
 }  // namespace
@@ -287,19 +324,24 @@ std::unique_ptr<PhotometricLoss> make_photometric_loss(Device device, float ssim
 }
 
 std::vector<ImageMetrics> image_metrics(Device device, const float* pred, const float* target,
-                                        const ImageBatchShape& shape) {
+                                        const ImageBatchShape& shape, const uint8_t* mask) {
   std::vector<ImageSums> sums;
   if (device == Device::CPU) {
-    sums = image_sums_reference<float>(pred, target, shape, true, nullptr);
+    sums = image_sums_reference<float>(pred, target, shape, true, nullptr, mask);
   } else {
-    Buffer<float3> block_sums(Device::CUDA);
+    Buffer<float4> block_sums(Device::CUDA);
     Buffer<ImageSums> device_sums(Device::CUDA);
-    enqueue_image_sums<true>(pred, target, shape, nullptr, block_sums, device_sums, nullptr);
+    enqueue_image_sums<true>(pred, target, mask, shape, nullptr, block_sums, device_sums, nullptr);
     sums = device_sums.download();
   }
-  const double count = 3.0 * double(shape.pixels_per_image());
   std::vector<ImageMetrics> out(sums.size());
-  for (size_t c = 0; c < sums.size(); ++c) out[c] = {psnr_from_mse(sums[c].sq_diff / count), sums[c].ssim / count};
+  for (size_t c = 0; c < sums.size(); ++c) {
+    if (sums[c].valid == 0)
+      throw std::invalid_argument("image metrics: image " + std::to_string(c) + " of the batch has no valid pixel " +
+                                  "(its mask is all zero), so it has no PSNR or SSIM");
+    const double count = 3.0 * sums[c].valid;
+    out[c] = {psnr_from_mse(sums[c].sq_diff / count), sums[c].ssim / count};
+  }
   return out;
 }
 

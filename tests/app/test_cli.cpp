@@ -11,6 +11,7 @@
 #include <sstream>
 #include <string>
 
+#include "core/checkpoint.h"
 #include "core/ply_io.h"
 #include "tests/support/test_support.h"
 
@@ -145,4 +146,90 @@ TEST_CASE("cli: train --stop-at ends early on the longer schedule, evaluates the
   REQUIRE(rest.code == 0);
   CHECK(rest.out.find("resumed at step 12") != std::string::npos);
   CHECK(rest.out.find("done: 30 steps in") != std::string::npos);
+}
+
+namespace {
+// The last line of a command's output: where the error is.
+std::string last_line(const std::string& out) {
+  std::string s = out;
+  while (!s.empty() && s.back() == '\n') s.pop_back();
+  return s.substr(s.rfind('\n') + 1);
+}
+
+// A refusal: exit code 1..127 and a last line "error: ..." holding every piece of `wanted`.
+void check_refused(const Result& r, std::initializer_list<std::string> wanted) {
+  INFO(r.out);
+  CHECK(r.code >= 1);
+  CHECK(r.code <= 127);
+  const std::string line = last_line(r.out);
+  CHECK(line.rfind("error: ", 0) == 0);
+  for (const std::string& w : wanted) CHECK(line.find(w) != std::string::npos);
+}
+}  // namespace
+
+TEST_CASE("cli: bad arguments and damaged run files are refused in one line naming them", "[cli]") {
+  const fs::path dir = splat::test::scratch_dir("cli-bad-args");
+  const fs::path scene = dir / "demo";
+  REQUIRE(run("demo --out '" + scene.string() + "' --width 32 --height 24").code == 0);
+  const fs::path runf = dir / "run";
+  fs::create_directories(runf);
+  auto write_config = [&](const nlohmann::json& config) { std::ofstream(runf / "config.json") << config.dump(); };
+  write_config({{"scene_folder", scene.string()}, {"data_factor", 1}});
+  const std::string render = "render '" + runf.string() + "' --device cpu --out '" + (dir / "x.png").string() + "' ";
+
+  // --camera out of range, by far and by one, and a name that is not there (60 demo views).
+  check_refused(run(render + "--camera 99999999999999999999"),
+                {"--camera '99999999999999999999': no such view; expected a view index in 0..59 or an image name"});
+  check_refused(run(render + "--camera 60"), {"--camera '60'", "0..59"});
+  check_refused(run(render + "--camera nope.png"), {"no image of that name", "0..59"});
+
+  // Damaged run configs name the file and the field.
+  write_config({{"scene_folder", 3}, {"data_factor", 1}});
+  check_refused(run(render + "--camera 0"), {(runf / "config.json").string(), "field 'scene_folder' is '3'"});
+  write_config({{"scene_folder", scene.string()}, {"data_factor", 1}, {"background", nullptr}});
+  check_refused(run(render + "--camera 0"), {"field 'background' is 'null', expected three numbers"});
+  std::ofstream(runf / "config.json") << "{\"scene_folder\": \x1B[2J";
+  const Result garbled = run(render + "--camera 0");
+  check_refused(garbled, {"config.json: bad run config: not valid JSON"});
+  CHECK(garbled.out.find('\x1B') == std::string::npos);
+  write_config({{"scene_folder", scene.string()}, {"data_factor", 1}});
+
+  // A symbolic link loop in a path argument: one line naming the option, the path and the loop.
+  const fs::path loop = dir / "loop";
+  fs::create_symlink(loop, loop);
+  check_refused(run("info '" + loop.string() + "'"), {"scene '" + loop.string() + "'", "symbolic link loop"});
+  check_refused(run("eval '" + (loop / "run").string() + "' --device cpu"), {"run folder '" + (loop / "run").string() + "'", "symbolic link loop"});
+  check_refused(run(render + "--camera 0 --ply '" + loop.string() + "'"), {"--ply '" + loop.string() + "'", "symbolic link loop"});
+  check_refused(run("train '" + scene.string() + "' --device cpu --steps 1 --resume '" + loop.string() + "'"),
+                {"--resume '" + loop.string() + "'", "symbolic link loop"});
+
+  // A batch larger than the scene's training views (52 of the 60).
+  check_refused(run("train '" + scene.string() + "' --device cpu --steps 1 --batch-size 2147483647 --out '" +
+                    (dir / "run-b").string() + "'"),
+                {"--batch-size 2147483647: the scene has 52 training views"});
+}
+
+TEST_CASE("cli: resuming a checkpoint whose step is damaged names the checkpoint and the field", "[cli]") {
+  const fs::path dir = splat::test::scratch_dir("cli-bad-resume");
+  const fs::path scene = dir / "demo";
+  REQUIRE(run("demo --out '" + scene.string() + "' --width 32 --height 24").code == 0);
+  const fs::path runf = dir / "run";
+  const std::string train = "train '" + scene.string() + "' --device cpu --out '" + runf.string() + "' ";
+  REQUIRE(run(train + "--steps 3").code == 0);
+  const fs::path ckpt = runf / "checkpoint.ckpt";
+
+  // The finished run: nothing left to train, said as such (not as a --stop-at problem).
+  check_refused(run(train + "--resume '" + runf.string() + "'"),
+                {ckpt.string(), "the checkpoint is at step 3, the end of its 3-step schedule"});
+  check_refused(run(train + "--resume '" + runf.string() + "' --steps 2"), {"--steps 2: the run is already at step 3"});
+
+  // The step field damaged, the checksum made to match (write_checkpoint computes it).
+  splat::Checkpoint ck = splat::read_checkpoint(ckpt);
+  ck.trainer["step"] = 20;
+  splat::write_checkpoint(ckpt, ck);
+  check_refused(run(train + "--resume '" + runf.string() + "'"),
+                {ckpt.string(), "checkpoint trainer state field 'step' is '20', expected an integer in 0..3"});
+  ck.trainer["step"] = nullptr;
+  splat::write_checkpoint(ckpt, ck);
+  check_refused(run(train + "--resume '" + runf.string() + "'"), {ckpt.string(), "field 'step' is 'null'"});
 }

@@ -7,20 +7,49 @@
 
 #include "core/demo_scene.h"
 #include "core/scene_loader.h"
+#include "core/trainer.h"
 
 namespace splat::test {
 
-inline Scene small_demo_scene(int width, int height, int points) {
+// The folder of a small demo scene, generated on first use; lens_tag names the lens so that
+// scenes through different lenses never share a folder.
+inline std::filesystem::path small_demo_folder(const demo::DemoOptions& o, const std::string& lens_tag = "") {
+  const std::filesystem::path folder =
+      std::filesystem::path(SPLATLAB_BINARY_DIR) / "test-cache" /
+      ("demo-" + std::to_string(o.width) + "x" + std::to_string(o.height) + (lens_tag.empty() ? "" : "-" + lens_tag));
+  demo::ensure_demo_scene(folder, o);
+  return folder;
+}
+
+inline demo::DemoOptions small_demo_options(int width, int height, int points) {
   demo::DemoOptions o;
   o.width = width;
   o.height = height;
   o.points = points;
-  const std::filesystem::path folder = std::filesystem::path(SPLATLAB_BINARY_DIR) / "test-cache" /
-                                       ("demo-" + std::to_string(width) + "x" + std::to_string(height));
-  demo::ensure_demo_scene(folder, o);
+  return o;
+}
+
+// Trainer options for short CPU runs on a small demo scene: 2 threads, SH growth and densification
+// compressed to a few hundred steps.
+inline TrainerOptions short_run_options(int steps) {
+  TrainerOptions o;
+  o.steps = steps;
+  o.cpu_threads = 2;
+  o.sh_degree_interval = 200;
+  // The demo's sky is light grey: a matching background lets the Gaussians spend themselves on the
+  // objects (with black, the sky must be covered by Gaussians first, which takes far longer).
+  o.background = {0.8f, 0.8f, 0.8f};
+  o.default_strategy.refine_start = 100;
+  o.default_strategy.refine_every = 50;
+  o.default_strategy.refine_stop = 300;
+  o.default_strategy.reset_every = 100000;  // no opacity reset: too short a run to recover from one
+  return o;
+}
+
+inline Scene small_demo_scene(int width, int height, int points) {
   SceneLoadOptions lo;
   lo.show_progress = false;
-  return load_scene(folder, lo);
+  return load_scene(small_demo_folder(small_demo_options(width, height, points)), lo);
 }
 
 }  // namespace splat::test

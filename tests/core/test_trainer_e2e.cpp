@@ -37,17 +37,7 @@ EvalResult evaluate_test_views(Trainer& t) {
 // must reach a PSNR that only a model that learned the scene reaches.
 TEST_CASE("trainer: a short CPU run on the demo scene learns it", "[trainer][e2e]") {
   const Scene scene = test::small_demo_scene(96, 72, 1500);
-  TrainerOptions o;
-  o.steps = kE2eSteps;
-  o.cpu_threads = 2;
-  o.sh_degree_interval = 200;
-  // The demo's sky is light grey: a matching background lets the Gaussians spend themselves on the
-  // objects (with black, the sky must be covered by Gaussians first, which takes far longer).
-  o.background = {0.8f, 0.8f, 0.8f};
-  o.default_strategy.refine_start = 100;
-  o.default_strategy.refine_every = 50;
-  o.default_strategy.refine_stop = 300;
-  o.default_strategy.reset_every = 100000;  // no opacity reset: too short a run to recover from one
+  const TrainerOptions o = test::short_run_options(kE2eSteps);
   Trainer t(scene, init_from_points(scene.points), o);
   const double psnr_before = evaluate_test_views(t).psnr;
   std::vector<float> losses;

@@ -144,17 +144,17 @@ TEST_CASE("bad input: unsupported camera model is named", "[colmap][bad]") {
   std::string cams;
   append<uint64_t>(cams, 1);
   append<int32_t>(cams, 1);
-  append<int32_t>(cams, 8);  // SIMPLE_RADIAL_FISHEYE
+  append<int32_t>(cams, 11);  // RAD_TAN_THIN_PRISM_FISHEYE
   append<uint64_t>(cams, 40);
   append<uint64_t>(cams, 30);
-  for (double p : {50.0, 20.0, 15.0, 0.1}) append(cams, p);
+  for (int i = 0; i < 16; ++i) append(cams, i < 4 ? 20.0 : 0.0);
   tiny::write_file(file, cams);
-  CHECK_THAT(load_error(dir), Contains(file.string()) && Contains("SIMPLE_RADIAL_FISHEYE (id 8)") && Contains("not support"));
+  CHECK_THAT(load_error(dir), Contains(file.string()) && Contains("RAD_TAN_THIN_PRISM_FISHEYE (id 11)") && Contains("not support"));
 
   const fs::path tdir = good_scene("bad_model_txt", false);
   const fs::path tfile = tdir / "sparse" / "0" / "cameras.txt";
-  tiny::write_file(tfile, "1 OPENCV_FISHEYE 40 30 50 50 20 15 0 0 0 0\n");
-  CHECK_THAT(load_error(tdir), Contains(tfile.string()) && Contains("line 1") && Contains("OPENCV_FISHEYE"));
+  tiny::write_file(tfile, "1 RAD_TAN_THIN_PRISM_FISHEYE 40 30 50 50 20 15 0 0 0 0 0 0 0 0 0 0 0 0\n");
+  CHECK_THAT(load_error(tdir), Contains(tfile.string()) && Contains("line 1") && Contains("RAD_TAN_THIN_PRISM_FISHEYE"));
   tiny::write_file(tfile, "1 MY_LENS 40 30 50\n");
   CHECK_THAT(load_error(tdir), Contains("unknown camera model 'MY_LENS'"));
 }
@@ -177,12 +177,12 @@ TEST_CASE("bad input: a non-image file in place of an image", "[colmap][bad]") {
   const fs::path dir = good_scene("bad_not_image", true);
   const fs::path file = dir / "images" / "img_1.png";
   tiny::write_file(file, "this is a text file, not a PNG\n");
-  CHECK_THAT(load_error(dir, false), Contains(file.string()) && Contains("not a readable image"));
+  CHECK_THAT(load_error(dir, false), Contains(file.string()) && Contains("not a PNG file"));
   // A truncated PNG keeps its header, so it passes the header probe; decoding must still fail
   // cleanly.
   std::string png = tiny::read_file(dir / "images" / "img_0.png");
   tiny::write_file(file, png.substr(0, 40));
-  CHECK_THAT(load_error(dir), Contains(file.string()) && Contains("not a readable image"));
+  CHECK_THAT(load_error(dir), Contains(file.string()) && Contains("truncated"));
 }
 
 TEST_CASE("bad input: image refers to a camera that is not defined", "[colmap][bad]") {

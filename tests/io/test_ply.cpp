@@ -119,12 +119,12 @@ TEST_CASE("PLY files use the reference layout: channel-major f_rest, 62 floats p
   CHECK(s.find("property float f_rest_44\nproperty float opacity\n") != std::string::npos);
 }
 
-TEST_CASE("PLY reader takes any property order, other types and extra properties and elements", "[ply]") {
+TEST_CASE("PLY reader takes any property order, double columns and extra properties and elements", "[ply]") {
   const fs::path f = splat::test::scratch_dir("ply_order") / "shuffled.ply";
-  // Degree 1, properties shuffled, x as double, opacity as uchar, an extra uchar colour, and a
-  // face element with a list property after the vertices.
+  // Degree 1, properties shuffled, x as double, an extra uchar colour, and a face element with a
+  // list property after the vertices.
   std::string h = "ply\nformat binary_little_endian 1.0\ncomment made by hand\nelement vertex 2\n";
-  h += "property float rot_3\nproperty double x\nproperty uchar red\nproperty uchar opacity\n";
+  h += "property float rot_3\nproperty double x\nproperty uchar red\nproperty float opacity\n";
   for (int j = 8; j >= 0; --j) h += "property float f_rest_" + std::to_string(j) + "\n";
   for (const char* p : {"scale_2", "y", "z", "f_dc_2", "f_dc_0", "f_dc_1", "scale_0", "scale_1", "rot_0", "rot_1",
                         "rot_2", "nx"})
@@ -136,7 +136,7 @@ TEST_CASE("PLY reader takes any property order, other types and extra properties
     put<float>(body, b + 1);        // rot_3
     put<double>(body, b + 0.25);    // x
     put<uint8_t>(body, 200);        // red (ignored)
-    put<uint8_t>(body, 7 + r);      // opacity
+    put<float>(body, 7.0f + r);     // opacity
     for (int j = 8; j >= 0; --j) put<float>(body, b + 10 + j);  // f_rest_j
     for (int j = 0; j < 12; ++j) put<float>(body, b + 30 + j);  // scale_2 y z f_dc_2 f_dc_0 f_dc_1 scale_0 scale_1 rot_0..2 nx
   }

@@ -7,75 +7,10 @@
 #include <vector>
 
 #include "kernels/loss.h"
+#include "tests/kernels/loss_test_inputs.h"
 
 using namespace splat::kernels;
-
-namespace {
-
-template <class T>
-std::vector<T> random_image(const ImageBatchShape& s, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  std::vector<T> v(s.elements());
-  for (T& x : v) x = T(u(rng));
-  return v;
-}
-
-// target plus a random offset of random sign, at least 0.02 away so that the finite
-// difference step never crosses the L1 kink at pred == target.
-std::vector<double> offset_prediction(const std::vector<double>& target, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> u(0.02, 0.3);
-  std::bernoulli_distribution sign(0.5);
-  std::vector<double> p(target.size());
-  for (size_t i = 0; i < p.size(); ++i) p[i] = target[i] + (sign(rng) ? u(rng) : -u(rng));
-  return p;
-}
-
-double reference_loss(const std::vector<double>& pred, const std::vector<double>& target, const ImageBatchShape& s,
-                      double ssim_weight) {
-  double a = 0, ss = 0;
-  for (const ImageSums& sum : image_sums_reference<double>(pred.data(), target.data(), s, false, nullptr))
-    a += sum.abs_diff, ss += sum.ssim;
-  return photometric_loss_value(a, ss, double(s.elements()), ssim_weight);
-}
-
-std::vector<double> reference_grad(const std::vector<double>& pred, const std::vector<double>& target,
-                                   const ImageBatchShape& s, double ssim_weight, double grad_scale) {
-  std::vector<double> partials(3 * s.elements()), grad(s.elements());
-  image_sums_reference<double>(pred.data(), target.data(), s, false, partials.data());
-  loss_backward_reference<double>(pred.data(), target.data(), partials.data(), s, ssim_weight, grad_scale,
-                                  grad.data());
-  return grad;
-}
-
-// Mean SSIM of one channel plane pair computed directly with the 2D window (no separation),
-// zero outside the image: an independent check of the separable reference.
-double direct_mean_ssim(const std::vector<double>& x, const std::vector<double>& y, const ImageBatchShape& s, int cam,
-                        int ch) {
-  const int R = kSsimRadius;
-  double wsum = 0;
-  for (int dy = -R; dy <= R; ++dy)
-    for (int dx = -R; dx <= R; ++dx) wsum += std::exp(-(dx * dx + dy * dy) / (2 * kSsimSigma * kSsimSigma));
-  double total = 0;
-  for (int r = 0; r < s.height; ++r)
-    for (int c = 0; c < s.width; ++c) {
-      double mx = 0, my = 0, xx = 0, yy = 0, xy = 0;
-      for (int dy = -R; dy <= R; ++dy)
-        for (int dx = -R; dx <= R; ++dx) {
-          const int rr = r + dy, cc = c + dx;
-          if (rr < 0 || rr >= s.height || cc < 0 || cc >= s.width) continue;
-          const double w = std::exp(-(dx * dx + dy * dy) / (2 * kSsimSigma * kSsimSigma)) / wsum;
-          const size_t e = ((size_t(cam) * s.height + rr) * s.width + cc) * 3 + ch;
-          mx += w * x[e], my += w * y[e], xx += w * x[e] * x[e], yy += w * y[e] * y[e], xy += w * x[e] * y[e];
-        }
-      const double vx = xx - mx * mx, vy = yy - my * my, cov = xy - mx * my;
-      total += (2 * mx * my + kSsimC1) * (2 * cov + kSsimC2) / ((mx * mx + my * my + kSsimC1) * (vx + vy + kSsimC2));
-    }
-  return total / (double(s.height) * s.width);
-}
-
-}  // namespace
+using namespace splat::test;
 
 TEST_CASE("loss gradient matches central finite differences in double", "[loss]") {
   const ImageBatchShape s{2, 13, 11};
@@ -117,7 +52,7 @@ TEST_CASE("separable SSIM equals the direct 2D window with zero padding", "[loss
   const std::vector<ImageSums> sums = image_sums_reference<double>(x.data(), y.data(), s, false, nullptr);
   for (int cam = 0; cam < s.cameras; ++cam) {
     double direct = 0;
-    for (int ch = 0; ch < 3; ++ch) direct += direct_mean_ssim(x, y, s, cam, ch) / 3;
+    for (int ch = 0; ch < 3; ++ch) direct += direct_ssim_sum(x, y, s, cam, ch) / (3.0 * s.pixels_per_image());
     CHECK(sums[cam].ssim / (3.0 * s.pixels_per_image()) == Approx(direct).epsilon(1e-12));
   }
 }

@@ -1,4 +1,5 @@
-// CUDA loss, metrics and Adam against the CPU reference on random inputs.
+// CUDA loss, metrics and Adam against the CPU reference on random inputs, the loss and the
+// metrics with and without a per-pixel mask.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include "kernels/adam.h"
 #include "kernels/buffer.h"
 #include "kernels/loss.h"
+#include "tests/kernels/loss_test_inputs.h"
 #include "tests/support/test_support.h"
 
 using namespace splat::kernels;
@@ -24,8 +26,9 @@ std::vector<float> random_values(size_t n, uint32_t seed, float lo = 0.f, float 
   return v;
 }
 
-Buffer<float> on_gpu(const std::vector<float>& v) {
-  Buffer<float> b(Device::CUDA);
+template <class T>
+Buffer<T> on_gpu(const std::vector<T>& v) {
+  Buffer<T> b(Device::CUDA);
   b.upload(v);
   return b;
 }
@@ -39,15 +42,18 @@ double max_rel_diff(const std::vector<float>& a, const std::vector<float>& b) {
   return diff / scale;
 }
 
-void check_loss_matches_cpu(PhotometricLoss& gpu_loss, const ImageBatchShape& s, uint32_t seed) {
+// An empty mask means none (every pixel valid).
+void check_loss_matches_cpu(PhotometricLoss& gpu_loss, const ImageBatchShape& s, uint32_t seed,
+                            const std::vector<uint8_t>& mask = {}) {
   const std::vector<float> pred = random_values(s.elements(), seed), target = random_values(s.elements(), seed + 1);
   auto cpu_loss = make_photometric_loss(Device::CPU);
   std::vector<float> cpu_grad(s.elements());
-  cpu_loss->forward(pred.data(), target.data(), s);
+  cpu_loss->forward(pred.data(), target.data(), s, mask.empty() ? nullptr : mask.data());
   cpu_loss->backward(cpu_grad.data(), 1.f);
 
   Buffer<float> d_pred = on_gpu(pred), d_target = on_gpu(target), d_grad(Device::CUDA, s.elements());
-  gpu_loss.forward(d_pred.data(), d_target.data(), s);
+  Buffer<uint8_t> d_mask = on_gpu(mask);
+  gpu_loss.forward(d_pred.data(), d_target.data(), s, mask.empty() ? nullptr : d_mask.data());
   gpu_loss.backward(d_grad.data(), 1.f);
   const float gpu_value = gpu_loss.read_loss();
   float scalar = 0;
@@ -56,7 +62,25 @@ void check_loss_matches_cpu(PhotometricLoss& gpu_loss, const ImageBatchShape& s,
   INFO("shape " << s.cameras << "x" << s.height << "x" << s.width);
   CHECK(scalar == gpu_value);
   CHECK(gpu_value == Approx(cpu_loss->read_loss()).epsilon(1e-5));
-  CHECK(max_rel_diff(d_grad.download(), cpu_grad) < 1e-4);
+  const std::vector<float> gpu_grad = d_grad.download();
+  CHECK(max_rel_diff(gpu_grad, cpu_grad) < 1e-4);
+  for (size_t e = 0; e < mask.size() * 3; ++e)
+    if (!mask[e / 3]) REQUIRE(gpu_grad[e] == 0.f);
+}
+
+// The CUDA loss value and gradient of one batch; `mask` on the host, empty for none.
+struct GpuLossRun {
+  float loss;
+  std::vector<float> grad;
+};
+GpuLossRun run_gpu_loss(const std::vector<float>& pred, const std::vector<float>& target, const ImageBatchShape& s,
+                        const std::vector<uint8_t>& mask) {
+  Buffer<float> d_pred = on_gpu(pred), d_target = on_gpu(target), d_grad(Device::CUDA, s.elements());
+  Buffer<uint8_t> d_mask = on_gpu(mask);
+  auto loss = make_photometric_loss(Device::CUDA);
+  loss->forward(d_pred.data(), d_target.data(), s, mask.empty() ? nullptr : d_mask.data());
+  loss->backward(d_grad.data(), 0.7f);
+  return {loss->read_loss(), d_grad.download()};
 }
 
 }  // namespace
@@ -69,6 +93,40 @@ TEST_CASE("CUDA loss value and gradient match the CPU reference", "[loss][gpu]")
   check_loss_matches_cpu(*gpu_loss, ImageBatchShape{2, 97, 61}, 11);
   check_loss_matches_cpu(*gpu_loss, ImageBatchShape{1, 20, 33}, 13);
   check_loss_matches_cpu(*gpu_loss, ImageBatchShape{3, 7, 5}, 15);  // smaller than the window
+}
+
+TEST_CASE("CUDA masked loss value and gradient match the CPU reference", "[loss][mask][gpu]") {
+  if (!splat::test::gpu_or_skip("CUDA masked loss vs CPU")) return;
+  auto gpu_loss = make_photometric_loss(Device::CUDA);
+  const ImageBatchShape big{3, 97, 61};
+  std::vector<uint8_t> mask = splat::test::random_mask(big, 17, 0.6);
+  std::fill_n(mask.begin() + big.pixels_per_image(), big.pixels_per_image(), uint8_t(0));  // camera 1: none valid
+  check_loss_matches_cpu(*gpu_loss, big, 11, mask);
+  // The same loss object without a mask, then a smaller masked batch: nothing carries over.
+  check_loss_matches_cpu(*gpu_loss, ImageBatchShape{1, 20, 33}, 13);
+  const ImageBatchShape small{2, 7, 5};  // smaller than the window
+  check_loss_matches_cpu(*gpu_loss, small, 15, splat::test::random_mask(small, 19, 0.5));
+}
+
+TEST_CASE("CUDA: an all-valid mask gives bitwise the unmasked loss and gradient", "[loss][mask][gpu]") {
+  if (!splat::test::gpu_or_skip("CUDA all-valid mask")) return;
+  const ImageBatchShape s{2, 45, 70};
+  const std::vector<float> pred = random_values(s.elements(), 25), target = random_values(s.elements(), 26);
+  const GpuLossRun masked = run_gpu_loss(pred, target, s, splat::test::random_mask(s, 27, 1.0));
+  const GpuLossRun unmasked = run_gpu_loss(pred, target, s, {});
+  CHECK(masked.loss == unmasked.loss);
+  CHECK(masked.grad == unmasked.grad);
+}
+
+TEST_CASE("CUDA: a batch with no valid pixel gives loss 0 and a zero gradient", "[loss][mask][gpu]") {
+  if (!splat::test::gpu_or_skip("CUDA loss, nothing valid")) return;
+  const ImageBatchShape s{2, 30, 40};
+  std::vector<float> pred = random_values(s.elements(), 28);
+  pred[7] = std::nanf("");
+  const GpuLossRun r = run_gpu_loss(pred, random_values(s.elements(), 29), s,
+                                    std::vector<uint8_t>(size_t(s.cameras) * s.pixels_per_image(), 0));
+  CHECK(r.loss == 0.f);
+  CHECK(r.grad == std::vector<float>(s.elements(), 0.f));
 }
 
 TEST_CASE("CUDA loss gradient scales with grad_scale", "[loss][gpu]") {
@@ -101,6 +159,30 @@ TEST_CASE("CUDA PSNR and SSIM metrics match the CPU reference", "[loss][gpu]") {
     CHECK(gpu[c].psnr == Approx(cpu[c].psnr).margin(1e-4));
     CHECK(gpu[c].ssim == Approx(cpu[c].ssim).margin(1e-5));
   }
+}
+
+TEST_CASE("CUDA masked PSNR and SSIM match the CPU reference", "[loss][mask][gpu]") {
+  if (!splat::test::gpu_or_skip("CUDA masked metrics vs CPU")) return;
+  const ImageBatchShape s{3, 97, 61};
+  const std::vector<float> target = random_values(s.elements(), 33);
+  std::vector<float> pred = random_values(s.elements(), 34, -0.1f, 1.1f);
+  for (size_t i = 0; i < pred.size(); ++i) pred[i] = 0.2f * pred[i] + 0.8f * target[i];
+  std::vector<uint8_t> mask = splat::test::random_mask(s, 35, 0.5);
+  for (int64_t p = 0; p < s.pixels_per_image() / 2; ++p) mask[p] = 0;  // camera 0: top half ignored
+  Buffer<float> d_pred = on_gpu(pred), d_target = on_gpu(target);
+  Buffer<uint8_t> d_mask = on_gpu(mask);
+  const std::vector<ImageMetrics> cpu = image_metrics(Device::CPU, pred.data(), target.data(), s, mask.data());
+  const std::vector<ImageMetrics> gpu = image_metrics(Device::CUDA, d_pred.data(), d_target.data(), s, d_mask.data());
+  REQUIRE(gpu.size() == cpu.size());
+  for (size_t c = 0; c < cpu.size(); ++c) {
+    INFO("image " << c << ": CPU psnr " << cpu[c].psnr << " ssim " << cpu[c].ssim);
+    CHECK(gpu[c].psnr == Approx(cpu[c].psnr).margin(1e-4));
+    CHECK(gpu[c].ssim == Approx(cpu[c].ssim).margin(1e-5));
+  }
+  std::fill_n(mask.begin() + 2 * s.pixels_per_image(), s.pixels_per_image(), uint8_t(0));
+  d_mask.upload(mask);
+  CHECK_THROWS_WITH(image_metrics(Device::CUDA, d_pred.data(), d_target.data(), s, d_mask.data()),
+                    Catch::Contains("image 2 ") && Catch::Contains("no valid pixel"));
 }
 
 TEST_CASE("CUDA Adam matches the CPU reference over several steps", "[adam][gpu]") {

@@ -1,0 +1,42 @@
+#include "app/scene_args.h"
+
+namespace splat::app {
+
+void add_scene_options(CLI::App* sub, SceneArgs& a) {
+  sub->add_option("--data-factor", a.data_factor, "Downscale images by this factor (uses images_N/ when the scene has it)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 64));
+  sub->add_option("--undistort", a.undistort,
+                  "Distorted lenses: 'mask' keeps the photo's whole area and leaves pixels outside it out of the loss; "
+                  "'crop' crops to the largest rectangle the photo covers")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"mask", "crop"}));
+  sub->add_option("--fisheye-fov", a.fisheye_fov,
+                  "Field of view (degrees, across the longer side) of the pinhole a fisheye photo is undistorted to")
+      ->capture_default_str()
+      ->check(CLI::Range(10.0, 170.0));
+}
+
+SceneLoadOptions scene_load_options(const SceneArgs& a) {
+  SceneLoadOptions o;
+  o.data_factor = a.data_factor;
+  o.undistort.mode = parse_undistort_mode(a.undistort);
+  o.undistort.fisheye_fov_deg = a.fisheye_fov;
+  return o;
+}
+
+void write_scene_args(nlohmann::json& config, const SceneArgs& a) {
+  config["data_factor"] = a.data_factor;
+  config["undistort"] = a.undistort;
+  config["fisheye_fov"] = a.fisheye_fov;
+}
+
+SceneArgs read_scene_args(const nlohmann::json& config) {
+  SceneArgs a;
+  a.data_factor = config.at("data_factor").get<int>();
+  a.undistort = config.value("undistort", a.undistort);
+  a.fisheye_fov = config.value("fisheye_fov", a.fisheye_fov);
+  return a;
+}
+
+}  // namespace splat::app
