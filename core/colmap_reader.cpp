@@ -1,14 +1,19 @@
 #include "core/colmap_reader.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <new>
 #include <set>
 #include <string_view>
+#include <system_error>
 
 #include "core/scene_errors.h"
+#include "core/user_text.h"
 
 namespace splat::colmap {
 namespace fs = std::filesystem;
@@ -36,6 +41,28 @@ static_assert(static_cast<int>(CameraModel::ThinPrismFisheye) == kSupportedModel
 // Bounds that no real capture reaches; beyond them the file is corrupt, not just large.
 constexpr int kMaxImageSide = 1 << 16;
 
+// Camera translations and point coordinates, in scene units. Georegistered models (COLMAP's
+// model_aligner into ECEF) put the cameras about 6.4e6 m from the origin, so real files reach
+// millions; at 1e8 float32, the precision training works in, spaces positions 8 units apart, so
+// a larger value cannot be a scene splatlab could train and is a corrupt file.
+constexpr double kMaxCoordinate = 1e8;
+
+// Focal lengths relative to the longer image side. COLMAP's mapper flags ratios outside 0.1..10
+// (fields of view of about 130 down to 5 degrees) as bogus; these bounds are 100 and 1000 times
+// wider (a 1000-pixel photo: focal 1 px, an almost 180-degree view, up to 1e7 px, 0.006 degrees),
+// so any lens a model can hold passes, while 0, negatives and values that would overflow float32
+// once squared in the projection Jacobian do not.
+constexpr double kMinFocalRatio = 1e-3, kMaxFocalRatio = 1e4;
+
+// Rotation quaternions. COLMAP writes unit quaternions; another tool may not normalise, so any
+// length a rotation could plausibly carry is normalised by the loader. Below 1e-6 the quaternion
+// is zero plus rounding (no direction to trust); beyond 1e6 it is bytes that are not a rotation.
+constexpr double kMinQuaternionNorm = 1e-6, kMaxQuaternionNorm = 1e6;
+
+// Image names: relative paths under the images folder. No path on Linux is longer than PATH_MAX
+// (4096 bytes), so a longer name cannot name a file.
+constexpr size_t kMaxImageName = 4096;
+
 std::string unsupported_model_message(int camera_id, const std::string& model) {
   std::string supported;
   for (int i = 0; i < kSupportedModels; ++i) supported += std::string(i ? ", " : "") + kModels[i].name;
@@ -58,15 +85,87 @@ CameraModel model_from_name(const fs::path& file, int line, int camera_id, std::
   const std::string where = "line " + std::to_string(line) + ": ";
   for (const ModelSpec& m : kModels)
     if (name == m.name) throw SceneError(file, where + unsupported_model_message(camera_id, m.name));
-  throw SceneError(file, where + "camera " + std::to_string(camera_id) + " has unknown camera model '" + std::string(name) + "'");
+  throw SceneError(file, where + "camera " + std::to_string(camera_id) + " has unknown camera model " + quote_user_text(name));
 }
 
+// A number for a message: short whatever its size ("1e+300", "nan"), unlike std::to_string.
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+// Sizes, and every parameter by its role in the model (model_param_names): focal lengths positive
+// and in kMinFocalRatio..kMaxFocalRatio of the longer side, the principal point inside a box of
+// three times the image around it (COLMAP keeps it at the centre unless told to refine it, and a
+// refined one stays near), everything finite.
 void check_camera(const fs::path& file, const std::string& where, const Camera& c) {
+  const std::string who = where + "camera " + std::to_string(c.id) + " (" + camera_model_name(c.model) + ")";
   if (c.width <= 0 || c.height <= 0 || c.width > kMaxImageSide || c.height > kMaxImageSide)
-    throw SceneError(file, where + "camera " + std::to_string(c.id) + " has an impossible size " +
-                               std::to_string(c.width) + "x" + std::to_string(c.height));
-  for (double p : c.params)
-    if (!std::isfinite(p)) throw SceneError(file, where + "camera " + std::to_string(c.id) + " has a non-finite parameter");
+    throw SceneError(file, who + " has an impossible size " + std::to_string(c.width) + "x" + std::to_string(c.height));
+  const std::vector<std::string> names = model_param_names(c.model);
+  const double w = c.width, h = c.height, longer = std::max(w, h);
+  const std::string image = " for its " + std::to_string(c.width) + "x" + std::to_string(c.height) + " image";
+  for (size_t i = 0; i < names.size() && i < c.params.size(); ++i) {
+    const std::string& name = names[i];
+    const double p = c.params[i];
+    const std::string value = name + " = " + num(p);
+    if (!std::isfinite(p)) throw SceneError(file, who + " has a non-finite parameter " + value);
+    if (name == "f" || name == "fx" || name == "fy") {
+      if (p <= 0) throw SceneError(file, who + " has focal length " + value + ", which is not positive");
+      if (p < kMinFocalRatio * longer || p > kMaxFocalRatio * longer)
+        throw SceneError(file, who + " has focal length " + value + image + "; splatlab accepts " + num(kMinFocalRatio) +
+                                   " to " + num(kMaxFocalRatio) + " times the longer side");
+    } else if ((name == "cx" && (p < -w || p > 2 * w)) || (name == "cy" && (p < -h || p > 2 * h))) {
+      throw SceneError(file, who + " has its principal point " + value + " far outside" + image +
+                                 " (splatlab accepts -W..2W, -H..2H)");
+    }
+  }
+}
+
+// Names are paths relative to the images folder, as COLMAP stores them. One that is absolute or
+// climbs out with '..' would read a file outside the scene; control characters never occur in a
+// photo's name, and every message that names the photo's path would carry them to the terminal.
+void check_image_name(const fs::path& file, const std::string& who, const std::string& name) {
+  if (name.empty()) throw SceneError(file, who + " has an empty name");
+  if (name.size() > kMaxImageName)
+    throw SceneError(file, who + " has a name longer than any path (" + std::to_string(kMaxImageName) + " bytes)");
+  if (std::any_of(name.begin(), name.end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x20 || ch == 0x7F; }))
+    throw SceneError(file, who + " has control characters in its name");
+  const fs::path rel(name);
+  if (rel.is_absolute() || std::any_of(rel.begin(), rel.end(), [](const fs::path& part) { return part == ".."; }))
+    throw SceneError(file, who + " has a name that leaves the images folder (absolute or with '..')");
+}
+
+void check_image(const fs::path& file, const std::string& where, const Image& im) {
+  const std::string who = where + "image " + std::to_string(im.id) + " " + quote_user_text(im.name);
+  check_image_name(file, who, im.name);
+  const auto& q = im.qvec;
+  const std::string qtext = "(" + num(q[0]) + ", " + num(q[1]) + ", " + num(q[2]) + ", " + num(q[3]) + ")";
+  for (double c : q)
+    if (!std::isfinite(c)) throw SceneError(file, who + " has a non-finite rotation quaternion " + qtext);
+  double qnorm = 0;
+  for (double c : q) qnorm = std::hypot(qnorm, c);  // no overflow on the way, unlike a sum of squares
+  if (qnorm < kMinQuaternionNorm || qnorm > kMaxQuaternionNorm)
+    throw SceneError(file, who + " has a rotation quaternion " + qtext + " of length " + num(qnorm) +
+                               ", which is not a rotation (COLMAP writes length 1)");
+  const Vec3d& t = im.tvec;
+  const std::string ttext = "(" + num(t.x) + ", " + num(t.y) + ", " + num(t.z) + ")";
+  if (!std::isfinite(t.x) || !std::isfinite(t.y) || !std::isfinite(t.z))
+    throw SceneError(file, who + " has a non-finite translation " + ttext);
+  if (std::max({std::abs(t.x), std::abs(t.y), std::abs(t.z)}) > kMaxCoordinate)
+    throw SceneError(file, who + " has a translation " + ttext + " beyond " + num(kMaxCoordinate) + " scene units");
+}
+
+// Positions only: the reprojection error is not used, so any value passes (COLMAP writes -1 for a
+// point whose error it never computed).
+void check_point(const fs::path& file, const std::string& where, const Point& p) {
+  const std::string who = where + "point " + std::to_string(p.id);
+  const std::string xyz = "(" + num(p.xyz.x) + ", " + num(p.xyz.y) + ", " + num(p.xyz.z) + ")";
+  if (!std::isfinite(p.xyz.x) || !std::isfinite(p.xyz.y) || !std::isfinite(p.xyz.z))
+    throw SceneError(file, who + " has a non-finite position " + xyz);
+  if (std::max({std::abs(p.xyz.x), std::abs(p.xyz.y), std::abs(p.xyz.z)}) > kMaxCoordinate)
+    throw SceneError(file, who + " has a position " + xyz + " beyond " + num(kMaxCoordinate) + " scene units");
 }
 
 void check_unique_camera_ids(const fs::path& file, const std::vector<Camera>& cams) {
@@ -84,7 +183,11 @@ class BinaryFile {
   explicit BinaryFile(const fs::path& path) : path_(path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw SceneError(path, "cannot open file");
-    bytes_.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    try {
+      bytes_.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    } catch (const std::bad_alloc&) {
+      throw SceneError(path, "too large to read into memory");
+    }
     if (in.bad()) throw SceneError(path, "read error");
   }
 
@@ -193,15 +296,25 @@ std::vector<std::string_view> split_ws(std::string_view s) {
   return out;
 }
 
+// Any value the type holds ("nan" and "inf" included): the check_* functions judge values with
+// their context, the same way for both formats.
 template <class T>
 T parse_number(const TextFile& f, std::string_view tok, const char* what) {
   T v{};
   const auto [end, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), v);
   if (ec != std::errc() || end != tok.data() + tok.size())
-    f.fail(std::string("expected ") + what + ", found '" + std::string(tok) + "'");
-  if constexpr (std::is_floating_point_v<T>)
-    if (!std::isfinite(v)) f.fail(std::string(what) + " is not finite");
+    f.fail(std::string("expected ") + what + ", found " + quote_user_text(tok));
   return v;
+}
+
+// What `p` is, following symlinks; a path that cannot be examined (a symlink loop, a folder
+// without permission) is refused naming it, instead of escaping as std::filesystem_error.
+fs::file_type file_type_of(const fs::path& p) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(p, ec);
+  if (st.type() == fs::file_type::not_found) return st.type();
+  if (ec) throw SceneError(p, "cannot access: " + ec.message());
+  return st.type();
 }
 
 void expect_tokens(const TextFile& f, const std::vector<std::string_view>& toks, size_t n, const char* layout) {
@@ -232,9 +345,13 @@ std::vector<std::string> model_param_names(CameraModel m) {
 }
 
 fs::path find_sparse_dir(const fs::path& scene_folder) {
-  if (!fs::is_directory(scene_folder)) throw SceneError(scene_folder, "scene folder does not exist");
+  const fs::file_type kind = file_type_of(scene_folder);
+  if (kind == fs::file_type::not_found) throw SceneError(scene_folder, "scene folder does not exist");
+  if (kind != fs::file_type::directory)
+    throw SceneError(scene_folder, "is not a folder (expected a COLMAP scene folder)");
+  const auto present = [](const fs::path& p) { return file_type_of(p) != fs::file_type::not_found; };
   for (const fs::path& d : {scene_folder / "sparse" / "0", scene_folder / "sparse"})
-    if (fs::exists(d / "cameras.bin") || fs::exists(d / "cameras.txt")) return d;
+    if (present(d / "cameras.bin") || present(d / "cameras.txt")) return d;
   throw SceneError(scene_folder, "no COLMAP model: expected sparse/0/ or sparse/ with cameras, images and points3D (.bin or .txt)");
 }
 
@@ -245,8 +362,12 @@ Reconstruction read_reconstruction(const fs::path& sparse_dir) {
   auto pick = [&](const char* stem) {
     const fs::path bin = sparse_dir / (std::string(stem) + ".bin");
     const fs::path txt = sparse_dir / (std::string(stem) + ".txt");
-    if (fs::exists(bin)) return bin;
-    if (fs::exists(txt)) return txt;
+    for (const fs::path& p : {bin, txt}) {
+      const fs::file_type kind = file_type_of(p);
+      if (kind == fs::file_type::regular) return p;
+      // A folder, device or FIFO would read as empty or never end.
+      if (kind != fs::file_type::not_found) throw SceneError(p, "is not a regular file");
+    }
     throw SceneError(bin, std::string("missing: neither ") + stem + ".bin nor " + stem + ".txt is in the sparse folder");
   };
   r.cameras_file = pick("cameras");
@@ -297,7 +418,7 @@ std::vector<Image> read_images_bin(const fs::path& file) {
     im.tvec.z = f.read<double>("an image translation");
     im.camera_id = f.read<int32_t>("an image camera id");
     im.name = f.read_cstring("an image name");
-    if (im.name.empty()) throw SceneError(file, "image " + std::to_string(im.id) + " has an empty name");
+    check_image(file, "", im);
     // Keypoints (x, y as doubles, point3D id as int64) are not used: skip them.
     const uint64_t num_points2d = f.read_count("a keypoint count", 8 + 8 + 8);
     f.skip(num_points2d * 24, "image keypoints");
@@ -318,8 +439,7 @@ std::vector<Point> read_points_bin(const fs::path& file) {
     p.xyz.z = f.read<double>("a point position");
     for (uint8_t& c : p.rgb) c = f.read<uint8_t>("a point colour");
     p.error = f.read<double>("a point error");
-    if (!std::isfinite(p.xyz.x) || !std::isfinite(p.xyz.y) || !std::isfinite(p.xyz.z))
-      throw SceneError(file, "point " + std::to_string(p.id) + " has a non-finite position");
+    check_point(file, "", p);
     // Track entries (image id, keypoint index as int32) are not used: skip them.
     const uint64_t track = f.read_count("a track length", 4 + 4);
     f.skip(track * 8, "a point track");
@@ -369,13 +489,15 @@ std::vector<Image> read_images_txt(const fs::path& file) {
     rest.remove_prefix(toks[9].data() - line.data());
     while (!rest.empty() && std::isspace(static_cast<unsigned char>(rest.back()))) rest.remove_suffix(1);
     im.name = std::string(rest);
+    check_image(file, "line " + std::to_string(f.line_no()) + ": ", im);
     // The keypoint line always follows its image line (possibly empty); we only check its shape.
     if (f.next_raw(line)) {
       const auto pts = split_ws(line);
       if (pts.size() % 3 != 0) f.fail("keypoint line must hold triples X Y POINT3D_ID, found " + std::to_string(pts.size()) + " fields");
       for (size_t i = 0; i < pts.size(); ++i)
         if (i % 3 == 2) parse_number<int64_t>(f, pts[i], "a point3D id");
-        else parse_number<double>(f, pts[i], "a keypoint coordinate");
+        else if (!std::isfinite(parse_number<double>(f, pts[i], "a keypoint coordinate")))
+          f.fail("keypoint coordinate " + quote_user_text(pts[i]) + " is not finite");
     }
     images.push_back(std::move(im));
   }
@@ -398,6 +520,7 @@ std::vector<Point> read_points_txt(const fs::path& file) {
       p.rgb[i] = static_cast<uint8_t>(c);
     }
     p.error = parse_number<double>(f, toks[7], "a reprojection error");
+    check_point(file, "line " + std::to_string(f.line_no()) + ": ", p);
     if ((toks.size() - 8) % 2 != 0) f.fail("track must hold pairs IMAGE_ID POINT2D_IDX");
     for (size_t i = 8; i < toks.size(); ++i) parse_number<int64_t>(f, toks[i], "a track entry");
     points.push_back(p);

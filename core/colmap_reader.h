@@ -2,6 +2,11 @@
 // Reads a COLMAP sparse reconstruction (cameras, images, points3D) in either the binary (.bin)
 // or the text (.txt) format. Only what splatlab uses is kept: 2D keypoints and point tracks are
 // validated and skipped. Every problem throws SceneError naming the file (and the line for .txt).
+// Both formats check values the same way before anything uses them: camera sizes, focal lengths
+// (positive, within a wide ratio of the image), principal points (near the image), finite
+// parameters; finite and bounded translations and point positions; normalisable quaternions;
+// image names that are relative paths inside the images folder. Counts in .bin files are checked
+// against the bytes left before they size anything. User text in messages is quoted and escaped.
 #include <array>
 #include <cstdint>
 #include <filesystem>

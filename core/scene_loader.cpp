@@ -15,6 +15,7 @@
 #include "core/scene_errors.h"
 #include "core/undistort.h"
 #include "core/user_masks.h"
+#include "core/user_text.h"
 
 namespace splat {
 namespace fs = std::filesystem;
@@ -24,7 +25,8 @@ namespace {
 Mat3d rotation_of(const fs::path& file, const colmap::Image& im) {
   const auto& q = im.qvec;
   const double n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-  if (!std::isfinite(n) || n < 1e-12) throw SceneError(file, "image '" + im.name + "' has a zero or invalid rotation quaternion");
+  if (!std::isfinite(n) || n < 1e-12)
+    throw SceneError(file, "image " + quote_user_text(im.name) + " has a zero or invalid rotation quaternion");
   return quat_to_rotmat(q[0] / n, q[1] / n, q[2] / n, q[3] / n);
 }
 
@@ -64,7 +66,10 @@ Scene load_scene(const fs::path& folder, const SceneLoadOptions& options) {
   return build_scene(folder, colmap::read_reconstruction(colmap::find_sparse_dir(folder)), options);
 }
 
-Scene build_scene(const fs::path& folder, const colmap::Reconstruction& rec, const SceneLoadOptions& options) {
+// A std::filesystem error below (a symlink loop under images/, a folder without permission) names
+// its path; it leaves as a SceneError on that path like every other bad input.
+Scene build_scene(const fs::path& folder, const colmap::Reconstruction& rec,
+                  const SceneLoadOptions& options) try {
   if (options.data_factor < 1) throw SceneError(folder, "data factor must be at least 1, got " + std::to_string(options.data_factor));
   if (rec.images.empty()) throw SceneError(rec.images_file, "the reconstruction has no registered images");
   if (rec.points.empty()) throw SceneError(rec.points_file, "the reconstruction has no 3D points (splatlab starts from them)");
@@ -76,7 +81,8 @@ Scene build_scene(const fs::path& folder, const colmap::Reconstruction& rec, con
   for (const colmap::Image& im : rec.images) sorted.push_back(&im);
   std::sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->name < b->name; });
   for (size_t i = 1; i < sorted.size(); ++i)
-    if (sorted[i]->name == sorted[i - 1]->name) throw SceneError(rec.images_file, "image name '" + sorted[i]->name + "' is listed twice");
+    if (sorted[i]->name == sorted[i - 1]->name)
+      throw SceneError(rec.images_file, "image name " + quote_user_text(sorted[i]->name) + " is listed twice");
 
   const fs::path images_dir = images_dir_for(folder, options.data_factor);
   if (!fs::is_directory(images_dir)) throw SceneError(images_dir, "images folder does not exist");
@@ -99,7 +105,8 @@ Scene build_scene(const fs::path& folder, const colmap::Reconstruction& rec, con
     const colmap::Image& im = *sorted[i];
     const auto cam_it = cameras.find(im.camera_id);
     if (cam_it == cameras.end())
-      throw SceneError(rec.images_file, "image '" + im.name + "' refers to camera " + std::to_string(im.camera_id) + ", which " +
+      throw SceneError(rec.images_file, "image " + quote_user_text(im.name) + " refers to camera " +
+                                            std::to_string(im.camera_id) + ", which " +
                                             rec.cameras_file.filename().string() + " does not define");
     const colmap::Camera& cam = *cam_it->second;
     const int stored_factor = photo_downscale(paths[i], stored[i], cam);
@@ -204,6 +211,8 @@ Scene build_scene(const fs::path& folder, const colmap::Reconstruction& rec, con
   if (options.show_progress)
     for (const std::string& note : scene.notes) std::fprintf(stderr, "note: %s\n", note.c_str());
   return scene;
+} catch (const fs::filesystem_error& e) {
+  throw SceneError(e.path1().empty() ? folder : e.path1(), std::string("cannot access: ") + e.code().message());
 }
 
 }  // namespace splat

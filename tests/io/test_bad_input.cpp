@@ -192,3 +192,111 @@ TEST_CASE("bad input: image refers to a camera that is not defined", "[colmap][b
   splat::colmap::write_colmap_text(dir / "sparse" / "0", rec.cameras, rec.images, rec.points);
   CHECK_THAT(load_error(dir), Contains("images.txt") && Contains("camera 99"));
 }
+
+namespace {
+
+// What a terminal shows intact: one line, no control bytes (escape codes included), and short
+// however long the offending token was.
+void check_one_short_line(const std::string& e) {
+  INFO(e.substr(0, 300));
+  CHECK(!e.empty());
+  CHECK(e.size() < 400);
+  for (char ch : e) CHECK_FALSE((static_cast<unsigned char>(ch) < 0x20 || ch == 0x7F));
+}
+
+}  // namespace
+
+TEST_CASE("bad input: user text in COLMAP messages is quoted short and escaped", "[colmap][bad]") {
+  const fs::path dir = good_scene("bad_quoting", false);
+  const fs::path sparse = dir / "sparse" / "0";
+  const std::string huge(2'000'000, '9');
+  const std::string escape = "\x1b[2J\x1b]0;owned\x07";
+
+  // A 2 MB token where a number belongs.
+  tiny::write_file(sparse / "cameras.txt", "1 PINHOLE " + huge + " 30 50 52 20 15\n");
+  std::string e = load_error(dir);
+  CHECK_THAT(e, Contains((sparse / "cameras.txt").string()) && Contains("line 1") &&
+                    Contains("expected a width, found '9999") && Contains("(2000000 bytes)"));
+  check_one_short_line(e);
+
+  // Terminal escape codes as a camera model and inside a number.
+  tiny::write_file(sparse / "cameras.txt", "1 " + escape + " 40 30 50 52 20 15\n");
+  e = load_error(dir);
+  CHECK_THAT(e, Contains("unknown camera model '\\x1B[2J\\x1B]0;owned\\x07'"));
+  check_one_short_line(e);
+  tiny::write_file(sparse / "cameras.txt", "1 PINHOLE 40 30 50" + escape + " 52 20 15\n");
+  e = load_error(dir);
+  CHECK_THAT(e, Contains("expected a camera parameter, found '50\\x1B[2J"));
+  check_one_short_line(e);
+  const auto rec = tiny::tiny_reconstruction(4);
+  splat::colmap::write_colmap_text(sparse, rec.cameras, rec.images, rec.points);
+
+  // Image names: a 2 MB name (longer than any path) and one with escape codes, in both formats.
+  for (bool binary : {false, true}) {
+    for (const std::string& name : {std::string(2'000'000, 'n'), "img" + escape + ".png"}) {
+      auto bad = rec;
+      bad.images[1].name = name;
+      const fs::path bdir = splat::test::scratch_dir(binary ? "bad_names_bin" : "bad_names_txt");
+      const fs::path bsparse = bdir / "sparse" / "0";
+      if (binary) splat::colmap::write_colmap_binary(bsparse, bad.cameras, bad.images, bad.points);
+      else splat::colmap::write_colmap_text(bsparse, bad.cameras, bad.images, bad.points);
+      fs::create_directories(bdir / "images");
+      e = load_error(bdir, false);
+      CHECK_THAT(e, Contains((bsparse / (binary ? "images.bin" : "images.txt")).string()) && Contains("image 102 '"));
+      if (name.size() > 4096)
+        CHECK_THAT(e, Contains("'nnnn") && Contains("...' (2000000 bytes) has a name longer than any path"));
+      else CHECK_THAT(e, Contains("'img\\x1B[2J") && Contains("control characters in its name"));
+      check_one_short_line(e);
+    }
+  }
+}
+
+TEST_CASE("bad input: an image name that leaves the images folder is refused", "[colmap][bad]") {
+  for (const std::string name : {"../outside.png", "/etc/hostname", "sub/../../outside.png"}) {
+    const fs::path dir = good_scene("bad_name_escape", true);
+    auto rec = tiny::tiny_reconstruction(4);
+    rec.images[0].name = name;
+    splat::colmap::write_colmap_binary(dir / "sparse" / "0", rec.cameras, rec.images, rec.points);
+    CHECK_THAT(load_error(dir, false), Contains("images.bin") && Contains("leaves the images folder"));
+  }
+  // Sub-folders are fine: COLMAP names photos by their path under the images folder.
+  const fs::path dir = splat::test::scratch_dir("name_subfolder");
+  auto rec = tiny::tiny_reconstruction(4);
+  rec.images[0].name = "cam_a/" + rec.images[0].name;
+  tiny::write_tiny_scene(dir, rec, false);
+  CHECK(load_error(dir, false).empty());
+}
+
+TEST_CASE("bad input: filesystem faults name the path instead of escaping as library errors", "[colmap][bad]") {
+  const fs::path root = splat::test::scratch_dir("bad_fs");
+  // A symlink loop as the scene folder.
+  const fs::path loop = root / "loop";
+  fs::create_symlink(loop, loop);
+  std::string e = load_error(loop);
+  CHECK_THAT(e, Contains(loop.string()) && Contains("cannot access"));
+  check_one_short_line(e);
+
+  // A symlink loop as the images folder (found while the scene is built).
+  const fs::path dir = good_scene("bad_fs_images", true);
+  fs::remove_all(dir / "images");
+  fs::create_symlink(dir / "images", dir / "images");
+  e = load_error(dir, false);
+  CHECK_THAT(e, Contains((dir / "images").string()) && Contains("cannot access"));
+  // ... and as images_2 asked for by the data factor.
+  fs::create_symlink(dir / "images_2", dir / "images_2");
+  e = tiny::scene_error_of([&] {
+    splat::SceneLoadOptions o;
+    o.data_factor = 2;
+    o.load_images = false;
+    o.show_progress = false;
+    splat::load_scene(dir, o);
+  });
+  CHECK_THAT(e, Contains((dir / "images_2").string()) && Contains("cannot access"));
+
+  // A folder where a model file belongs.
+  const fs::path dir2 = good_scene("bad_fs_folder", true);
+  const fs::path points = dir2 / "sparse" / "0" / "points3D.bin";
+  fs::remove(points);
+  fs::create_directory(points);
+  CHECK_THAT(load_error(dir2, false), Contains(points.string()) && Contains("not a regular file"));
+}
