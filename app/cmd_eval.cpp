@@ -1,7 +1,9 @@
 // `splatlab eval <run>`: PSNR/SSIM of a run's point_cloud.ply on its scene's test views.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <vector>
 
 #include "app/commands.h"
 #include "app/path_args.h"
@@ -21,6 +23,16 @@ struct EvalArgs {
   bool train_views = false;
 };
 
+// The render settings the run trained with, as its config.json records them.
+TrainerOptions trained_with(const nlohmann::json& config) {
+  TrainerOptions o;
+  const auto bg = config.value("background", std::vector<float>{0, 0, 0});
+  for (int c = 0; c < 3; ++c) o.background[c] = bg.at(c);
+  o.packed = config.value("packed", false);
+  o.antialiased = config.value("antialiased", false);
+  return o;
+}
+
 int run_eval(const EvalArgs& a) {
   const std::filesystem::path run = a.run;
   check_path_argument("run folder", run);
@@ -32,10 +44,7 @@ int run_eval(const EvalArgs& a) {
   // A device copy of the model through the same path the trainer uses (no optimizer state needed).
   DeviceGaussians g(dev, GaussianState::from_model(model));
   auto raster = dev == kernels::Device::CPU ? kernels::make_cpu_rasterizer() : kernels::make_cuda_rasterizer();
-  EvalOptions eo;
-  eo.settings.sh_degree = std::min(config.value("sh_degree", 3), model.sh_degree());
-  const auto bg = config.value("background", std::vector<float>{0, 0, 0});
-  for (int c = 0; c < 3; ++c) eo.settings.background[c] = bg.at(c);
+  EvalOptions eo = eval_options_for(trained_with(config), std::min(config.value("sh_degree", 3), model.sh_degree()));
   if (a.renders) eo.render_dir = run / "renders";
   const std::vector<int> views = a.train_views ? scene.train_indices() : scene.test_indices();
   const EvalResult r = evaluate(*raster, g.view(), scene, views, eo);

@@ -15,12 +15,10 @@
 #include "app/run_folder.h"
 #include "app/scene_args.h"
 #include "core/checkpoint.h"
-#include "core/evaluator.h"
 #include "core/gaussian_model.h"
-#include "core/metrics_log.h"
 #include "core/ply_io.h"
 #include "core/progress.h"
-#include "core/trainer.h"
+#include "core/training_run.h"
 
 namespace splat::app {
 namespace {
@@ -130,18 +128,17 @@ void print_profile(const Trainer& t, double eval_s, double wall_s) {
 }
 
 TrainerOptions trainer_options(const TrainArgs& a, kernels::Device dev) {
-  TrainerOptions o;
-  o.device = dev;
-  o.steps = a.steps;
-  o.batch_size = a.batch_size;
-  o.packed = a.packed;
-  o.sh_degree_cap = a.sh_degree;
-  o.strategy = a.strategy;
-  o.seed = a.seed;
+  TrainerOptions o{.device = dev,
+                   .steps = a.steps,
+                   .batch_size = a.batch_size,
+                   .packed = a.packed,
+                   .sh_degree_cap = a.sh_degree,
+                   .strategy = a.strategy,
+                   .seed = a.seed,
+                   .cpu_threads = a.threads};
   for (int c = 0; c < 3; ++c) o.background[c] = a.background[c];
   o.mcmc.cap = a.cap_max;
   o.default_strategy.absgrad = a.absgrad;
-  o.cpu_threads = a.threads;
   return o;
 }
 
@@ -161,6 +158,7 @@ int run_train(const TrainArgs& a) {
   const fs::path run = a.out.empty() ? fs::path("runs") / fs::absolute(scene_folder).lexically_normal().filename() : fs::path(a.out);
   fs::create_directories(run);
 
+  const TrainerOptions options = trainer_options(a, dev);
   nlohmann::json config{{"scene", a.scene},
                         {"scene_folder", fs::absolute(scene_folder).string()},
                         {"device", dev == kernels::Device::CUDA ? "cuda" : "cpu"},
@@ -168,6 +166,7 @@ int run_train(const TrainArgs& a) {
                         {"strategy", a.strategy},
                         {"batch_size", a.batch_size},
                         {"packed", a.packed},
+                        {"antialiased", options.antialiased},
                         {"seed", a.seed},
                         {"sh_degree", a.sh_degree},
                         {"background", a.background}};
@@ -182,9 +181,19 @@ int run_train(const TrainArgs& a) {
     throw std::invalid_argument("--batch-size " + std::to_string(a.batch_size) + ": the scene has " + std::to_string(views) +
                                 " training views, the most a batch can hold");
 
+  RunOptions ro;
+  ro.metrics_every = a.log_every;
+  ro.eval_every = a.eval_every;
+  ro.eval_at_end = true;
+  ro.stop_at = a.stop_at;
+  ro.metrics_file = run / run_files::kMetrics;
+  ro.append_metrics = !a.resume.empty();
+  ro.checkpoint_every = a.checkpoint_every;
+  ro.checkpoint_file = run / run_files::kCheckpoint;
   PointInitOptions init;
   init.sh_degree = a.sh_degree;  // no storage (or optimizer state) for coefficients never used
-  Trainer trainer(scene, init_from_points(scene.points, init), trainer_options(a, dev));
+  TrainingRun training(scene, init_from_points(scene.points, init), options, ro);
+  Trainer& trainer = training.trainer();
   if (!a.resume.empty()) {
     restore_trainer_checkpoint(trainer, checkpoint_path(a.resume));
     if (a.steps_option->count() > 0) trainer.set_total_steps(a.steps);
@@ -192,24 +201,16 @@ int run_train(const TrainArgs& a) {
                  static_cast<long long>(trainer.gaussians().size()));
   }
   if (a.profile) trainer.set_profiling(true);
-  MetricsLog metrics(run / run_files::kMetrics, !a.resume.empty());
-
-  const std::vector<int> test_views = scene.test_indices();
-  auto evaluate_now = [&]() {
-    EvalOptions eo;
-    eo.settings.sh_degree = trainer.active_sh_degree();
-    for (int c = 0; c < 3; ++c) eo.settings.background[c] = a.background[c];
-    return evaluate(trainer.rasterizer(), trainer.gaussians().view(), scene, test_views, eo);
-  };
   auto export_ply = [&]() { write_ply(run / run_files::kPly, trainer.gaussians().to_model()); };
 
+  config["steps"] = trainer.options().steps;  // a resumed run keeps its checkpoint's schedule
   write_run_config(run, config);
   std::signal(SIGINT, on_sigint);
   std::signal(SIGUSR1, on_sigusr1);
   const bool tty = isatty(fileno(stderr));
   const int start_step = trainer.steps_done();
   // The schedule spans options().steps; this run may end earlier (--stop-at).
-  const int total = a.stop_at > 0 ? std::min(a.stop_at, trainer.options().steps) : trainer.options().steps;
+  const int total = training.end_step();
   const bool stops_early = total < trainer.options().steps;
   if (start_step >= total) {  // only a resumed run can start at or past its end
     const std::string at = "the run is already at step " + std::to_string(start_step);
@@ -220,54 +221,27 @@ int run_train(const TrainArgs& a) {
                                 std::to_string(start_step) + ", the end of its " + std::to_string(total) +
                                 "-step schedule: nothing left to train (pass a larger --steps to continue)");
   }
-  config["steps"] = trainer.options().steps;
-  const auto t_start = std::chrono::steady_clock::now();
-  auto seconds_since = [](auto t) { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count(); };
-  auto last_log = t_start;
-  int last_log_step = start_step;
-  double last_psnr = -1;
+  // The progress line: redrawn at most 4 times a second on a terminal, else once per tenth of the run.
   float loss = 0;
-  auto last_draw = t_start;
+  auto last_draw = std::chrono::steady_clock::now();
   int last_decile = 0;
-  double eval_s = 0;
-
-  auto reached_end = [&] { return trainer.steps_done() >= total; };
-  while (!reached_end() && !g_interrupted) {
-    const StepResult r = trainer.step();
+  while (!training.done() && !g_interrupted) {
+    const RunStep step = training.step();
     const int done = trainer.steps_done();
-    const bool log_now = done % a.log_every == 0 || reached_end();
-    const bool eval_now = (a.eval_every > 0 && done % a.eval_every == 0) || reached_end();
-    const bool draw_now = tty ? seconds_since(last_draw) > 0.25
-                              : (done - start_step) * 10 / std::max(1, total - start_step) > last_decile;
-    if (log_now || draw_now) loss = trainer.read_loss();  // waits for the GPU: only when shown
-    if (log_now || eval_now) {
-      MetricsRecord m;
-      m.step = done;
-      m.loss = loss;
-      m.gaussians = r.gaussians;
-      m.step_ms = 1000.0 * seconds_since(last_log) / std::max(1, done - last_log_step);
-      m.gpu_mem_mb = device_memory_used_mb(dev);
-      if (eval_now && !test_views.empty()) {
-        const auto t_eval = std::chrono::steady_clock::now();
-        const EvalResult e = evaluate_now();
-        eval_s += seconds_since(t_eval);
-        m.psnr = last_psnr = e.psnr;
-        m.ssim = e.ssim;
-      }
-      m.wall_s = seconds_since(t_start);
-      metrics.write(m);
-      last_log = std::chrono::steady_clock::now();
-      last_log_step = done;
-    }
-    if (draw_now || reached_end()) {
-      const double el = seconds_since(t_start);
+    const bool draw_now =
+        tty ? std::chrono::duration<double>(std::chrono::steady_clock::now() - last_draw).count() > 0.25
+            : (done - start_step) * 10 / std::max(1, total - start_step) > last_decile;
+    if (step.metrics) loss = float(step.metrics->loss);
+    else if (draw_now) loss = trainer.read_loss();  // waits for the GPU: only when shown
+    if (draw_now || training.done()) {
+      const double el = training.seconds();
       std::string line = format_progress("train", done - start_step, total - start_step, el);
       char psnr[32] = "PSNR -";
-      if (last_psnr >= 0) std::snprintf(psnr, sizeof psnr, "PSNR %.2f", last_psnr);
+      if (training.last_psnr()) std::snprintf(psnr, sizeof psnr, "PSNR %.2f", *training.last_psnr());
       char extra[200];
       std::snprintf(extra, sizeof extra, "  step %d  %.1f img/s  loss %.4f  %s  %lld G", done,
                     el > 0 ? (done - start_step) * double(trainer.options().batch_size) / el : 0.0, loss, psnr,
-                    static_cast<long long>(r.gaussians));
+                    static_cast<long long>(step.result.gaussians));
       line += extra;
       std::fprintf(stderr, tty ? "\r%s\033[K" : "%s\n", line.c_str());
       last_draw = std::chrono::steady_clock::now();
@@ -277,11 +251,9 @@ int run_train(const TrainArgs& a) {
       export_ply();
       std::fprintf(stderr, "%sexported %s at step %d\n", tty ? "\n" : "", (run / run_files::kPly).c_str(), done);
     }
-    if (a.checkpoint_every > 0 && done % a.checkpoint_every == 0)
-      save_trainer_checkpoint(trainer, run / run_files::kCheckpoint);
   }
   if (tty) std::fprintf(stderr, "\n");
-  const double loop_s = seconds_since(t_start);
+  const double loop_s = training.seconds();
   std::signal(SIGINT, SIG_DFL);
   save_trainer_checkpoint(trainer, run / run_files::kCheckpoint);
   export_ply();
@@ -292,11 +264,11 @@ int run_train(const TrainArgs& a) {
     return 0;
   }
   char psnr[48] = "";
-  if (last_psnr >= 0) std::snprintf(psnr, sizeof psnr, ", test PSNR %.3f dB", last_psnr);
+  if (training.last_psnr()) std::snprintf(psnr, sizeof psnr, ", test PSNR %.3f dB", *training.last_psnr());
   std::fprintf(stderr, "done: %d steps%s in %.1f s, %lld Gaussians%s; wrote %s\n", trainer.steps_done(),
                stops_early ? (" of a " + std::to_string(trainer.options().steps) + "-step schedule").c_str() : "",
                loop_s, static_cast<long long>(trainer.gaussians().size()), psnr, (run / run_files::kPly).c_str());
-  print_profile(trainer, eval_s, loop_s);
+  print_profile(trainer, training.eval_seconds(), loop_s);
   return 0;
 }
 

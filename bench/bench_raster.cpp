@@ -178,11 +178,11 @@ void bench_case(const DeviceScene& scene, int cameras, bool packed, bool breakdo
               gib(probe->workspace_peak_bytes()), gib(free0 - free1 + size_t(scene.n) * 59 * 4),
               probe->last_intersections() / 1e6);
   if (breakdown) {
-    probe->set_stage_timing(true);
-    std::vector<std::vector<cuda::StageTime>> runs;
+    c.r->set_stage_timing(true);
+    std::vector<std::vector<StageTime>> runs;
     for (int i = 0; i < kRuns; ++i) {
       fwd_bwd();
-      runs.push_back(probe->stage_times());
+      runs.push_back(c.r->stage_times());
     }
     std::printf("  stage breakdown (median of %d, ms):\n", kRuns);
     for (size_t k = 0; k < runs[0].size(); ++k) {

@@ -110,7 +110,7 @@ int main(int argc, char** argv) {
   info.step = kStep;
   info.scene_extent = kExtent;
 
-  const GrowDecision d = decide_growth(m.state, m.stats, o, 1, kExtent);
+  const GrowDecision d = decide_growth(m.state.col(Group::LogScales).value, m.stats, o, 1, kExtent);
   DeviceGaussians g(kernels::Device::CPU, m.state);
   put_stats(g, m.stats);
   DefaultStrategy probe(o, 5);
@@ -152,7 +152,9 @@ int main(int argc, char** argv) {
       g.download_stats(stats, needed);
     });
   });
-  const double t_grow = median_ms(runs, [&] { return time_ms([&] { (void)decide_growth(m.state, m.stats, o, 1, kExtent); }); });
+  const std::vector<float>& log_scales_col = m.state.col(Group::LogScales).value;
+  const double t_grow =
+      median_ms(runs, [&] { return time_ms([&] { (void)decide_growth(log_scales_col, m.stats, o, 1, kExtent); }); });
   std::vector<float> pm, pq, pl;
   for (int64_t r : d.split) {
     pm.insert(pm.end(), m.state.row(Group::Means, r), m.state.row(Group::Means, r) + 3);
@@ -163,9 +165,6 @@ int main(int argc, char** argv) {
     Rng split_rng(5);
     return time_ms([&] { (void)split_children(pm, pq, pl, o.split_scale_divisor, split_rng); });
   });
-  const double t_keep = median_ms(runs, [&] {
-    return time_ms([&] { (void)decide_keep(m.state, m.stats.max_radius, true, o, kExtent); });
-  });
 
   std::printf("refinement (after_step)         %8.2f ms\n", total);
   std::printf("  planner.plan (host part)      %8.2f ms\n", host_plan);
@@ -174,6 +173,5 @@ int main(int argc, char** argv) {
   std::printf("  downloads (opacity, scales, 3 stats) %3.2f ms\n", t_download);
   std::printf("  decide_growth                 %8.2f ms\n", t_grow);
   std::printf("  split_children                %8.2f ms\n", t_split);
-  std::printf("  decide_keep (size check on)   %8.2f ms\n", t_keep);
   return 0;
 }

@@ -181,20 +181,7 @@ class RowEditPlan {
 template <class T>
 void download_into(const kernels::Buffer<T>& b, std::vector<T>& into) {
   into.resize(b.size());
-  if (b.size()) kernels::copy_bytes(into.data(), kernels::Device::CPU, b.data(), b.device(), b.bytes());
-}
-
-// Runs f(std::span<float>) on a host view of a buffer: in place for the CPU backend, through a
-// download and upload otherwise (for host-side updates that have no device kernel yet).
-template <class F>
-void edit_on_host(kernels::Buffer<float>& b, F&& f) {
-  if (b.device() == kernels::Device::CPU) {
-    f(std::span<float>(b.data(), b.size()));
-    return;
-  }
-  std::vector<float> h = b.download();
-  f(std::span<float>(h));
-  b.upload(h);
+  if (b.size()) kernels::copy_bytes(into.data(), kernels::Device::CPU, b.data(), b.context(), b.bytes());
 }
 
 }  // namespace splat

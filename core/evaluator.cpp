@@ -20,6 +20,16 @@ void write_png(const std::filesystem::path& file, const std::vector<float>& rgb,
     throw std::runtime_error(file.string() + ": cannot write PNG");
 }
 
+EvalOptions eval_options_for(const TrainerOptions& options, int sh_degree) {
+  EvalOptions eo;
+  eo.settings = render_settings(options, sh_degree);
+  return eo;
+}
+
+EvalOptions eval_options_for(const Trainer& trainer) {
+  return eval_options_for(trainer.options(), trainer.active_sh_degree());
+}
+
 EvalResult evaluate(kernels::Rasterizer& raster, const kernels::GaussiansView& g, const Scene& scene,
                     const std::vector<int>& views, const EvalOptions& options) {
   if (views.empty()) throw std::invalid_argument("evaluate: no views to evaluate (" + scene.root + ")");

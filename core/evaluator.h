@@ -29,6 +29,16 @@ struct EvalOptions {
   std::filesystem::path render_dir;   // empty: write no PNGs
 };
 
+struct TrainerOptions;
+class Trainer;
+// The one builder of evaluation settings: evaluation renders as training renders (the trainer's
+// background, antialiasing and packing), so that PSNR measures the model the loss saw.
+// Of a live trainer, at its active SH degree:
+EvalOptions eval_options_for(const Trainer& trainer);
+// Of a model trained with `options`, at `sh_degree` (a saved run: the degree it reached, capped by
+// what the model stores):
+EvalOptions eval_options_for(const TrainerOptions& options, int sh_degree);
+
 // Evaluates the given views (usually scene.test_indices()); the scene's images must be loaded.
 // Throws std::invalid_argument when `views` is empty.
 EvalResult evaluate(kernels::Rasterizer& raster, const kernels::GaussiansView& g, const Scene& scene,

@@ -9,13 +9,9 @@
 #include <string>
 
 #include "kernels/hd_math.h"
-#include "kernels/row_ops.h"
 
 namespace splat {
 namespace {
-
-float sigmoid(float x) { return 1.f / (1.f + std::exp(-x)); }
-float logit(float p) { return std::log(p / (1.f - p)); }
 
 float max_log_scale(const float* ls) { return std::max({ls[0], ls[1], ls[2]}); }
 
@@ -80,15 +76,6 @@ Vec3d sample_inside(const float* m, const float* q, const float* ls, Rng& rng) {
   return Vec3d{m[0], m[1], m[2]} + R * local;
 }
 
-// The rows of one group listed in `rows`, row-major.
-std::vector<float> host_rows(const GaussianState& s, Group g, std::span<const int64_t> rows) {
-  const int w = s.width(g);
-  std::vector<float> out;
-  out.reserve(rows.size() * w);
-  for (int64_t r : rows) out.insert(out.end(), s.row(g, r), s.row(g, r) + w);
-  return out;
-}
-
 }  // namespace
 
 float opacity_logit_cut(float min_opacity) {
@@ -134,11 +121,6 @@ GrowDecision decide_growth(std::span<const float> log_scales, const HostDensifyS
   return d;
 }
 
-GrowDecision decide_growth(const GaussianState& s, const HostDensifyStats& stats, const DefaultStrategyOptions& o,
-                           int batch_size, double extent) {
-  return decide_growth(s.col(Group::LogScales).value, stats, o, batch_size, extent);
-}
-
 SplitChildren split_children(std::span<const float> means, std::span<const float> quats,
                              std::span<const float> log_scales, float divisor, Rng& rng) {
   const size_t parents = log_scales.size() / 3;
@@ -158,51 +140,6 @@ SplitChildren split_children(std::span<const float> means, std::span<const float
     }
   }
   return c;
-}
-
-int64_t apply_growth(GaussianState& s, const GrowDecision& d, const DefaultStrategyOptions& o, Rng& rng) {
-  const int64_t before = s.size();
-  const SplitChildren c = split_children(host_rows(s, Group::Means, d.split), host_rows(s, Group::Quats, d.split),
-                                         host_rows(s, Group::LogScales, d.split), o.split_scale_divisor, rng);
-  s.append_rows(d.clone);
-  // The second half of each split is appended; the first replaces its parent.
-  const int64_t first_second_half = s.size();
-  s.append_rows(d.split);
-  std::vector<int64_t> changed;
-  for (size_t k = 0; k < d.split.size(); ++k) {
-    const int64_t halves[2] = {d.split[k], first_second_half + int64_t(k)};
-    for (int h = 0; h < 2; ++h) {
-      const size_t child = 2 * k + h;
-      std::copy_n(c.means.data() + 3 * child, 3, s.row(Group::Means, halves[h]));
-      std::copy_n(c.log_scales.data() + 3 * child, 3, s.row(Group::LogScales, halves[h]));
-      changed.push_back(halves[h]);
-    }
-  }
-  s.reset_moments(changed);
-  return before;
-}
-
-std::vector<uint8_t> decide_keep(std::span<const float> opacity_logits, std::span<const float> log_scales,
-                                 const std::vector<float>& max_radius, bool check_size, const DefaultStrategyOptions& o,
-                                 double extent) {
-  const KeepRule rule(o, check_size, extent);
-  const size_t seen = check_size ? max_radius.size() : 0;
-  std::vector<uint8_t> keep(opacity_logits.size());
-  for (size_t i = 0; i < keep.size(); ++i)
-    keep[i] = rule.keep(opacity_logits[i], &log_scales[3 * i], i < seen ? &max_radius[i] : nullptr) ? 1 : 0;
-  return keep;
-}
-
-std::vector<uint8_t> decide_keep(const GaussianState& s, const std::vector<float>& max_radius, bool check_size,
-                                 const DefaultStrategyOptions& o, double extent) {
-  return decide_keep(s.col(Group::Opacity).value, s.col(Group::LogScales).value, max_radius, check_size, o, extent);
-}
-
-void reset_opacities(GaussianState& s, float max_opacity) {
-  HostColumn& c = s.col(Group::Opacity);
-  kernels::cap_values_reference(c.value.data(), static_cast<int64_t>(c.value.size()), logit(max_opacity));
-  std::fill(c.exp_avg.begin(), c.exp_avg.end(), 0.f);
-  std::fill(c.exp_avg_sq.begin(), c.exp_avg_sq.end(), 0.f);
 }
 
 DefaultStrategy::DefaultStrategy(const DefaultStrategyOptions& o, uint64_t seed) : o_(o), rng_(seed) {}

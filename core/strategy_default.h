@@ -5,10 +5,10 @@
 // nearly transparent and oversized ones are pruned; every `reset_every` steps all opacities are
 // pulled down so that the optimizer has to re-justify each Gaussian.
 //
-// The decision rules are free functions on host data so that tests can feed them hand-made
-// inputs; DefaultStrategy wires them to the trainer. It downloads only the small columns the
-// rules read (opacity, log scales, statistics) and the parents of splits, and edits the rows on
-// the device with one gather (DeviceGaussians::gather_rows).
+// A refinement is planned on the host by RefinementPlanner, which downloads only the small columns
+// the rules read (opacity, log scales, statistics) and the parents of splits, and carried out on
+// the device with one gather (DeviceGaussians::gather_rows). The growth rule and the split
+// sampling are free functions on host data, which the planner calls.
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -57,8 +57,6 @@ float log_scale_cut(double max_scale);
 // the threshold; stats needs visible_count and the gradient sum that o.absgrad selects.
 GrowDecision decide_growth(std::span<const float> log_scales, const HostDensifyStats& stats,
                            const DefaultStrategyOptions& o, int batch_size, double extent);
-GrowDecision decide_growth(const GaussianState& s, const HostDensifyStats& stats, const DefaultStrategyOptions& o,
-                           int batch_size, double extent);
 
 // The two halves of each split parent k (row k of means, quats, log_scales): rows 2k and 2k+1 of
 // the result, both drawn from N(mean, R diag(scale)^2 R^T) in that order, with log scale - log(divisor).
@@ -68,27 +66,14 @@ struct SplitChildren {
 SplitChildren split_children(std::span<const float> means, std::span<const float> quats,
                              std::span<const float> log_scales, float divisor, Rng& rng);
 
-// Clones are appended copies. A split row is replaced by one sample and a second sample is
-// appended; both are drawn from N(mean, R diag(scale)^2 R^T) and get log scale - log(divisor).
-// The moments of every new or changed row are zeroed. Returns the row count before growth.
-int64_t apply_growth(GaussianState& s, const GrowDecision& d, const DefaultStrategyOptions& o, Rng& rng);
-
-// Keep mask: drops opacity < prune_opacity, and when check_size also world scale > prune_scale3d *
-// extent or max_radius > prune_scale2d. max_radius may be shorter than the rows (rows grown in this
-// refinement have not been seen on screen yet and are not size-checked); it is not read without
-// check_size.
-std::vector<uint8_t> decide_keep(std::span<const float> opacity_logits, std::span<const float> log_scales,
-                                 const std::vector<float>& max_radius, bool check_size, const DefaultStrategyOptions& o,
-                                 double extent);
-std::vector<uint8_t> decide_keep(const GaussianState& s, const std::vector<float>& max_radius, bool check_size,
-                                 const DefaultStrategyOptions& o, double extent);
-
-// Caps every opacity at `max_opacity` and zeroes the opacity moments.
-void reset_opacities(GaussianState& s, float max_opacity);
-
-// The row edit of one refinement (growth, then pruning of the grown rows), decided on the host:
-// gather_rows' parameter and moment source lists, then the sampled means and shrunk log scales of
-// the split halves, which go to rows `written` of the gathered result (3 floats per row each).
+// The row edit of one refinement, decided on the host. Growth: the rows decide_growth picks are
+// cloned (copies appended) or split (the parent row replaced by its first half of split_children, the
+// second half appended), in the order old rows, clones, second halves; new and rewritten rows start
+// with zero moments. Pruning of the grown rows then drops opacity < prune_opacity and, when sizes
+// are checked, world scale > prune_scale3d * extent or a screen radius > prune_scale2d (only rows
+// seen on screen, the old ones, have a radius). The plan holds gather_rows' parameter and moment
+// source lists, then the sampled means and shrunk log scales of the split halves, which go to rows
+// `written` of the gathered result (3 floats per row each).
 struct RefinementPlan {
   std::vector<int32_t> params, moments, written;
   std::vector<float> written_means, written_log_scales;
@@ -99,8 +84,7 @@ struct RefinementPlan {
 class RefinementPlanner {
  public:
   // Plans a refinement of g from its opacities, log scales, statistics and split parents; draws the
-  // split samples from rng. The plan (valid until the next call) equals apply_growth + decide_keep
-  // + keep_rows on a host copy.
+  // split samples from rng. The plan is valid until the next call.
   const RefinementPlan& plan(DeviceGaussians& g, const DefaultStrategyOptions& o, const StepInfo& info,
                              bool check_size, Rng& rng);
 
@@ -130,7 +114,7 @@ class DefaultStrategy final : public Strategy {
   const DefaultStrategyOptions& options() const { return o_; }
 
  private:
-  // Growth then pruning, as apply_growth + decide_keep + keep_rows on a host copy would do them.
+  // Growth then pruning (RefinementPlan), planned and applied.
   void refine(const StepInfo& info, DeviceGaussians& g, bool check_size);
 
   DefaultStrategyOptions o_;

@@ -6,13 +6,14 @@
 #include <stdexcept>
 #include <string>
 
+#include "kernels/hd_math.h"
 #include "kernels/mcmc.h"
 
 namespace splat {
 namespace {
 
-double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
-float logit(double p) { return static_cast<float>(std::log(p / (1.0 - p))); }
+// The rules weigh opacities in double.
+double opacity_of(const RowEditPlan& s, int64_t row) { return sigmoid(double(s.row(Group::Opacity, row)[0])); }
 
 // The correction's alternating binomial sums lose precision for many copies; beyond this count a
 // source is treated as copied this many times (its copies then composite to slightly less).
@@ -40,12 +41,11 @@ float relocated_scale_factor(float opacity, int copies) {
   return static_cast<float>(double(opacity) / denom);
 }
 
-template <class State>
-std::vector<int64_t> sample_by_opacity(const State& s, const std::vector<uint8_t>& eligible, int64_t n, Rng& rng) {
+std::vector<int64_t> sample_by_opacity(const RowEditPlan& s, const std::vector<uint8_t>& eligible, int64_t n, Rng& rng) {
   std::vector<double> weights(static_cast<size_t>(s.size()), 0.0);
   double total = 0;
   for (int64_t i = 0; i < s.size(); ++i)
-    if (eligible[i]) total += weights[i] = sigmoid(s.row(Group::Opacity, i)[0]);
+    if (eligible[i]) total += weights[i] = opacity_of(s, i);
   std::vector<int64_t> out;
   if (n <= 0 || total <= 0) return out;
   std::discrete_distribution<int64_t> pick(weights.begin(), weights.end());
@@ -54,16 +54,15 @@ std::vector<int64_t> sample_by_opacity(const State& s, const std::vector<uint8_t
   return out;
 }
 
-template <class State>
-void copy_with_correction(State& s, const std::vector<int64_t>& sources, const std::vector<int64_t>& targets,
+void copy_with_correction(RowEditPlan& s, const std::vector<int64_t>& sources, const std::vector<int64_t>& targets,
                           float min_opacity) {
   std::map<int64_t, int> copies;  // source -> 1 + times sampled
   for (int64_t src : sources) copies.emplace(src, 1).first->second += 1;
   for (auto& [src, k] : copies) {
-    const float o = static_cast<float>(sigmoid(s.row(Group::Opacity, src)[0]));
+    const float o = static_cast<float>(opacity_of(s, src));
     const float o_new = std::clamp(relocated_opacity(o, k), min_opacity, 1.f - 1e-6f);
     const float log_factor = std::log(relocated_scale_factor(o, k));
-    s.row(Group::Opacity, src)[0] = logit(o_new);
+    s.row(Group::Opacity, src)[0] = static_cast<float>(logit(double(o_new)));
     for (int c = 0; c < 3; ++c) s.row(Group::LogScales, src)[c] += log_factor;
   }
   for (size_t j = 0; j < targets.size(); ++j) s.copy_row(sources[j], targets[j]);
@@ -72,12 +71,11 @@ void copy_with_correction(State& s, const std::vector<int64_t>& sources, const s
   s.reset_moments(touched);
 }
 
-template <class State>
-int64_t relocate_dead(State& s, const McmcStrategyOptions& o, Rng& rng) {
+int64_t relocate_dead(RowEditPlan& s, const McmcStrategyOptions& o, Rng& rng) {
   std::vector<uint8_t> alive(static_cast<size_t>(s.size()));
   std::vector<int64_t> dead;
   for (int64_t i = 0; i < s.size(); ++i) {
-    alive[i] = sigmoid(s.row(Group::Opacity, i)[0]) > o.min_opacity;
+    alive[i] = opacity_of(s, i) > o.min_opacity;
     if (!alive[i]) dead.push_back(i);
   }
   if (dead.empty()) return 0;
@@ -87,13 +85,12 @@ int64_t relocate_dead(State& s, const McmcStrategyOptions& o, Rng& rng) {
   return int64_t(dead.size());
 }
 
-template <class State>
-int64_t grow_towards_cap(State& s, const McmcStrategyOptions& o, Rng& rng) {
+int64_t grow_towards_cap(RowEditPlan& s, const McmcStrategyOptions& o, Rng& rng) {
   const int64_t n = s.size();
   const int64_t target = std::min<int64_t>(o.cap, static_cast<int64_t>(std::floor((1.0 + o.grow_rate) * n)));
   if (target <= n) return 0;
   std::vector<uint8_t> alive(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) alive[i] = sigmoid(s.row(Group::Opacity, i)[0]) > o.min_opacity;
+  for (int64_t i = 0; i < n; ++i) alive[i] = opacity_of(s, i) > o.min_opacity;
   const std::vector<int64_t> sources = sample_by_opacity(s, alive, target - n, rng);
   if (sources.empty()) return 0;
   // New rows start as copies of their sources; then the correction applies to both.
@@ -103,15 +100,6 @@ int64_t grow_towards_cap(State& s, const McmcStrategyOptions& o, Rng& rng) {
   copy_with_correction(s, sources, targets, o.min_opacity);
   return int64_t(sources.size());
 }
-
-#define SPLAT_MCMC_INSTANTIATE(State)                                                                            \
-  template std::vector<int64_t> sample_by_opacity(const State&, const std::vector<uint8_t>&, int64_t, Rng&);     \
-  template void copy_with_correction(State&, const std::vector<int64_t>&, const std::vector<int64_t>&, float);   \
-  template int64_t relocate_dead(State&, const McmcStrategyOptions&, Rng&);                                      \
-  template int64_t grow_towards_cap(State&, const McmcStrategyOptions&, Rng&);
-SPLAT_MCMC_INSTANTIATE(GaussianState)
-SPLAT_MCMC_INSTANTIATE(RowEditPlan)
-#undef SPLAT_MCMC_INSTANTIATE
 
 McmcStrategy::McmcStrategy(const McmcStrategyOptions& o, uint64_t seed) : o_(o), rng_(seed), noise_seed_(seed) {}
 

@@ -34,28 +34,23 @@ struct McmcStrategyOptions {
 float relocated_opacity(float opacity, int copies);
 float relocated_scale_factor(float opacity, int copies);
 
+// These four edit a RowEditPlan of the trainer's device copy (the rules read only opacities and
+// scales, so only those columns come to the host; RowEditPlan::apply then edits the device rows).
+//
 // n rows drawn with replacement among rows with eligible[i] != 0, probability proportional to
 // opacity; empty when no row is eligible.
-//
-// These four work on a GaussianState (host copy) or on a RowEditPlan (the trainer's device copy:
-// the rules read only opacities and scales, so only those columns come to the host); both are
-// instantiated.
-template <class State>
-std::vector<int64_t> sample_by_opacity(const State& s, const std::vector<uint8_t>& eligible, int64_t n, Rng& rng);
+std::vector<int64_t> sample_by_opacity(const RowEditPlan& s, const std::vector<uint8_t>& eligible, int64_t n, Rng& rng);
 
 // Makes `targets` copies of the sampled sources (targets[j] <- sources[j]) with the opacity/scale
 // correction applied to every copy and every source; moments of all of them are zeroed. Targets
 // must be distinct and not among the sources.
-template <class State>
-void copy_with_correction(State& s, const std::vector<int64_t>& sources, const std::vector<int64_t>& targets,
+void copy_with_correction(RowEditPlan& s, const std::vector<int64_t>& sources, const std::vector<int64_t>& targets,
                           float min_opacity);
 
 // Moves every dead row onto a live one; returns how many moved (0 when all are dead or all live).
-template <class State>
-int64_t relocate_dead(State& s, const McmcStrategyOptions& o, Rng& rng);
+int64_t relocate_dead(RowEditPlan& s, const McmcStrategyOptions& o, Rng& rng);
 // Appends min(cap, floor((1 + grow_rate) n)) - n rows sampled from the live ones; returns how many.
-template <class State>
-int64_t grow_towards_cap(State& s, const McmcStrategyOptions& o, Rng& rng);
+int64_t grow_towards_cap(RowEditPlan& s, const McmcStrategyOptions& o, Rng& rng);
 
 class McmcStrategy final : public Strategy {
  public:

@@ -6,7 +6,6 @@
 #include <stdexcept>
 
 #include "kernels/adam.h"
-#include "kernels/cuda/cuda_rasterizer.h"
 
 namespace splat {
 
@@ -71,8 +70,9 @@ namespace {
 std::unique_ptr<kernels::Rasterizer> make_rasterizer(const TrainerOptions& o) {
   return o.device == Device::CPU ? kernels::make_cpu_rasterizer(o.cpu_threads) : kernels::make_cuda_rasterizer();
 }
+}  // namespace
 
-kernels::RasterSettings raster_settings(const TrainerOptions& o, int sh_degree) {
+kernels::RasterSettings render_settings(const TrainerOptions& o, int sh_degree) {
   kernels::RasterSettings s;
   s.sh_degree = sh_degree;
   s.packed = o.packed;
@@ -80,7 +80,6 @@ kernels::RasterSettings raster_settings(const TrainerOptions& o, int sh_degree) 
   std::copy(o.background.begin(), o.background.end(), s.background);
   return s;
 }
-}  // namespace
 
 // ---- Trainer ----
 
@@ -154,7 +153,7 @@ const T* Trainer::gather(const std::vector<Buffer<T>>& per_view, const std::vect
 
 void Trainer::run_batch(const std::vector<int>& views, float grad_scale_total) {
   const int sh = active_sh_degree();
-  const kernels::RasterSettings settings = raster_settings(opt_, sh);
+  const kernels::RasterSettings settings = render_settings(opt_, sh);
   const bool stats = strategy_->wants_stats(step_);
   run_losses_.clear();
   // Views are rendered in runs of equal image size (one rasterizer call each).
@@ -215,15 +214,13 @@ void Trainer::set_profiling(bool on) {
   timer_ = on ? std::make_unique<kernels::PhaseTimer>(opt_.device) : nullptr;
   raster_stages_ = {};
   profiled_steps_ = 0;
-  if (auto* probe = dynamic_cast<kernels::cuda::CudaRasterizerProbe*>(raster_.get())) probe->set_stage_timing(on);
+  raster_->set_stage_timing(on);
 }
 
 // The rasterizer's stage clock holds its last forward and backward: with several image sizes in a
 // batch, only the last run's stages are counted.
 void Trainer::collect_raster_stages() {
-  auto* probe = dynamic_cast<kernels::cuda::CudaRasterizerProbe*>(raster_.get());
-  if (!probe) return;
-  for (const auto& s : probe->stage_times())
+  for (const kernels::StageTime& s : raster_->stage_times())
     if (s.stage != "backward start") raster_stages_.add(s.stage, s.ms);  // that gap is the loss, timed above
 }
 
@@ -274,7 +271,7 @@ void Trainer::render(const kernels::Camera& cam, Buffer<float>& rgb, int sh_degr
   const int sh = sh_degree < 0 ? active_sh_degree() : std::min(sh_degree, g_->sh_degree());
   rgb.resize(size_t(cam.width) * cam.height * 3);
   alpha_.resize(size_t(cam.width) * cam.height);
-  raster_->forward(g_->view(), std::span<const kernels::Camera>(&cam, 1), raster_settings(opt_, sh),
+  raster_->forward(g_->view(), std::span<const kernels::Camera>(&cam, 1), render_settings(opt_, sh),
                    {rgb.data(), alpha_.data(), nullptr});
 }
 

@@ -45,12 +45,12 @@ struct TrainerOptions {
   int sh_degree_cap = 3;          // active degree grows by 1 every sh_degree_interval steps up to this
   int sh_degree_interval = 1000;
   std::string strategy = "default";  // "default" or "mcmc"
-  DefaultStrategyOptions default_strategy;
-  McmcStrategyOptions mcmc;
+  DefaultStrategyOptions default_strategy{};
+  McmcStrategyOptions mcmc{};
   uint64_t seed = 0;
   std::array<float, 3> background{0, 0, 0};
   float ssim_weight = kernels::kDefaultSsimWeight;
-  LearningRates lr;
+  LearningRates lr{};
   int cpu_threads = 0;            // CPU backend threads; 0 = all
 };
 
@@ -157,6 +157,10 @@ class Trainer {
 
 // The strategy named by options.strategy; throws std::invalid_argument for an unknown name.
 std::unique_ptr<Strategy> make_strategy(const TrainerOptions& options);
+
+// The rasterizer settings of the trainer's renders at an SH degree: packing, antialiasing and
+// background from `options` (evaluation renders with the same, core/evaluator.h).
+kernels::RasterSettings render_settings(const TrainerOptions& options, int sh_degree);
 
 // Float RGB in [0,1] of an 8-bit image, [H,W,3].
 std::vector<float> to_float_rgb(const ImageRGB8& img);

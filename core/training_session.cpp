@@ -4,7 +4,6 @@
 #include <stdexcept>
 
 #include "core/checkpoint.h"
-#include "core/evaluator.h"
 #include "core/ply_io.h"
 
 namespace splat {
@@ -139,7 +138,7 @@ void TrainingSession::publish_snapshot(bool force) {
   // Parameters only: the viewer has no use for the two Adam moments, which would triple the bytes
   // copied (about 0.7 GB at 1M Gaussians) and stall training for as long every interval.
   // GaussianState::to_model reads the values alone, so the moments stay empty here.
-  const DeviceGaussians& g = trainer_->gaussians();
+  const DeviceGaussians& g = run_->trainer().gaussians();
   GaussianState params(g.sh_degree(), 0);
   for (Group grp : kAllGroups) params.col(grp).value = g.param(grp).download();
   back_ = params.to_model();  // the download happens outside the lock
@@ -154,20 +153,20 @@ void TrainingSession::apply_commands() {
     std::lock_guard lock(mutex_);
     cmds.swap(commands_);
   }
-  for (auto& c : cmds) c(*trainer_);
+  for (auto& c : cmds) c(run_->trainer());
 }
 
 void TrainingSession::thread_main() {
   try {
-    trainer_ = std::make_unique<Trainer>(scene_, init_, options_);
+    RunOptions ro;
+    ro.metrics_every = session_.metrics_every;
+    ro.eval_every = session_.eval_every;
+    run_ = std::make_unique<TrainingRun>(scene_, init_, options_, ro);
     publish_snapshot(true);
-    const auto t0 = std::chrono::steady_clock::now();
-    auto last = t0;
-    int last_step = 0;
     while (true) {
       {
         std::unique_lock lock(mutex_);
-        const bool finished = trainer_->finished();
+        const bool finished = run_->done();
         if (finished) state_ = SessionState::Finished;
         else if (paused_) state_ = SessionState::Paused;
         // While paused or finished, wake for stop, resume, or a queued request (served below).
@@ -177,39 +176,17 @@ void TrainingSession::thread_main() {
       apply_commands();
       {
         std::lock_guard lock(mutex_);
-        if (paused_ || trainer_->finished()) continue;
+        if (paused_ || run_->done()) continue;
         state_ = SessionState::Running;
       }
-      const StepResult r = trainer_->step();
-      const int done = trainer_->steps_done();
-      steps_done_ = done;
-      if (const kernels::PhaseTotals* phases = trainer_->step_phases()) {
+      const RunStep s = run_->step();
+      steps_done_ = run_->trainer().steps_done();
+      if (const kernels::PhaseTotals* phases = run_->trainer().step_phases()) {
         std::lock_guard lock(metrics_mutex_);
         step_phases_ = *phases;
       }
-      const bool eval = session_.eval_every > 0 && done % session_.eval_every == 0;
-      if (done % session_.metrics_every == 0 || eval || trainer_->finished()) {
-        const auto now = std::chrono::steady_clock::now();
-        SessionMetrics m;
-        m.step = done;
-        m.loss = trainer_->read_loss();
-        m.gaussians = r.gaussians;
-        m.step_ms = std::chrono::duration<double, std::milli>(now - last).count() / std::max(1, done - last_step);
-        m.wall_s = std::chrono::duration<double>(now - t0).count();
-        if (eval && !scene_.test_indices().empty()) {
-          EvalOptions eo;
-          eo.settings.sh_degree = trainer_->active_sh_degree();
-          std::copy(options_.background.begin(), options_.background.end(), eo.settings.background);
-          const EvalResult e = evaluate(trainer_->rasterizer(), trainer_->gaussians().view(), scene_,
-                                        scene_.test_indices(), eo);
-          m.psnr = e.psnr;
-          m.ssim = e.ssim;
-        }
-        push_metrics(m);
-        last = std::chrono::steady_clock::now();
-        last_step = done;
-      }
-      publish_snapshot(trainer_->finished());
+      if (s.metrics) push_metrics(*s.metrics);
+      publish_snapshot(run_->done());
     }
     apply_commands();  // serve save requests that arrived with the stop
     publish_snapshot(true);

@@ -1,7 +1,8 @@
 #pragma once
-// A Trainer running on a background thread, for the GUI. The GUI thread never touches the
-// trainer directly: it sends commands (queued, applied at the next step boundary), reads
-// metrics from a bounded ring buffer, and reads the latest published snapshot of the Gaussians.
+// A TrainingRun (core/training_run.h) on a background thread, for the GUI. The GUI thread never
+// touches the trainer directly: it sends commands (queued, applied at the next step boundary),
+// reads the run's metrics records from a bounded ring buffer, and reads the latest published
+// snapshot of the Gaussians.
 //
 // Snapshots are double-buffered on the host: the trainer thread fills the back buffer at most
 // every `snapshot_interval_ms`, then swaps it under a mutex and bumps the version, so the viewer
@@ -14,32 +15,25 @@
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "core/gaussian_model.h"
 #include "core/scene.h"
-#include "core/trainer.h"
+#include "core/training_run.h"
 
 namespace splat {
 
 enum class SessionState { Idle, Running, Paused, Finished, Failed };
 
-struct SessionMetrics {
-  int step = 0;
-  float loss = 0;
-  std::optional<double> psnr, ssim;  // present on evaluation steps
-  int64_t gaussians = 0;
-  double step_ms = 0;
-  double wall_s = 0;
-};
+// The run's records (psnr/ssim present on evaluation steps).
+using SessionMetrics = MetricsRecord;
 
 struct SessionOptions {
   int metrics_capacity = 4096;      // ring buffer size: the oldest entries are dropped
-  int metrics_every = 10;           // steps between metrics entries (reading the loss syncs the GPU)
-  int eval_every = 0;               // steps between test evaluations (0: never)
+  int metrics_every = 10;           // RunOptions::metrics_every: steps between metrics entries
+  int eval_every = 0;               // RunOptions::eval_every: steps between test evaluations (0: never)
   int snapshot_interval_ms = 200;   // at most this often a new snapshot is published
 };
 
@@ -97,7 +91,7 @@ class TrainingSession {
   GaussianModel init_;
   TrainerOptions options_;
   SessionOptions session_;
-  std::unique_ptr<Trainer> trainer_;
+  std::unique_ptr<TrainingRun> run_;  // built on the session's thread
   std::thread thread_;
 
   mutable std::mutex mutex_;  // guards commands_, paused_, stop_, error_

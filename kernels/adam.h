@@ -6,7 +6,7 @@
 #include <span>
 
 #include "kernels/adam_math.h"
-#include "kernels/rasterizer.h"
+#include "kernels/device_context.h"
 
 namespace splat::kernels {
 
@@ -33,10 +33,10 @@ template <class T>
 AdamStepConstants<T> adam_step_constants(const AdamHyperParams& h, int64_t step);
 
 // One Adam step over n elements: params, exp_avg and exp_avg_sq are updated in place.
-// All pointers live on `device`; on CUDA the step is enqueued on `cuda_stream` (0 when null)
-// and nothing waits for it.
-void adam_step(Device device, float* params, const float* grads, float* exp_avg, float* exp_avg_sq, int64_t n,
-               const AdamHyperParams& h, int64_t step, void* cuda_stream = nullptr);
+// All pointers live in `where`; on CUDA the step is enqueued on its device and stream and nothing
+// waits for it.
+void adam_step(const ComputeContext& where, float* params, const float* grads, float* exp_avg, float* exp_avg_sq,
+               int64_t n, const AdamHyperParams& h, int64_t step);
 
 // One parameter group of a multi-group step: its arrays of n elements and its own hyper-parameters.
 struct AdamGroup {
@@ -49,9 +49,9 @@ struct AdamGroup {
 };
 
 // adam_step on every group (same step count), as one kernel launch on CUDA: a training step has
-// several small groups, and one launch each would cost about as much as their work. Same device
-// and stream rules as adam_step, which is this with one group.
-void adam_step_groups(Device device, std::span<const AdamGroup> groups, int64_t step, void* cuda_stream = nullptr);
+// several small groups, and one launch each would cost about as much as their work. Same context
+// rules as adam_step, which is this with one group.
+void adam_step_groups(const ComputeContext& where, std::span<const AdamGroup> groups, int64_t step);
 
 // CPU reference, templated so that tests can run it in double; instantiated for float and double.
 template <class T>

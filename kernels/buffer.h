@@ -1,7 +1,12 @@
 #pragma once
-// A typed, owning array on the CPU or on the current CUDA device. The trainer, the viewer
-// and the tests hold parameters, gradients and images in these, so the same code path
-// serves both backends; changing precision later means changing T, not the call sites.
+// A typed, owning array on the CPU or on one CUDA device, tied to one ComputeContext
+// (kernels/device_context.h: backend, device ordinal, stream). The trainer, the viewer and the
+// tests hold parameters, gradients and images in these, so the same code path serves both
+// backends; changing precision later means changing T, not the call sites.
+//
+// Ordering on CUDA: a buffer's allocation, zeroing and copies run on its context's device and
+// stream, so they are ordered with the kernels that rank enqueues on that stream and with nothing
+// else: work on another stream that touches the buffer must be synchronised by its caller.
 #include <algorithm>
 #include <cstddef>
 #include <span>
@@ -10,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/rasterizer.h"
+#include "kernels/device_context.h"
 
 namespace splat::kernels {
 
@@ -20,17 +25,29 @@ class OutOfMemory : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-void* device_alloc(Device d, size_t bytes);
-void device_free(Device d, void* p);
-// Copies between any two devices (host<->CUDA, CUDA<->CUDA, host<->host); synchronous.
-void copy_bytes(void* dst, Device dst_dev, const void* src, Device src_dev, size_t bytes);
-void zero_bytes(Device d, void* p, size_t bytes);
+void* device_alloc(const ComputeContext& where, size_t bytes);
+void device_free(const ComputeContext& where, void* p);
+
+// Copies `bytes` from src (living in `from`) to dst (living in `to`).
+//   host <-> host:   memcpy.
+//   host <-> CUDA:   enqueued on the CUDA side's stream, then waits for that stream: when it returns
+//                    the copy is done (the host side may be pageable memory that the caller reuses).
+//   CUDA -> CUDA, same device and stream: enqueued and not waited for (as cudaMemcpy between device
+//                    buffers never waited either): stream order alone guarantees that later work on
+//                    that stream sees the copy, and callers only use the result on that stream.
+//   CUDA -> CUDA otherwise (another stream or another device): waits for the source's stream (its
+//                    pending writes), copies on the destination's stream (a peer copy between
+//                    devices) and waits for it, so that neither side needs to know the other's stream.
+void copy_bytes(void* dst, const ComputeContext& to, const void* src, const ComputeContext& from, size_t bytes);
+// Zeroes `bytes` at p: on CUDA enqueued on the context's stream, not waited for.
+void zero_bytes(const ComputeContext& where, void* p, size_t bytes);
 
 template <class T>
 class Buffer {
  public:
   Buffer() = default;
-  explicit Buffer(Device d, size_t n = 0) : dev_(d) { resize(n); }
+  // `where` may be a plain Device (ordinal 0, default stream).
+  explicit Buffer(const ComputeContext& where, size_t n = 0) : where_(where) { resize(n); }
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
   Buffer(Buffer&& o) noexcept { swap(o); }
@@ -41,7 +58,8 @@ class Buffer {
   }
   ~Buffer() { release(); }
 
-  Device device() const { return dev_; }
+  Device device() const { return where_.device; }
+  const ComputeContext& context() const { return where_; }
   size_t size() const { return n_; }
   size_t bytes() const { return n_ * sizeof(T); }
   T* data() { return ptr_; }
@@ -55,37 +73,37 @@ class Buffer {
     if (n > capacity_) {
       const size_t grown = std::max(n, capacity_ + capacity_ / 2);
       release();
-      ptr_ = static_cast<T*>(device_alloc(dev_, grown * sizeof(T)));
+      ptr_ = static_cast<T*>(device_alloc(where_, grown * sizeof(T)));
       capacity_ = grown;
     }
     n_ = n;
   }
   void zero() {
-    if (n_) zero_bytes(dev_, ptr_, bytes());
+    if (n_) zero_bytes(where_, ptr_, bytes());
   }
   void upload(std::span<const T> host) {
     resize(host.size());
-    if (n_) copy_bytes(ptr_, dev_, host.data(), Device::CPU, bytes());
+    if (n_) copy_bytes(ptr_, where_, host.data(), Device::CPU, bytes());
   }
   std::vector<T> download() const {
     std::vector<T> h(n_);
-    if (n_) copy_bytes(h.data(), Device::CPU, ptr_, dev_, bytes());
+    if (n_) copy_bytes(h.data(), Device::CPU, ptr_, where_, bytes());
     return h;
   }
 
  private:
   void release() {
-    if (ptr_) device_free(dev_, ptr_);
+    if (ptr_) device_free(where_, ptr_);
     ptr_ = nullptr;
     n_ = capacity_ = 0;
   }
   void swap(Buffer& o) noexcept {
-    std::swap(dev_, o.dev_);
+    std::swap(where_, o.where_);
     std::swap(ptr_, o.ptr_);
     std::swap(n_, o.n_);
     std::swap(capacity_, o.capacity_);
   }
-  Device dev_ = Device::CPU;
+  ComputeContext where_;
   T* ptr_ = nullptr;
   size_t n_ = 0;
   size_t capacity_ = 0;

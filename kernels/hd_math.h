@@ -93,4 +93,9 @@ template <class T> SPLAT_HD Mat3<T> quat_to_rotmat(T w, T x, T y, T z) {
   return R;
 }
 
+// Opacity is stored as a logit: opacity = sigmoid(logit). The one definition of the pair, for the
+// kernels and for host code (strategies, initialisation), so that both evaluate the same expression.
+template <class T> SPLAT_HD T sigmoid(T x) { return T(1) / (T(1) + std::exp(-x)); }
+template <class T> SPLAT_HD T logit(T p) { return std::log(p / (T(1) - p)); }
+
 }  // namespace splat

@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "kernels/loss_math.h"
-#include "kernels/rasterizer.h"
+#include "kernels/device_context.h"
 
 namespace splat::kernels {
 
@@ -44,13 +44,14 @@ struct ImageBatchShape {
 // Throws std::invalid_argument when a dimension is not positive.
 void validate(const ImageBatchShape& shape);
 
-// A loss backend; pointers live on its device. forward() keeps what backward() needs (the
-// per-pixel SSIM partials and the image and mask pointers: keep the images and the mask
-// alive and unchanged until backward).
+// A loss backend; pointers live in its context (device and stream, on which its CUDA work is
+// enqueued). forward() keeps what backward() needs (the per-pixel SSIM partials and the image
+// and mask pointers: keep the images and the mask alive and unchanged until backward).
 class PhotometricLoss {
  public:
   virtual ~PhotometricLoss() = default;
-  virtual Device device() const = 0;
+  virtual ComputeContext context() const = 0;
+  Device device() const { return context().device; }
 
   // Computes the loss of the batch into loss_scalar(), over the pixels `mask` marks valid
   // (all of them when null). On CUDA this only enqueues work, the valid-pixel count included:
@@ -70,13 +71,13 @@ class PhotometricLoss {
   virtual float read_loss() const = 0;
 };
 
-// w is the weight of the (1 - SSIM) term. The CUDA backend uses the current device and the
-// given stream (stream 0 when null).
+// w is the weight of the (1 - SSIM) term. The CUDA backend works on `where`'s device and stream;
+// make_cuda_photometric_loss throws std::invalid_argument for a CPU context.
 std::unique_ptr<PhotometricLoss> make_cpu_photometric_loss(float ssim_weight = kDefaultSsimWeight);
-std::unique_ptr<PhotometricLoss> make_cuda_photometric_loss(float ssim_weight = kDefaultSsimWeight,
-                                                            void* cuda_stream = nullptr);
-std::unique_ptr<PhotometricLoss> make_photometric_loss(Device device, float ssim_weight = kDefaultSsimWeight,
-                                                       void* cuda_stream = nullptr);
+std::unique_ptr<PhotometricLoss> make_cuda_photometric_loss(const ComputeContext& where = Device::CUDA,
+                                                            float ssim_weight = kDefaultSsimWeight);
+std::unique_ptr<PhotometricLoss> make_photometric_loss(const ComputeContext& where,
+                                                       float ssim_weight = kDefaultSsimWeight);
 
 // Evaluation metrics of one image: PSNR (dB, peak 1) and mean SSIM over pixels and channels.
 struct ImageMetrics {
@@ -85,9 +86,10 @@ struct ImageMetrics {
 };
 
 // Metrics of each of the C images over the pixels `mask` marks valid (all when null); pred is
-// clamped to [0,1] first. Waits for the result. Throws std::invalid_argument naming the image
-// (its index in the batch) when one has no valid pixel: it has no PSNR or SSIM to report.
-std::vector<ImageMetrics> image_metrics(Device device, const float* pred, const float* target,
+// clamped to [0,1] first. On CUDA it runs on `where`'s stream and waits for the result. Throws
+// std::invalid_argument naming the image (its index in the batch) when one has no valid pixel: it
+// has no PSNR or SSIM to report.
+std::vector<ImageMetrics> image_metrics(const ComputeContext& where, const float* pred, const float* target,
                                         const ImageBatchShape& shape, const uint8_t* mask = nullptr);
 
 // ---- CPU reference, templated so that the tests can run it in double precision. ----

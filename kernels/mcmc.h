@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "kernels/mcmc_math.h"
-#include "kernels/rasterizer.h"
+#include "kernels/device_context.h"
 
 namespace splat::kernels {
 
@@ -17,19 +17,18 @@ struct McmcNoiseParams {
 };
 
 // means[i] += mcmc_noise_delta(quats[i], log_scales[i], opacity_logits[i], p.scale,
-// mcmc_normal3(p.seed, p.step, i)) for i < n. Arrays are [n,3], [n,4], [n,3], [n], all on
-// `device`; on CUDA the work is enqueued on `cuda_stream` (0 when null) and nothing waits for it.
+// mcmc_normal3(p.seed, p.step, i)) for i < n. Arrays are [n,3], [n,4], [n,3], [n], all in
+// `where`; on CUDA the work is enqueued on its device and stream and nothing waits for it.
 // Throws std::invalid_argument when n < 0.
-void mcmc_add_position_noise(Device device, float* means, const float* quats, const float* log_scales,
-                             const float* opacity_logits, int64_t n, const McmcNoiseParams& p,
-                             void* cuda_stream = nullptr);
+void mcmc_add_position_noise(const ComputeContext& where, float* means, const float* quats, const float* log_scales,
+                             const float* opacity_logits, int64_t n, const McmcNoiseParams& p);
 
 // Adds the gradients of opacity_reg * mean(sigmoid(opacity_logits)) over n Gaussians and of
 // scale_reg * mean(exp(log_scales)) over their 3 n entries to grad_opacity [n] and
-// grad_log_scales [n,3]. Same device and stream rules as above; n == 0 does nothing.
-void mcmc_add_regularizer_gradients(Device device, const float* opacity_logits, const float* log_scales,
+// grad_log_scales [n,3]. Same context rules as above; n == 0 does nothing.
+void mcmc_add_regularizer_gradients(const ComputeContext& where, const float* opacity_logits, const float* log_scales,
                                     float* grad_opacity, float* grad_log_scales, int64_t n, float opacity_reg,
-                                    float scale_reg, void* cuda_stream = nullptr);
+                                    float scale_reg);
 
 // CPU references. The noise is computed in double whatever the storage; the regulariser is
 // templated so that tests can run it in double; both instantiated for float and double.

@@ -45,7 +45,7 @@ SPLAT_HD Vec3d mcmc_normal3(uint64_t seed, uint64_t step, uint64_t index) {
 
 // Moves only nearly transparent Gaussians: ~1 when 1 - opacity > 0.995, ~0 below 0.99.
 template <class T> SPLAT_HD T mcmc_noise_gate(T opacity_logit) {
-  const T x = T(1) - raster::sigmoid(opacity_logit);
+  const T x = T(1) - sigmoid(opacity_logit);
   return T(1) / (T(1) + std::exp(T(-100) * (x - T(0.995))));
 }
 
@@ -60,7 +60,7 @@ SPLAT_HD Vec3<T> mcmc_noise_delta(raster::Quat<T> quat, Vec3<T> log_scale, T opa
 
 // Gradient of weight * sigmoid(logit) (weight = opacity_reg / n for the mean over n Gaussians).
 template <class T> SPLAT_HD T opacity_reg_grad(T opacity_logit, T weight) {
-  const T s = raster::sigmoid(opacity_logit);
+  const T s = sigmoid(opacity_logit);
   return weight * s * (T(1) - s);
 }
 

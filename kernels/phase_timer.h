@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/rasterizer.h"
+#include "kernels/device_context.h"
 
 namespace splat::kernels {
 
@@ -31,7 +31,8 @@ class PhaseTotals {
 
 class PhaseTimer {
  public:
-  explicit PhaseTimer(Device device, void* cuda_stream = nullptr);
+  // Times the work enqueued on `where`'s stream (a plain Device: ordinal 0, default stream).
+  explicit PhaseTimer(const ComputeContext& where);
   ~PhaseTimer();
   PhaseTimer(const PhaseTimer&) = delete;
   PhaseTimer& operator=(const PhaseTimer&) = delete;

@@ -22,7 +22,7 @@
 //     project_ewa(cam, p_cam, Σ_cam, eps2d) -> mean2d, Σ2d (dilated) / project_ewa_vjp -> dp_cam, dΣ_cam
 //  3. sym2_det; conic_from_cov2d(Σ2d) -> Σ2d⁻¹                            / conic_from_cov2d_vjp -> dΣ2d
 //     aa_opacity_compensation(Σ2d, eps2d) -> sqrt(det(Σ2d - eps I)/det Σ2d) / _vjp -> dΣ2d
-//     sigmoid(x)
+//     sigmoid(x) (kernels/hd_math.h, shared with host code)
 //  4. screen_half_extent(opacity, Σ2d, hx, hy) -> bool (false: culled, α never reaches 1/255)
 //     tile_range(mean2d, hx, hy, tiles_x, tiles_y) -> TileRect (empty: off-screen); tiles_along(px)
 //     project_gaussian(...) -> ProjectedGaussian (1-4 composed, with the visibility rule)
@@ -283,8 +283,6 @@ template <class T> SPLAT_HD Sym2<T> aa_opacity_compensation_vjp(Sym2<T> c, T eps
   return {k * ((c.yy - eps2d) * det - det_raw * c.yy), k * (-T(2) * c.xy * (det - det_raw)),
           k * ((c.xx - eps2d) * det - det_raw * c.xx)};
 }
-
-template <class T> SPLAT_HD T sigmoid(T x) { return T(1) / (T(1) + std::exp(-x)); }
 
 // ---------------------------------------------------------------- 4. screen extent and tiles
 

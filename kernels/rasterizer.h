@@ -13,10 +13,12 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
+#include <vector>
+
+#include "kernels/device_context.h"
 
 namespace splat::kernels {
-
-enum class Device { CPU, CUDA };
 
 // A pinhole camera, world-to-camera in the COLMAP convention (x right, y down, z forward):
 // x_cam = R * x_world + t. Pixel centres are at integer + 0.5.
@@ -87,10 +89,25 @@ struct RenderOutputGrads {
   const float* depth = nullptr;
 };
 
+// Duration of one stage of the last forward or backward call (Rasterizer::stage_times).
+struct StageTime {
+  std::string stage;
+  float ms = 0.f;
+};
+
 class Rasterizer {
  public:
   virtual ~Rasterizer() = default;
-  virtual Device device() const = 0;
+  // Where the rasterizer works: its arrays live there and its CUDA work runs on that stream.
+  virtual ComputeContext context() const = 0;
+  Device device() const { return context().device; }
+
+  // Opt-in timing of the stages inside forward and backward, for profiling: while on, a backend
+  // that times its stages (CUDA: events between them, no host waits) records them, and
+  // stage_times() returns those of the last forward and backward, waiting for them. The CPU
+  // backend does not time its stages: it ignores the switch and returns none.
+  virtual void set_stage_timing(bool /*on*/) {}
+  virtual std::vector<StageTime> stage_times() { return {}; }
 
   // Renders C = cameras.size() views of the Gaussians. Keeps what backward needs until the
   // next forward call on this object; the arrays of `g` must stay valid and unchanged until
@@ -105,7 +122,8 @@ class Rasterizer {
 
 // threads = 0 uses every hardware thread.
 std::unique_ptr<Rasterizer> make_cpu_rasterizer(int threads = 0);
-// Uses the current CUDA device and stream 0 unless a stream is given.
-std::unique_ptr<Rasterizer> make_cuda_rasterizer(void* cuda_stream = nullptr);
+// Works on `where`'s device and stream (default: device 0, its default stream); throws
+// std::invalid_argument for a CPU context or a device that does not exist.
+std::unique_ptr<Rasterizer> make_cuda_rasterizer(const ComputeContext& where = Device::CUDA);
 
 }  // namespace splat::kernels

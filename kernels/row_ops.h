@@ -5,24 +5,24 @@
 // Rows are `width` contiguous floats; row indices are int32 (the trainer stays below 2^31 rows).
 #include <cstdint>
 
-#include "kernels/rasterizer.h"
+#include "kernels/device_context.h"
 
 namespace splat::kernels {
 
 // Rows may be empty (width 0: a column that SH degree 0 leaves empty).
 // dst row i = src row index[i] for i < n_out; index -1 writes a row of zeros (e.g. the Adam
-// moments of a new Gaussian). dst and src must not overlap. On CUDA it is enqueued on
-// `cuda_stream` (0 when null); index lives on `device` like the columns.
-void gather_rows(Device device, float* dst, const float* src, int width, const int32_t* index, int64_t n_out,
-                 void* cuda_stream = nullptr);
+// moments of a new Gaussian). dst and src must not overlap. On CUDA it is enqueued on the
+// context's device and stream, not waited for; index lives in `where` like the columns.
+void gather_rows(const ComputeContext& where, float* dst, const float* src, int width, const int32_t* index,
+                 int64_t n_out);
 
 // dst row index[i] = src row i for i < n_src (indices distinct, in range): writes a few computed
 // rows (split children) into a full column.
-void scatter_rows(Device device, float* dst, const float* src, int width, const int32_t* index, int64_t n_src,
-                  void* cuda_stream = nullptr);
+void scatter_rows(const ComputeContext& where, float* dst, const float* src, int width, const int32_t* index,
+                  int64_t n_src);
 
 // v[i] = min(v[i], cap) for i < n: the opacity reset caps every logit at logit(max opacity).
-void cap_values(Device device, float* v, int64_t n, float cap, void* cuda_stream = nullptr);
+void cap_values(const ComputeContext& where, float* v, int64_t n, float cap);
 
 // CPU references of the three (the device-agnostic entry points above call these for Device::CPU).
 void gather_rows_reference(float* dst, const float* src, int width, const int32_t* index, int64_t n_out);

@@ -12,7 +12,7 @@ class CpuRasterizer final : public Rasterizer {
  public:
   explicit CpuRasterizer(int threads) : ref_(threads) {}
 
-  Device device() const override { return Device::CPU; }
+  ComputeContext context() const override { return Device::CPU; }
 
   // settings.packed is a memory layout choice of the CUDA backend (compacted visible pairs
   // instead of dense [C, N] arrays); it does not change the images or gradients, so the CPU

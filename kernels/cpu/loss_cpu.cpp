@@ -69,7 +69,7 @@ int64_t valid_pixels(const uint8_t* mask, const ImageBatchShape& s, int cam) {
 class CpuPhotometricLoss final : public PhotometricLoss {
  public:
   explicit CpuPhotometricLoss(float ssim_weight) : weight_(ssim_weight) {}
-  Device device() const override { return Device::CPU; }
+  ComputeContext context() const override { return Device::CPU; }
 
   void forward(const float* pred, const float* target, const ImageBatchShape& shape, const uint8_t* mask) override {
     validate(shape);

@@ -11,6 +11,8 @@
 #include <string>
 
 #include "kernels/adam.h"
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/device_scope.cuh"
 
 namespace splat::kernels {
 namespace {
@@ -66,27 +68,27 @@ void launch(const LaunchArgs& a, cudaStream_t stream) {
   if (blocks == 0) return;
   if (blocks >= (int64_t(1) << 31)) throw std::invalid_argument("Adam step: too many elements for one launch");
   adam_groups_kernel<<<unsigned(blocks), kThreads, 0, stream>>>(a);
-  const cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess) throw std::runtime_error(std::string("CUDA Adam step: ") + cudaGetErrorString(e));
+  cuda::check_launch("Adam step");
 }
 
 }  // namespace
 
 // The device-agnostic entry points live here because this file sees both backends.
-void adam_step_groups(Device device, std::span<const AdamGroup> groups, int64_t step, void* cuda_stream) {
+void adam_step_groups(const ComputeContext& where, std::span<const AdamGroup> groups, int64_t step) {
   // Every group is checked before any is updated, so that a bad one leaves all unchanged.
   for (const AdamGroup& g : groups) {
     if (g.n < 0) throw std::invalid_argument("Adam element count must be >= 0, got " + std::to_string(g.n));
     adam_step_constants<float>(g.h, step);
   }
-  if (device == Device::CPU) {
+  if (where.device == Device::CPU) {
     for (const AdamGroup& g : groups)
       adam_step_reference<float>(g.params, g.grads, g.exp_avg, g.exp_avg_sq, g.n, g.h, step);
     return;
   }
+  const cuda::DeviceScope scope(where.ordinal);
   LaunchArgs a{};
   auto flush = [&] {
-    launch(a, static_cast<cudaStream_t>(cuda_stream));
+    launch(a, static_cast<cudaStream_t>(where.stream));
     a = LaunchArgs{};
   };
   for (const AdamGroup& g : groups) {
@@ -101,10 +103,10 @@ void adam_step_groups(Device device, std::span<const AdamGroup> groups, int64_t 
   if (a.count > 0) flush();
 }
 
-void adam_step(Device device, float* params, const float* grads, float* exp_avg, float* exp_avg_sq, int64_t n,
-               const AdamHyperParams& h, int64_t step, void* cuda_stream) {
+void adam_step(const ComputeContext& where, float* params, const float* grads, float* exp_avg, float* exp_avg_sq,
+               int64_t n, const AdamHyperParams& h, int64_t step) {
   const AdamGroup g{params, grads, exp_avg, exp_avg_sq, n, h};
-  adam_step_groups(device, std::span<const AdamGroup>(&g, 1), step, cuda_stream);
+  adam_step_groups(where, std::span<const AdamGroup>(&g, 1), step);
 }
 
 }  // namespace splat::kernels

@@ -1,3 +1,4 @@
+// Buffer's allocation and copies for both backends (this file sees the CUDA runtime).
 #include "kernels/buffer.h"
 
 #include <cuda_runtime.h>
@@ -5,54 +6,82 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/device_scope.cuh"
+
 namespace splat::kernels {
 namespace {
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-}
+
 std::string mib(size_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB"; }
+std::string on_device(const ComputeContext& c) { return "CUDA device " + std::to_string(c.ordinal); }
+cudaStream_t stream_of(const ComputeContext& c) { return static_cast<cudaStream_t>(c.stream); }
+// cuda::check naming the device; the message is built only on failure (copies run every step).
+void check_on(cudaError_t e, const char* what, const ComputeContext& c) {
+  if (e != cudaSuccess) cuda::check(e, (what + on_device(c)).c_str());
+}
+
 }  // namespace
 
-void* device_alloc(Device d, size_t bytes) {
-  if (d == Device::CPU) {
+void* device_alloc(const ComputeContext& where, size_t bytes) {
+  if (where.device == Device::CPU) {
     // 64-byte alignment so that vectorised CPU loops and pinned-style copies behave.
     void* p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
     if (!p) throw OutOfMemory("out of host memory: could not allocate " + mib(bytes));
     return p;
   }
+  cuda::DeviceScope scope(where.ordinal);
   void* p = nullptr;
   const cudaError_t e = cudaMalloc(&p, bytes);
-  if (e == cudaErrorMemoryAllocation) {
-    cudaGetLastError();
-    size_t free_b = 0, total_b = 0;
-    cudaMemGetInfo(&free_b, &total_b);
-    throw OutOfMemory("out of GPU memory: could not allocate " + mib(bytes) + " (" + mib(free_b) + " free of " +
-                      mib(total_b) + ")");
-  }
-  check(e, "cudaMalloc");
+  if (e != cudaSuccess) check_on(e, ("allocating " + mib(bytes) + " on ").c_str(), where);
   return p;
 }
 
-void device_free(Device d, void* p) {
-  if (d == Device::CPU)
+void device_free(const ComputeContext& where, void* p) {
+  if (where.device == Device::CPU) {
     std::free(p);
-  else
-    cudaFree(p);  // errors here (e.g. a lost device) must not throw from destructors
+    return;
+  }
+  // Errors here (e.g. a lost device) must not throw from destructors.
+  const cuda::DeviceScope scope(where.ordinal, std::nothrow);
+  if (scope.ok()) cudaFree(p);
 }
 
-void copy_bytes(void* dst, Device dst_dev, const void* src, Device src_dev, size_t bytes) {
-  if (dst_dev == Device::CPU && src_dev == Device::CPU) {
+void copy_bytes(void* dst, const ComputeContext& to, const void* src, const ComputeContext& from, size_t bytes) {
+  if (bytes == 0) return;
+  const bool host_dst = to.device == Device::CPU, host_src = from.device == Device::CPU;
+  if (host_dst && host_src) {
     std::memcpy(dst, src, bytes);
     return;
   }
-  check(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault), "cudaMemcpy");
+  if (host_dst || host_src) {
+    const ComputeContext& gpu = host_dst ? from : to;
+    const char* what = host_dst ? "copying to the host from " : "copying from the host to ";
+    cuda::DeviceScope scope(gpu.ordinal);
+    check_on(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream_of(gpu)), what, gpu);
+    check_on(cudaStreamSynchronize(stream_of(gpu)), what, gpu);
+    return;
+  }
+  cuda::DeviceScope scope(to.ordinal);
+  if (to == from) {  // one stream: stream order is all the caller needs
+    check_on(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream_of(to)), "copying on ", to);
+    return;
+  }
+  const std::string what = "copying from " + on_device(from) + " to " + on_device(to);
+  {
+    cuda::DeviceScope source(from.ordinal);
+    cuda::check(cudaStreamSynchronize(stream_of(from)), what.c_str());
+  }
+  cuda::check(cudaMemcpyPeerAsync(dst, to.ordinal, src, from.ordinal, bytes, stream_of(to)), what.c_str());
+  cuda::check(cudaStreamSynchronize(stream_of(to)), what.c_str());
 }
 
-void zero_bytes(Device d, void* p, size_t bytes) {
-  if (d == Device::CPU)
+void zero_bytes(const ComputeContext& where, void* p, size_t bytes) {
+  if (where.device == Device::CPU) {
     std::memset(p, 0, bytes);
-  else
-    check(cudaMemset(p, 0, bytes), "cudaMemset");
+    return;
+  }
+  cuda::DeviceScope scope(where.ordinal);
+  check_on(cudaMemsetAsync(p, 0, bytes, stream_of(where)), "zeroing on ", where);
 }
 
 }  // namespace splat::kernels

@@ -16,6 +16,7 @@
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/cuda_rasterizer.h"
 #include "kernels/cuda/cuda_workspace.cuh"
+#include "kernels/cuda/device_scope.cuh"
 #include "kernels/cuda/raster_stages.cuh"
 #include "kernels/cuda/stage_clock.cuh"
 
@@ -79,23 +80,32 @@ void validate(const GaussiansView& g, std::span<const Camera> cameras, const Ras
 
 class CudaRasterizer final : public Rasterizer, public CudaRasterizerProbe {
  public:
-  explicit CudaRasterizer(void* stream) : stream_(static_cast<cudaStream_t>(stream)) {
+  // Every entry point that touches the device opens a DeviceScope for where_.ordinal.
+  explicit CudaRasterizer(const ComputeContext& where)
+      : where_(where), stream_(static_cast<cudaStream_t>(where.stream)), ws_(where.ordinal), clock_(where.ordinal) {
+    const DeviceScope scope(where_.ordinal);
     check(cudaMallocHost(&host_totals_, 2 * sizeof(int64_t)), "allocating pinned totals");
   }
   ~CudaRasterizer() override {
+    const DeviceScope scope(where_.ordinal, std::nothrow);
+    if (!scope.ok()) return;
     cudaFreeHost(host_totals_);
     cudaFreeHost(host_cameras_);
   }
 
-  Device device() const override { return Device::CUDA; }
+  ComputeContext context() const override { return where_; }
   size_t workspace_peak_bytes() const override { return ws_.peak_bytes(); }
   long long last_intersections() const override { return bins_.intersections; }
   void set_stage_timing(bool on) override { clock_.enable(on); }
-  std::vector<StageTime> stage_times() override { return clock_.read(); }
+  std::vector<StageTime> stage_times() override {
+    const DeviceScope scope(where_.ordinal);
+    return clock_.read();
+  }
 
   void forward(const GaussiansView& g, std::span<const Camera> cameras, const RasterSettings& settings,
                const RenderOutputs& out) override {
     validate(g, cameras, settings, out);
+    const DeviceScope scope(where_.ordinal);
     clock_.restart();
     clock_.mark("start", stream_);
     have_forward_ = false;
@@ -159,6 +169,7 @@ class CudaRasterizer final : public Rasterizer, public CudaRasterizerProbe {
 
   void backward(const RenderOutputGrads& dout, const GaussiansGrad& grad, const DensifyStats& stats) override {
     if (!have_forward_) throw std::logic_error("CUDA rasterizer: backward called without a successful forward");
+    const DeviceScope scope(where_.ordinal);
     clock_.mark("backward start", stream_);
     if (slots_.count == 0) return;
     const size_t n = static_cast<size_t>(slots_.count);
@@ -225,6 +236,7 @@ class CudaRasterizer final : public Rasterizer, public CudaRasterizerProbe {
     return {host_totals_[0], slot_end ? host_totals_[1] : 0};
   }
 
+  ComputeContext where_;
   cudaStream_t stream_;
   CudaWorkspace ws_;
   StageClock clock_;
@@ -246,8 +258,9 @@ class CudaRasterizer final : public Rasterizer, public CudaRasterizerProbe {
 }  // namespace
 }  // namespace cuda
 
-std::unique_ptr<Rasterizer> make_cuda_rasterizer(void* cuda_stream) {
-  return std::make_unique<cuda::CudaRasterizer>(cuda_stream);
+std::unique_ptr<Rasterizer> make_cuda_rasterizer(const ComputeContext& where) {
+  if (where.device != Device::CUDA) throw std::invalid_argument("make_cuda_rasterizer: not a CUDA context");
+  return std::make_unique<cuda::CudaRasterizer>(where);
 }
 
 }  // namespace splat::kernels

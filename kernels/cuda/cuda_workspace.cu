@@ -3,12 +3,17 @@
 #include <stdexcept>
 
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/device_scope.cuh"
 
 namespace splat::kernels::cuda {
 
 CudaWorkspace::~CudaWorkspace() {
+  if (blocks_.empty()) return;
+  // No throwing from a destructor; a lost device is reported elsewhere.
+  const DeviceScope scope(ordinal_, std::nothrow);
+  if (!scope.ok()) return;
   for (Block& b : blocks_)
-    if (b.ptr) cudaFree(b.ptr);  // no throwing from a destructor; a lost device is reported elsewhere
+    if (b.ptr) cudaFree(b.ptr);
 }
 
 void* CudaWorkspace::bytes(int slot, size_t n) {

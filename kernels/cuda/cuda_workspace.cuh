@@ -12,7 +12,9 @@ namespace splat::kernels::cuda {
 
 class CudaWorkspace {
  public:
-  CudaWorkspace() = default;
+  // The blocks live on CUDA device `ordinal`; get()/bytes() are called with it current (inside the
+  // owner's DeviceScope), the destructor makes it current itself.
+  explicit CudaWorkspace(int ordinal = 0) : ordinal_(ordinal) {}
   CudaWorkspace(const CudaWorkspace&) = delete;
   CudaWorkspace& operator=(const CudaWorkspace&) = delete;
   ~CudaWorkspace();
@@ -34,6 +36,7 @@ class CudaWorkspace {
     void* ptr = nullptr;
     size_t capacity = 0;
   };
+  int ordinal_;
   std::vector<Block> blocks_;
   size_t held_ = 0;
   size_t peak_ = 0;

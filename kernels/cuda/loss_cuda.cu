@@ -20,6 +20,8 @@
 #include <string>
 
 #include "kernels/buffer.h"
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/device_scope.cuh"
 #include "kernels/loss.h"
 
 namespace splat::kernels {
@@ -29,10 +31,6 @@ constexpr int kTileW = 32, kTileH = 16;
 constexpr int kHaloW = kTileW + 2 * kSsimRadius, kHaloH = kTileH + 2 * kSsimRadius;
 constexpr int kThreads = kTileW * kTileH;
 constexpr int kReduceThreads = 256;
-
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string("CUDA loss: ") + what + ": " + cudaGetErrorString(e));
-}
 
 // Grows a buffer without shrinking it, so that steps with alternating image sizes do not
 // reallocate (cudaMalloc/cudaFree would synchronise the device).
@@ -256,17 +254,25 @@ void enqueue_image_sums(const float* pred, const float* target, const uint8_t* m
                                          block_sums.data());
   image_sums_kernel<<<shape.cameras, kReduceThreads, 0, stream>>>(block_sums.data(), t.blocks_per_image,
                                                                   sums.data());
-  check(cudaGetLastError(), "launching the SSIM forward");
+  cuda::check_launch("loss: SSIM forward");
 }
 
 class CudaPhotometricLoss final : public PhotometricLoss {
  public:
-  CudaPhotometricLoss(float ssim_weight, void* stream)
-      : weight_(ssim_weight), stream_(static_cast<cudaStream_t>(stream)) {}
-  Device device() const override { return Device::CUDA; }
+  CudaPhotometricLoss(const ComputeContext& where, float ssim_weight)
+      : where_(where),
+        weight_(ssim_weight),
+        stream_(static_cast<cudaStream_t>(where.stream)),
+        partials_(where),
+        block_sums_(where),
+        sums_(where),
+        loss_(where, 1),
+        valid_elements_(where, 1) {}
+  ComputeContext context() const override { return where_; }
 
   void forward(const float* pred, const float* target, const ImageBatchShape& shape, const uint8_t* mask) override {
     validate(shape);
+    const cuda::DeviceScope scope(where_.ordinal);
     pred_ = pred;
     target_ = target;
     mask_ = mask;
@@ -275,63 +281,69 @@ class CudaPhotometricLoss final : public PhotometricLoss {
     enqueue_image_sums<false>(pred, target, mask, shape, partials_.data(), block_sums_, sums_, stream_);
     loss_value_kernel<<<1, 1, 0, stream_>>>(sums_.data(), shape.cameras, weight_, loss_.data(),
                                             valid_elements_.data());
-    check(cudaGetLastError(), "launching the loss value");
+    cuda::check_launch("loss: value");
   }
 
   void backward(float* grad_pred, float grad_scale) override {
     if (!pred_) throw std::logic_error("PhotometricLoss::backward called before forward");
+    const cuda::DeviceScope scope(where_.ordinal);
     const TileGrid t = tile_grid(shape_);
     // Used without a mask; with one the kernel forms the weights from the device count.
     const LossGradWeights<float> g = loss_grad_weights(weight_, float(shape_.elements()), grad_scale);
     const auto kernel = mask_ ? loss_backward_kernel<true> : loss_backward_kernel<false>;
     kernel<<<t.grid, t.block, 0, stream_>>>(pred_, target_, mask_, partials_.data(), shape_.elements(), shape_.height,
                                            shape_.width, g, weight_, grad_scale, valid_elements_.data(), grad_pred);
-    check(cudaGetLastError(), "launching the loss backward");
+    cuda::check_launch("loss: backward");
   }
 
   const float* loss_scalar() const override { return loss_.data(); }
   float read_loss() const override {
     float v = 0;
-    check(cudaMemcpyAsync(&v, loss_.data(), sizeof(float), cudaMemcpyDeviceToHost, stream_), "reading the loss");
-    check(cudaStreamSynchronize(stream_), "reading the loss");
+    copy_bytes(&v, Device::CPU, loss_.data(), where_, sizeof(float));
     return v;
   }
 
  private:
+  ComputeContext where_;
   float weight_;
   cudaStream_t stream_;
   const float* pred_ = nullptr;
   const float* target_ = nullptr;
   const uint8_t* mask_ = nullptr;
   ImageBatchShape shape_;
-  Buffer<float> partials_{Device::CUDA};
-  Buffer<float4> block_sums_{Device::CUDA};
-  Buffer<ImageSums> sums_{Device::CUDA};
-  Buffer<float> loss_{Device::CUDA, 1};
-  Buffer<float> valid_elements_{Device::CUDA, 1};
+  Buffer<float> partials_;
+  Buffer<float4> block_sums_;
+  Buffer<ImageSums> sums_;
+  Buffer<float> loss_;
+  Buffer<float> valid_elements_;
 };
 
 }  // namespace
 
-std::unique_ptr<PhotometricLoss> make_cuda_photometric_loss(float ssim_weight, void* cuda_stream) {
-  return std::make_unique<CudaPhotometricLoss>(ssim_weight, cuda_stream);
+std::unique_ptr<PhotometricLoss> make_cuda_photometric_loss(const ComputeContext& where, float ssim_weight) {
+  if (where.device != Device::CUDA) throw std::invalid_argument("make_cuda_photometric_loss: not a CUDA context");
+  return std::make_unique<CudaPhotometricLoss>(where, ssim_weight);
 }
 
 // The device-agnostic entry points live in this file because it sees both backends.
-std::unique_ptr<PhotometricLoss> make_photometric_loss(Device device, float ssim_weight, void* cuda_stream) {
-  if (device == Device::CPU) return make_cpu_photometric_loss(ssim_weight);
-  return make_cuda_photometric_loss(ssim_weight, cuda_stream);
+std::unique_ptr<PhotometricLoss> make_photometric_loss(const ComputeContext& where, float ssim_weight) {
+  if (where.device == Device::CPU) return make_cpu_photometric_loss(ssim_weight);
+  return make_cuda_photometric_loss(where, ssim_weight);
 }
 
-std::vector<ImageMetrics> image_metrics(Device device, const float* pred, const float* target,
+std::vector<ImageMetrics> image_metrics(const ComputeContext& where, const float* pred, const float* target,
                                         const ImageBatchShape& shape, const uint8_t* mask) {
   std::vector<ImageSums> sums;
-  if (device == Device::CPU) {
+  if (where.device == Device::CPU) {
     sums = image_sums_reference<float>(pred, target, shape, true, nullptr, mask);
   } else {
-    Buffer<float4> block_sums(Device::CUDA);
-    Buffer<ImageSums> device_sums(Device::CUDA);
-    enqueue_image_sums<true>(pred, target, mask, shape, nullptr, block_sums, device_sums, nullptr);
+    Buffer<float4> block_sums(where);
+    Buffer<ImageSums> device_sums(where);
+    {
+      const cuda::DeviceScope scope(where.ordinal);
+      enqueue_image_sums<true>(pred, target, mask, shape, nullptr, block_sums, device_sums,
+                               static_cast<cudaStream_t>(where.stream));
+    }
     sums = device_sums.download();
   }
   std::vector<ImageMetrics> out(sums.size());

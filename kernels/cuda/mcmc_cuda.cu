@@ -3,9 +3,9 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <stdexcept>
-#include <string>
 
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/device_scope.cuh"
 #include "kernels/mcmc.h"
 
 namespace splat::kernels {
@@ -14,11 +14,6 @@ namespace {
 constexpr int kThreads = 256;
 
 unsigned blocks_for(int64_t n) { return unsigned(std::min<int64_t>((n + kThreads - 1) / kThreads, int64_t(1) << 20)); }
-
-void check_launch(const char* what) {
-  const cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-}
 
 __global__ void noise_kernel(float* __restrict__ means, const float* __restrict__ quats,
                              const float* __restrict__ log_scales, const float* __restrict__ opacity_logits, int64_t n,
@@ -49,27 +44,29 @@ __global__ void regularizer_kernel(const float* __restrict__ opacity_logits, con
 
 // The device-agnostic entry points live here because this file sees both backends. Negative
 // counts go to the reference too, which rejects them with the error message.
-void mcmc_add_position_noise(Device device, float* means, const float* quats, const float* log_scales,
-                             const float* opacity_logits, int64_t n, const McmcNoiseParams& p, void* cuda_stream) {
-  if (device == Device::CPU || n < 0)
+void mcmc_add_position_noise(const ComputeContext& where, float* means, const float* quats, const float* log_scales,
+                             const float* opacity_logits, int64_t n, const McmcNoiseParams& p) {
+  if (where.device == Device::CPU || n < 0)
     return mcmc_add_position_noise_reference<float>(means, quats, log_scales, opacity_logits, n, p);
   if (n == 0) return;
-  noise_kernel<<<blocks_for(n), kThreads, 0, static_cast<cudaStream_t>(cuda_stream)>>>(means, quats, log_scales,
-                                                                                      opacity_logits, n, p);
-  check_launch("CUDA MCMC position noise");
+  const cuda::DeviceScope scope(where.ordinal);
+  noise_kernel<<<blocks_for(n), kThreads, 0, static_cast<cudaStream_t>(where.stream)>>>(means, quats, log_scales,
+                                                                                       opacity_logits, n, p);
+  cuda::check_launch("MCMC position noise");
 }
 
-void mcmc_add_regularizer_gradients(Device device, const float* opacity_logits, const float* log_scales,
+void mcmc_add_regularizer_gradients(const ComputeContext& where, const float* opacity_logits, const float* log_scales,
                                     float* grad_opacity, float* grad_log_scales, int64_t n, float opacity_reg,
-                                    float scale_reg, void* cuda_stream) {
-  if (device == Device::CPU || n < 0)
+                                    float scale_reg) {
+  if (where.device == Device::CPU || n < 0)
     return mcmc_add_regularizer_gradients_reference<float>(opacity_logits, log_scales, grad_opacity, grad_log_scales,
                                                            n, opacity_reg, scale_reg);
   if (n == 0) return;
-  regularizer_kernel<<<blocks_for(3 * n), kThreads, 0, static_cast<cudaStream_t>(cuda_stream)>>>(
+  const cuda::DeviceScope scope(where.ordinal);
+  regularizer_kernel<<<blocks_for(3 * n), kThreads, 0, static_cast<cudaStream_t>(where.stream)>>>(
       opacity_logits, log_scales, grad_opacity, grad_log_scales, n, mcmc_opacity_reg_weight(opacity_reg, n),
       mcmc_scale_reg_weight(scale_reg, n));
-  check_launch("CUDA MCMC regulariser gradients");
+  cuda::check_launch("MCMC regulariser gradients");
 }
 
 }  // namespace splat::kernels

@@ -6,15 +6,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <stdexcept>
+
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/device_scope.cuh"
 
 namespace splat::kernels {
 
-namespace {
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string("phase timer: ") + what + ": " + cudaGetErrorString(e));
-}
-}  // namespace
+using cuda::check;
 
 void PhaseTotals::add(const std::string& name, double ms) {
   auto it = std::find_if(phases_.begin(), phases_.end(), [&](const Phase& p) { return p.name == name; });
@@ -31,8 +31,8 @@ double PhaseTotals::total_ms() const {
 }
 
 struct PhaseTimer::Impl {
-  Impl(Device d, cudaStream_t s) : device(d), stream(s) {}
-  Device device;
+  explicit Impl(const ComputeContext& w) : where(w), stream(static_cast<cudaStream_t>(w.stream)) {}
+  ComputeContext where;
   cudaStream_t stream;
   std::vector<cudaEvent_t> events;  // events[0] is start(); events[k] ends names[k-1]
   std::vector<std::chrono::steady_clock::time_point> clocks;
@@ -40,31 +40,34 @@ struct PhaseTimer::Impl {
   size_t used = 0;
 
   void record() {
-    if (device == Device::CPU) {
+    if (where.device == Device::CPU) {
       if (clocks.size() <= used) clocks.resize(used + 1);
       clocks[used++] = std::chrono::steady_clock::now();
       return;
     }
+    const cuda::DeviceScope scope(where.ordinal);
     if (events.size() <= used) {
       cudaEvent_t e = nullptr;
-      check(cudaEventCreate(&e), "creating an event");
+      check(cudaEventCreate(&e), "phase timer: creating an event");
       events.push_back(e);
     }
-    check(cudaEventRecord(events[used++], stream), "recording an event");
+    check(cudaEventRecord(events[used++], stream), "phase timer: recording an event");
   }
   double elapsed_ms(size_t a, size_t b) const {
-    if (device == Device::CPU) return std::chrono::duration<double, std::milli>(clocks[b] - clocks[a]).count();
+    if (where.device == Device::CPU) return std::chrono::duration<double, std::milli>(clocks[b] - clocks[a]).count();
     float ms = 0;
-    check(cudaEventElapsedTime(&ms, events[a], events[b]), "reading an event");
+    check(cudaEventElapsedTime(&ms, events[a], events[b]), "phase timer: reading an event");
     return ms;
   }
 };
 
-PhaseTimer::PhaseTimer(Device device, void* cuda_stream)
-    : impl_(std::make_unique<Impl>(device, static_cast<cudaStream_t>(cuda_stream))) {}
+PhaseTimer::PhaseTimer(const ComputeContext& where) : impl_(std::make_unique<Impl>(where)) {}
 
 PhaseTimer::~PhaseTimer() {
-  for (cudaEvent_t e : impl_->events) cudaEventDestroy(e);  // no throwing from a destructor
+  if (impl_->events.empty()) return;
+  const cuda::DeviceScope scope(impl_->where.ordinal, std::nothrow);  // no throwing from a destructor
+  if (!scope.ok()) return;
+  for (cudaEvent_t e : impl_->events) cudaEventDestroy(e);
 }
 
 void PhaseTimer::start() {
@@ -81,7 +84,11 @@ void PhaseTimer::mark(const char* name) {
 
 void PhaseTimer::collect() {
   if (impl_->used < 2) return;
-  if (impl_->device == Device::CUDA) check(cudaEventSynchronize(impl_->events[impl_->used - 1]), "waiting for events");
+  std::optional<cuda::DeviceScope> scope;  // events are read on their own device
+  if (impl_->where.device == Device::CUDA) {
+    scope.emplace(impl_->where.ordinal);
+    check(cudaEventSynchronize(impl_->events[impl_->used - 1]), "phase timer: waiting for events");
+  }
   for (size_t k = 1; k < impl_->used; ++k) totals_.add(impl_->names[k - 1], impl_->elapsed_ms(k - 1, k));
   impl_->used = 0;
 }

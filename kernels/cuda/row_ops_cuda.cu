@@ -6,6 +6,7 @@
 #include <string>
 
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/device_scope.cuh"
 #include "kernels/row_ops.h"
 #include "kernels/row_ops_math.h"
 
@@ -37,33 +38,36 @@ void check_shape(const char* what, int width, int64_t rows) {
 
 }  // namespace
 
-void gather_rows(Device device, float* dst, const float* src, int width, const int32_t* index, int64_t n_out,
-                 void* cuda_stream) {
+void gather_rows(const ComputeContext& where, float* dst, const float* src, int width, const int32_t* index,
+                 int64_t n_out) {
   check_shape("gather_rows", width, n_out);
-  if (device == Device::CPU) return gather_rows_reference(dst, src, width, index, n_out);
+  if (where.device == Device::CPU) return gather_rows_reference(dst, src, width, index, n_out);
   const int64_t count = n_out * width;
   if (count == 0) return;
-  gather_kernel<<<cuda::stride_blocks(count, kThreads), kThreads, 0, static_cast<cudaStream_t>(cuda_stream)>>>(
+  const cuda::DeviceScope scope(where.ordinal);
+  gather_kernel<<<cuda::stride_blocks(count, kThreads), kThreads, 0, static_cast<cudaStream_t>(where.stream)>>>(
       dst, src, width, index, count);
   cuda::check_launch("gather_rows");
 }
 
-void scatter_rows(Device device, float* dst, const float* src, int width, const int32_t* index, int64_t n_src,
-                  void* cuda_stream) {
+void scatter_rows(const ComputeContext& where, float* dst, const float* src, int width, const int32_t* index,
+                  int64_t n_src) {
   check_shape("scatter_rows", width, n_src);
-  if (device == Device::CPU) return scatter_rows_reference(dst, src, width, index, n_src);
+  if (where.device == Device::CPU) return scatter_rows_reference(dst, src, width, index, n_src);
   const int64_t count = n_src * width;
   if (count == 0) return;
-  scatter_kernel<<<cuda::stride_blocks(count, kThreads), kThreads, 0, static_cast<cudaStream_t>(cuda_stream)>>>(
+  const cuda::DeviceScope scope(where.ordinal);
+  scatter_kernel<<<cuda::stride_blocks(count, kThreads), kThreads, 0, static_cast<cudaStream_t>(where.stream)>>>(
       dst, src, width, index, count);
   cuda::check_launch("scatter_rows");
 }
 
-void cap_values(Device device, float* v, int64_t n, float cap, void* cuda_stream) {
+void cap_values(const ComputeContext& where, float* v, int64_t n, float cap) {
   check_shape("cap_values", 1, n);
-  if (device == Device::CPU) return cap_values_reference(v, n, cap);
+  if (where.device == Device::CPU) return cap_values_reference(v, n, cap);
   if (n == 0) return;
-  cap_kernel<<<cuda::stride_blocks(n, kThreads), kThreads, 0, static_cast<cudaStream_t>(cuda_stream)>>>(v, n, cap);
+  const cuda::DeviceScope scope(where.ordinal);
+  cap_kernel<<<cuda::stride_blocks(n, kThreads), kThreads, 0, static_cast<cudaStream_t>(where.stream)>>>(v, n, cap);
   cuda::check_launch("cap_values");
 }
 

@@ -1,10 +1,14 @@
 #include "kernels/cuda/stage_clock.cuh"
 
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/device_scope.cuh"
 
 namespace splat::kernels::cuda {
 
 StageClock::~StageClock() {
+  if (marks_.empty()) return;
+  const DeviceScope scope(ordinal_, std::nothrow);  // no throwing from a destructor
+  if (!scope.ok()) return;
   for (Mark& m : marks_) cudaEventDestroy(m.event);
 }
 

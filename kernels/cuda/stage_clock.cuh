@@ -11,7 +11,9 @@ namespace splat::kernels::cuda {
 
 class StageClock {
  public:
-  StageClock() = default;
+  // Events are made on CUDA device `ordinal` (mark() is called with it current, inside the owner's
+  // DeviceScope) and destroyed there: destroying them elsewhere would open a context on that device.
+  explicit StageClock(int ordinal) : ordinal_(ordinal) {}
   StageClock(const StageClock&) = delete;
   StageClock& operator=(const StageClock&) = delete;
   ~StageClock();
@@ -29,6 +31,7 @@ class StageClock {
     cudaEvent_t event = nullptr;
     const char* name = nullptr;
   };
+  int ordinal_;
   bool on_ = false;
   std::vector<Mark> marks_;
   size_t used_ = 0;

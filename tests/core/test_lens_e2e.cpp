@@ -18,10 +18,7 @@ namespace {
 EvalResult train_and_evaluate(const Scene& scene, const TrainerOptions& o) {
   Trainer t(scene, init_from_points(scene.points), o);
   while (!t.finished()) t.step();
-  EvalOptions eo;
-  eo.settings.sh_degree = t.active_sh_degree();
-  std::copy(o.background.begin(), o.background.end(), eo.settings.background);
-  return evaluate(t.rasterizer(), t.gaussians().view(), scene, scene.test_indices(), eo);
+  return evaluate(t.rasterizer(), t.gaussians().view(), scene, scene.test_indices(), eval_options_for(t));
 }
 
 Scene load_quietly(const std::filesystem::path& folder) {

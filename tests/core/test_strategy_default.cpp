@@ -1,18 +1,17 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
 
 #include "core/strategy_default.h"
+#include "kernels/hd_math.h"
 #include "tests/support/test_support.h"
 
 using namespace splat;
 
 namespace {
-float logit(float p) { return std::log(p / (1 - p)); }
-// The rules' own expressions, in float as the strategy wrote them before the cuts.
-float sigmoid(float x) { return 1.f / (1.f + std::exp(-x)); }
 float max_scale(const float* ls) { return std::exp(std::max({ls[0], ls[1], ls[2]})); }
 
 // n axis-aligned Gaussians at x = i with the given isotropic scale and opacity.
@@ -38,6 +37,32 @@ HostDensifyStats make_stats(const std::vector<float>& grad_sum, const std::vecto
   st.visible_count = count;
   st.max_radius.assign(grad_sum.size(), 0.f);
   return st;
+}
+
+// What backward would have accumulated: the statistics the refinement reads.
+void put_stats(DeviceGaussians& g, const HostDensifyStats& st) {
+  const kernels::DensifyStats d = g.stats();
+  const size_t n = st.visible_count.size();
+  const kernels::Device cpu = kernels::Device::CPU;
+  kernels::copy_bytes(d.grad2d_norm, g.device(), st.grad2d_norm.data(), cpu, n * sizeof(float));
+  kernels::copy_bytes(d.max_radius, g.device(), st.max_radius.data(), cpu, n * sizeof(float));
+  kernels::copy_bytes(d.visible_count, g.device(), st.visible_count.data(), cpu, n * sizeof(int32_t));
+}
+
+GrowDecision decide_growth(const GaussianState& s, const HostDensifyStats& st, const DefaultStrategyOptions& o,
+                           int batch_size, double extent) {
+  return splat::decide_growth(s.col(Group::LogScales).value, st, o, batch_size, extent);
+}
+
+// The plan the production planner makes for a model and its statistics (extent 10).
+RefinementPlan plan_with(RefinementPlanner& planner, const GaussianState& s, const HostDensifyStats& st,
+                         bool check_size, const DefaultStrategyOptions& o = {}) {
+  DeviceGaussians g(kernels::Device::CPU, s);
+  put_stats(g, st);
+  StepInfo info;
+  info.scene_extent = 10;
+  Rng rng(21);
+  return planner.plan(g, o, info, check_size, rng);
 }
 }  // namespace
 
@@ -71,14 +96,15 @@ TEST_CASE("default strategy: clone small and split large Gaussians whose mean 2D
 
 TEST_CASE("default strategy: growth appends clones and replaces split parents by two shrunk samples",
           "[strategy_default]") {
-  GaussianState s = make_state({0.05f, 0.5f, 0.05f}, {0.5f, 0.3f, 0.5f});
-  GrowDecision d;
-  d.clone = {0};
-  d.split = {1};
-  DefaultStrategyOptions o;
-  Rng rng(7);
-  CHECK(apply_growth(s, d, o, rng) == 3);
-  s.check_consistent();
+  // Row 0 small with a high gradient (clone), row 1 large with a high gradient (split), row 2 idle.
+  DeviceGaussians g(kernels::Device::CPU, make_state({0.05f, 0.5f, 0.05f}, {0.5f, 0.3f, 0.5f}));
+  put_stats(g, make_stats({1e-3f, 1e-3f, 0.f}, {1, 1, 0}));
+  DefaultStrategy strat(DefaultStrategyOptions{}, 7);
+  StepInfo info;
+  info.scene_extent = 10;
+  info.step = 600;  // a refinement before the first reset: no size pruning, no opacity reset
+  REQUIRE(strat.after_step(info, g));
+  const GaussianState s = g.download();
   REQUIRE(s.size() == 5);
   // Row 3 = clone of 0 (same parameters, zero moments); row 0 itself untouched.
   for (int c = 0; c < 3; ++c) CHECK(s.row(Group::Means, 3)[c] == s.row(Group::Means, 0)[c]);
@@ -99,25 +125,18 @@ TEST_CASE("default strategy: growth appends clones and replaces split parents by
 TEST_CASE("default strategy: split samples follow the parent's rotated anisotropic Gaussian", "[strategy_default]") {
   // One Gaussian with std 1 along its local x, 0.01 elsewhere, rotated 90 degrees about z so that
   // local x is world y. Samples must spread along world y only.
-  GaussianState parent(0, 1);
-  parent.row(Group::LogScales, 0)[0] = 0.f;
-  parent.row(Group::LogScales, 0)[1] = std::log(0.01f);
-  parent.row(Group::LogScales, 0)[2] = std::log(0.01f);
   const float h = std::sqrt(0.5f);
-  float* q = parent.row(Group::Quats, 0);
-  q[0] = h, q[3] = h;  // (w, x, y, z)
+  const std::vector<float> mean{0, 0, 0}, quat{h, 0, 0, h}, log_scales{0.f, std::log(0.01f), std::log(0.01f)};
   Rng rng(1);
-  DefaultStrategyOptions o;
   double sxx = 0, syy = 0;
   const int trials = 2000;
   for (int t = 0; t < trials; ++t) {
-    GaussianState s = parent;
-    GrowDecision d;
-    d.split = {0};
-    apply_growth(s, d, o, rng);
-    for (int64_t r : {int64_t(0), int64_t(1)}) {
-      sxx += double(s.row(Group::Means, r)[0]) * s.row(Group::Means, r)[0];
-      syy += double(s.row(Group::Means, r)[1]) * s.row(Group::Means, r)[1];
+    const SplitChildren c = split_children(mean, quat, log_scales, 1.6f, rng);
+    REQUIRE(c.means.size() == 6);
+    for (int k = 0; k < 2; ++k) {
+      sxx += double(c.means[3 * k]) * c.means[3 * k];
+      syy += double(c.means[3 * k + 1]) * c.means[3 * k + 1];
+      CHECK(c.log_scales[3 * k] == Approx(-std::log(1.6f)));
     }
   }
   CHECK(std::sqrt(syy / (2 * trials)) == Approx(1.0).epsilon(0.05));
@@ -125,19 +144,34 @@ TEST_CASE("default strategy: split samples follow the parent's rotated anisotrop
 }
 
 TEST_CASE("default strategy: prune transparent, and oversized only when sizes are checked", "[strategy_default]") {
-  const double extent = 10.0;  // world size limit 1.0
+  // Row 0 transparent; row 1 too large in the world (limit 1.0 at extent 10); row 2 too large on
+  // screen; row 3 fine; row 4 nearly transparent but kept, too large on screen, and cloned: its
+  // clone has not been on screen yet, so no size check reaches it.
   const GaussianState s = make_state({0.05f, 2.f, 0.05f, 0.05f, 0.05f}, {0.004f, 0.5f, 0.5f, 0.5f, 0.006f});
-  const std::vector<float> radius{0.f, 0.f, 0.2f, 0.1f};  // row 4 grew this round: no radius yet
-  DefaultStrategyOptions o;
-  CHECK(decide_keep(s, radius, false, o, extent) == std::vector<uint8_t>{0, 1, 1, 1, 1});
-  CHECK(decide_keep(s, radius, true, o, extent) == std::vector<uint8_t>{0, 0, 0, 1, 1});
+  HostDensifyStats st = make_stats({0.f, 0.f, 0.f, 0.f, 1e-3f}, {1, 1, 1, 1, 1});
+  st.max_radius = {0.f, 0.f, 0.2f, 0.1f, 0.2f};
+  RefinementPlanner planner;
+  const RefinementPlan unchecked = plan_with(planner, s, st, false);
+  CHECK(unchecked.params == std::vector<int32_t>{1, 2, 3, 4, 4});
+  CHECK(unchecked.moments == std::vector<int32_t>{1, 2, 3, 4, -1});
+  const RefinementPlan checked = plan_with(planner, s, st, true);
+  CHECK(checked.params == std::vector<int32_t>{3, 4});
+  CHECK(checked.moments == std::vector<int32_t>{3, -1});
 }
 
 TEST_CASE("default strategy: opacity reset caps at 0.01 and clears the opacity moments", "[strategy_default]") {
-  GaussianState s = make_state({0.1f, 0.1f}, {0.9f, 0.001f});
-  reset_opacities(s, 0.01f);
-  CHECK(1 / (1 + std::exp(-s.row(Group::Opacity, 0)[0])) == Approx(0.01f));
-  CHECK(1 / (1 + std::exp(-s.row(Group::Opacity, 1)[0])) == Approx(0.001f));
+  DefaultStrategyOptions o;
+  o.refine_start = 5000;  // step 3000 resets without refining
+  DefaultStrategy strat(o, 1);
+  DeviceGaussians g(kernels::Device::CPU, make_state({0.1f, 0.1f}, {0.9f, 0.001f}));
+  StepInfo info;
+  info.scene_extent = 10;
+  info.step = 3000;
+  CHECK_FALSE(strat.after_step(info, g));
+  const GaussianState s = g.download();
+  REQUIRE(s.size() == 2);
+  CHECK(sigmoid(s.row(Group::Opacity, 0)[0]) == Approx(0.01f));
+  CHECK(sigmoid(s.row(Group::Opacity, 1)[0]) == Approx(0.001f));
   for (float m : s.col(Group::Opacity).exp_avg) CHECK(m == 0.f);
   for (float m : s.col(Group::Opacity).exp_avg_sq) CHECK(m == 0.f);
   CHECK(s.col(Group::Means).exp_avg[0] == 0.5f);
@@ -186,11 +220,7 @@ namespace {
 GaussianState refine_once(kernels::Device device, const GaussianState& start, const HostDensifyStats& st,
                           uint64_t seed) {
   DeviceGaussians g(device, start);
-  const kernels::DensifyStats d = g.stats();
-  const size_t n = st.visible_count.size();
-  kernels::copy_bytes(d.grad2d_norm, device, st.grad2d_norm.data(), kernels::Device::CPU, n * sizeof(float));
-  kernels::copy_bytes(d.max_radius, device, st.max_radius.data(), kernels::Device::CPU, n * sizeof(float));
-  kernels::copy_bytes(d.visible_count, device, st.visible_count.data(), kernels::Device::CPU, n * sizeof(int32_t));
+  put_stats(g, st);
   DefaultStrategy strat(DefaultStrategyOptions{}, seed);
   StepInfo info;
   info.scene_extent = 10;
@@ -217,27 +247,46 @@ HostDensifyStats refine_start_stats() {
 }
 }  // namespace
 
-TEST_CASE("default strategy: the device refinement equals growth, pruning and reset on a host copy",
+TEST_CASE("default strategy: a refinement with size pruning and opacity reset gives the planned rows",
           "[strategy_default]") {
   const GaussianState start = refine_start_state();
   const HostDensifyStats st = refine_start_stats();
-  DefaultStrategyOptions o;
-  GaussianState want = start;
-  Rng rng(11);
-  const GrowDecision d = decide_growth(want, st, o, 1, 10.0);
-  REQUIRE(d.clone.size() == 2);
-  REQUIRE(d.split.size() == 2);
-  apply_growth(want, d, o, rng);
-  want.keep_rows(decide_keep(want, st.max_radius, true, o, 10.0));
-  reset_opacities(want, o.reset_opacity);
-  REQUIRE(want.size() == 8);  // 7 + 2 clones + 2 second halves - 2 transparent - 1 too large on screen
-
+  REQUIRE(decide_growth(start, st, DefaultStrategyOptions{}, 1, 10.0).clone == std::vector<int64_t>{0, 3});
+  REQUIRE(decide_growth(start, st, DefaultStrategyOptions{}, 1, 10.0).split == std::vector<int64_t>{1, 4});
   const GaussianState got = refine_once(kernels::Device::CPU, start, st, 11);
-  REQUIRE(got.size() == want.size());
-  for (Group g : kAllGroups) {
-    CHECK(got.col(g).value == want.col(g).value);
-    CHECK(got.col(g).exp_avg == want.col(g).exp_avg);
-    CHECK(got.col(g).exp_avg_sq == want.col(g).exp_avg_sq);
+  // Old rows with each split parent replaced by its first half, the clones, the second halves;
+  // 2 and 5 (transparent) and 6 (too large on screen) pruned.
+  const int64_t source[] = {0, 1, 3, 4, 0, 3, 1, 4};
+  const bool fresh[] = {false, true, false, true, true, true, true, true};  // zero moments
+  const int half[] = {-1, 0, -1, 2, -1, -1, 1, 3};  // which split child (split_children order), if any
+  REQUIRE(got.size() == 8);
+  // The halves are the strategy's first draws from its seeded RNG, parents in row order.
+  std::vector<float> pm, pq, pl;
+  for (int64_t r : {int64_t(1), int64_t(4)}) {
+    pm.insert(pm.end(), start.row(Group::Means, r), start.row(Group::Means, r) + 3);
+    pq.insert(pq.end(), start.row(Group::Quats, r), start.row(Group::Quats, r) + 4);
+    pl.insert(pl.end(), start.row(Group::LogScales, r), start.row(Group::LogScales, r) + 3);
+  }
+  Rng rng(11);
+  const SplitChildren children = split_children(pm, pq, pl, DefaultStrategyOptions{}.split_scale_divisor, rng);
+  const float reset_cap = logit(DefaultStrategyOptions{}.reset_opacity);
+  for (int64_t r = 0; r < got.size(); ++r) {
+    INFO("row " << r << " from " << source[r]);
+    for (Group g : kAllGroups) {
+      const int w = got.width(g);
+      std::vector<float> want(start.row(g, source[r]), start.row(g, source[r]) + w);
+      if (half[r] >= 0 && g == Group::Means) want.assign(&children.means[3 * half[r]], &children.means[3 * half[r]] + 3);
+      if (half[r] >= 0 && g == Group::LogScales)
+        want.assign(&children.log_scales[3 * half[r]], &children.log_scales[3 * half[r]] + 3);
+      if (g == Group::Opacity) want[0] = std::min(want[0], reset_cap);
+      CHECK(std::vector<float>(got.row(g, r), got.row(g, r) + w) == want);
+      // The reset clears every opacity moment; the others survive on old rows only.
+      const bool zero = fresh[r] || g == Group::Opacity;
+      for (int k = 0; k < w; ++k) {
+        CHECK(got.col(g).exp_avg[r * w + k] == (zero ? 0.f : 0.5f));
+        CHECK(got.col(g).exp_avg_sq[r * w + k] == (zero ? 0.f : 0.25f));
+      }
+    }
   }
 }
 
@@ -322,17 +371,21 @@ TEST_CASE("default strategy: growth and pruning over many rows match the rules w
   CHECK(want.clone.size() > 100);
   CHECK(want.split.size() > 100);
 
-  const std::vector<float> radius(st.max_radius.begin(), st.max_radius.begin() + n / 2);  // the rest grew
+  // Pruning alone: the same rows and radii without gradients, so that nothing grows.
+  HostDensifyStats still = st;
+  std::fill(still.grad2d_norm.begin(), still.grad2d_norm.end(), 0.f);
+  RefinementPlanner planner;
   for (bool check_size : {false, true}) {
-    std::vector<uint8_t> keep(n);
+    std::vector<int32_t> kept;
     for (int64_t i = 0; i < n; ++i) {
       bool drop = sigmoid(s.row(Group::Opacity, i)[0]) < o.prune_opacity;
       if (check_size)
         drop = drop || max_scale(s.row(Group::LogScales, i)) > o.prune_scale3d * extent ||
-               (i < n / 2 && radius[i] > o.prune_scale2d);
-      keep[i] = drop ? 0 : 1;
+               st.max_radius[i] > o.prune_scale2d;
+      if (!drop) kept.push_back(int32_t(i));
     }
-    CHECK(decide_keep(s, radius, check_size, o, extent) == keep);
+    CHECK(kept.size() < size_t(n));
+    CHECK(plan_with(planner, s, still, check_size, o).params == kept);
   }
 }
 
@@ -344,17 +397,6 @@ TEST_CASE("default strategy: a planner reused across models plans as a fresh one
   small.row(Group::Quats, 1)[2] = 0.3f;
   HostDensifyStats big_stats = refine_start_stats(), small_stats = make_stats({1e-3f, 1e-3f, 0.f}, {1, 1, 0});
   small_stats.max_radius.assign(3, 0.5f);  // would prune everything if sizes were checked
-  auto plan_with = [](RefinementPlanner& planner, const GaussianState& s, const HostDensifyStats& st, bool check_size) {
-    DeviceGaussians g(kernels::Device::CPU, s);
-    const kernels::DensifyStats d = g.stats();
-    std::copy(st.grad2d_norm.begin(), st.grad2d_norm.end(), d.grad2d_norm);
-    std::copy(st.max_radius.begin(), st.max_radius.end(), d.max_radius);
-    std::copy(st.visible_count.begin(), st.visible_count.end(), d.visible_count);
-    StepInfo info;
-    info.scene_extent = 10;
-    Rng rng(21);
-    return planner.plan(g, DefaultStrategyOptions{}, info, check_size, rng);
-  };
   RefinementPlanner reused, fresh;
   const RefinementPlan first = plan_with(reused, big, big_stats, true);
   CHECK(first.params.size() == 8);

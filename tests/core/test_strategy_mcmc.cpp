@@ -4,14 +4,12 @@
 #include <set>
 
 #include "core/strategy_mcmc.h"
+#include "kernels/hd_math.h"
 #include "tests/support/test_support.h"
 
 using namespace splat;
 
 namespace {
-float logit(double p) { return float(std::log(p / (1 - p))); }
-double sigmoid(double x) { return 1 / (1 + std::exp(-x)); }
-
 GaussianState make_state(const std::vector<float>& opacities) {
   GaussianState s(0, int64_t(opacities.size()));
   for (int64_t i = 0; i < s.size(); ++i) {
@@ -23,6 +21,8 @@ GaussianState make_state(const std::vector<float>& opacities) {
   }
   return s;
 }
+
+double opacity(const GaussianState& s, int64_t row) { return sigmoid(double(s.row(Group::Opacity, row)[0])); }
 }  // namespace
 
 TEST_CASE("mcmc: k copies of a relocated Gaussian composite to its opacity", "[strategy_mcmc]") {
@@ -39,7 +39,8 @@ TEST_CASE("mcmc: k copies of a relocated Gaussian composite to its opacity", "[s
 }
 
 TEST_CASE("mcmc: sampling by opacity only picks eligible rows, proportionally", "[strategy_mcmc]") {
-  const GaussianState s = make_state({0.2f, 0.6f, 0.9f});
+  DeviceGaussians g(kernels::Device::CPU, make_state({0.2f, 0.6f, 0.9f}));
+  const RowEditPlan s(g);
   Rng rng(5);
   const std::vector<int64_t> picks = sample_by_opacity(s, {1, 1, 0}, 8000, rng);
   int counts[3] = {0, 0, 0};
@@ -50,16 +51,18 @@ TEST_CASE("mcmc: sampling by opacity only picks eligible rows, proportionally", 
 }
 
 TEST_CASE("mcmc: relocation keeps the count and moves every dead Gaussian onto a live one", "[strategy_mcmc]") {
-  GaussianState s = make_state({0.8f, 0.001f, 0.5f, 0.004f, 0.3f});
-  const GaussianState before = s;
+  const GaussianState before = make_state({0.8f, 0.001f, 0.5f, 0.004f, 0.3f});
+  DeviceGaussians g(kernels::Device::CPU, before);
+  RowEditPlan plan(g);
   McmcStrategyOptions o;
   Rng rng(11);
-  CHECK(relocate_dead(s, o, rng) == 2);
-  s.check_consistent();
+  CHECK(relocate_dead(plan, o, rng) == 2);
+  plan.apply(g);
+  const GaussianState s = g.download();
   REQUIRE(s.size() == 5);
   std::set<int64_t> sources;
   for (int64_t dead : {int64_t(1), int64_t(3)}) {
-    CHECK(sigmoid(s.row(Group::Opacity, dead)[0]) > o.min_opacity);
+    CHECK(opacity(s, dead) > o.min_opacity);
     const int64_t src = int64_t(s.row(Group::Means, dead)[0]);  // means encode the source row
     CHECK((src == 0 || src == 2 || src == 4));
     sources.insert(src);
@@ -69,29 +72,33 @@ TEST_CASE("mcmc: relocation keeps the count and moves every dead Gaussian onto a
     CHECK(s.col(Group::Means).exp_avg[dead * 3] == 0.f);
   }
   for (int64_t src : sources) {
-    CHECK(sigmoid(s.row(Group::Opacity, src)[0]) < sigmoid(before.row(Group::Opacity, src)[0]));
+    CHECK(opacity(s, src) < opacity(before, src));
     CHECK(s.row(Group::LogScales, src)[0] != before.row(Group::LogScales, src)[0]);
     CHECK(s.col(Group::Opacity).exp_avg[src] == 0.f);
   }
   for (int64_t i : {int64_t(0), int64_t(2), int64_t(4)})
     if (!sources.count(i)) CHECK(s.col(Group::Opacity).exp_avg[i] == 0.5f);
 
-  GaussianState all_live = make_state({0.5f, 0.5f});
-  CHECK(relocate_dead(all_live, o, rng) == 0);
+  DeviceGaussians all_live(kernels::Device::CPU, make_state({0.5f, 0.5f}));
+  RowEditPlan unchanged(all_live);
+  CHECK(relocate_dead(unchanged, o, rng) == 0);
 }
 
 TEST_CASE("mcmc: growth adds 5% per refinement up to the cap", "[strategy_mcmc]") {
   McmcStrategyOptions o;
   Rng rng(2);
-  GaussianState s = make_state(std::vector<float>(100, 0.5f));
+  DeviceGaussians g(kernels::Device::CPU, make_state(std::vector<float>(100, 0.5f)));
+  RowEditPlan s(g);
   o.cap = 1000;
   CHECK(grow_towards_cap(s, o, rng) == 5);
   CHECK(s.size() == 105);
-  s.check_consistent();
   o.cap = 107;
   CHECK(grow_towards_cap(s, o, rng) == 2);
   CHECK(grow_towards_cap(s, o, rng) == 0);
   CHECK(s.size() == 107);
+  s.apply(g);
+  CHECK(g.size() == 107);
+  CHECK(g.download().size() == 107);  // every column and moment has the new rows
 }
 
 TEST_CASE("mcmc strategy: position noise moves transparent Gaussians along their shape, opaque ones not",
@@ -103,8 +110,8 @@ TEST_CASE("mcmc strategy: position noise moves transparent Gaussians along their
     std::copy(ls, ls + 3, s.row(Group::LogScales, i));
     s.row(Group::Quats, i)[0] = 1.f;
   }
-  s.row(Group::Opacity, 0)[0] = logit(0.9);
-  s.row(Group::Opacity, 1)[0] = logit(0.001);
+  s.row(Group::Opacity, 0)[0] = logit(0.9f);
+  s.row(Group::Opacity, 1)[0] = logit(0.001f);
   DeviceGaussians g(kernels::Device::CPU, s);
   McmcStrategy strat({}, 3);  // noise_lr 5e5
   StepInfo info;
@@ -195,7 +202,7 @@ TEST_CASE("mcmc strategy: refinement relocates and grows on the device copy", "[
   info.step = 600;
   CHECK(strat.after_step(info, g));
   CHECK(g.size() == 21);
-  for (float l : g.param(Group::Opacity).download()) CHECK(sigmoid(l) > o.min_opacity);
+  for (float l : g.param(Group::Opacity).download()) CHECK(sigmoid(double(l)) > o.min_opacity);
   for (Group grp : kAllGroups) CHECK(g.exp_avg(grp).size() == size_t(21 * group_width(grp, 0)));
 }
 
@@ -225,20 +232,47 @@ GaussianState relocate_and_grow_on(kernels::Device device, const McmcStrategyOpt
 }
 }  // namespace
 
-TEST_CASE("mcmc: relocation and growth applied on the device equal the host edit", "[strategy_mcmc]") {
+TEST_CASE("mcmc: relocation and growth on the device copy move whole rows and reset only the edited moments",
+          "[strategy_mcmc]") {
   McmcStrategyOptions o;
   o.grow_rate = 0.25f;
-  GaussianState want = relocation_start();
-  Rng rng(9);
-  CHECK(relocate_dead(want, o, rng) == 4);
-  CHECK(grow_towards_cap(want, o, rng) == 3);
+  const GaussianState start = relocation_start();
   const GaussianState got = relocate_and_grow_on(kernels::Device::CPU, o, 9);
-  REQUIRE(got.size() == 15);
-  for (Group g : kAllGroups) {
-    CHECK(got.col(g).value == want.col(g).value);
-    CHECK(got.col(g).exp_avg == want.col(g).exp_avg);
-    CHECK(got.col(g).exp_avg_sq == want.col(g).exp_avg_sq);
+  REQUIRE(got.size() == 15);  // 4 dead relocated, then 12 * 1.25
+  // Means encode the row a row was copied from (x = row, y = row / 4).
+  std::vector<int64_t> source(15);
+  std::vector<uint8_t> edited(15, 0);  // copies and their corrected sources
+  for (int64_t r = 0; r < 15; ++r) {
+    source[r] = std::lround(got.row(Group::Means, r)[0]);
+    REQUIRE(source[r] >= 0);
+    REQUIRE(source[r] < 12);
+    if (source[r] != r) edited[r] = edited[source[r]] = 1;
   }
+  for (int64_t dead : {1, 4, 7, 10}) CHECK(source[dead] != dead);
+  for (int64_t r = 0; r < 15; ++r) {
+    INFO("row " << r << " from " << source[r]);
+    CHECK(opacity(got, r) > o.min_opacity);
+    for (Group g : {Group::Means, Group::Quats, Group::ShDc}) {
+      const int w = got.width(g);
+      CHECK(std::vector<float>(got.row(g, r), got.row(g, r) + w) ==
+            std::vector<float>(start.row(g, source[r]), start.row(g, source[r]) + w));
+    }
+    // Opacity and scale change only where the correction applied (copies and their sources).
+    if (!edited[r]) {
+      CHECK(got.row(Group::Opacity, r)[0] == start.row(Group::Opacity, r)[0]);
+      for (int c = 0; c < 3; ++c) CHECK(got.row(Group::LogScales, r)[c] == start.row(Group::LogScales, r)[c]);
+    }
+    for (Group g : kAllGroups) {
+      const int w = got.width(g);
+      for (int k = 0; k < w; ++k) {
+        CHECK(got.col(g).exp_avg[r * w + k] == (edited[r] ? 0.f : start.col(g).exp_avg[r * w + k]));
+        CHECK(got.col(g).exp_avg_sq[r * w + k] == (edited[r] ? 0.f : start.col(g).exp_avg_sq[r * w + k]));
+      }
+    }
+  }
+  // Sources give up opacity to their copies.
+  for (int64_t r = 0; r < 12; ++r)
+    if (edited[r] && source[r] == r) CHECK(opacity(got, r) < opacity(start, r));
 }
 
 TEST_CASE("mcmc: relocation and growth on CUDA equal the CPU device copy", "[strategy_mcmc][gpu]") {

@@ -25,10 +25,7 @@ double mean(const std::vector<float>& v, size_t from, size_t to) {
 }
 
 EvalResult evaluate_test_views(Trainer& t) {
-  EvalOptions eo;
-  eo.settings.sh_degree = t.active_sh_degree();
-  std::copy(t.options().background.begin(), t.options().background.end(), eo.settings.background);
-  return evaluate(t.rasterizer(), t.gaussians().view(), t.scene(), t.scene().test_indices(), eo);
+  return evaluate(t.rasterizer(), t.gaussians().view(), t.scene(), t.scene().test_indices(), eval_options_for(t));
 }
 }  // namespace
 

@@ -7,6 +7,7 @@
 
 #include "core/trainer.h"
 #include "tests/core/demo_fixture.h"
+#include "tests/support/test_support.h"
 
 using namespace splat;
 
@@ -56,4 +57,24 @@ TEST_CASE("trainer: --profile phases count every step and leave the training unc
   CHECK(a.size() == b.size());
   CHECK(a.means == b.means);
   CHECK(a.opacity_logits == b.opacity_logits);
+}
+
+TEST_CASE("trainer: profiling on CUDA times the rasterizer's stages through the Rasterizer contract",
+          "[trainer][profile][gpu]") {
+  if (!splat::test::gpu_or_skip("CUDA rasterizer stage timing")) return;
+  const Scene scene = test::small_demo_scene(32, 24, 100);
+  TrainerOptions o;
+  o.device = kernels::Device::CUDA;
+  o.steps = 3;
+  Trainer t(scene, init_from_points(scene.points), o);
+  t.step();
+  CHECK(t.raster_stages().phases().empty());  // off by default
+  t.set_profiling(true);
+  t.step();
+  t.step();
+  const kernels::PhaseTotals& stages = t.raster_stages();
+  REQUIRE_FALSE(stages.phases().empty());
+  CHECK(find_phase(stages, "project") != nullptr);
+  CHECK(find_phase(stages, "backward start") == nullptr);  // the gap is the loss, timed as a step phase
+  for (const auto& p : stages.phases()) CHECK(p.count == 2);
 }

@@ -26,9 +26,7 @@ bool eventually(P pred) {
 
 TEST_CASE("training session: pause, settings, requests, metrics ring and snapshots", "[session]") {
   Scene scene = test::small_demo_scene(40, 30, 200);
-  TrainerOptions o;
-  o.steps = 100000;
-  o.cpu_threads = 1;
+  const TrainerOptions o{.steps = 100000, .cpu_threads = 1};
   SessionOptions so;
   so.metrics_capacity = 5;
   so.metrics_every = 1;
@@ -82,9 +80,7 @@ TEST_CASE("training session: pause, settings, requests, metrics ring and snapsho
 
 TEST_CASE("training session: checkpoints are written between steps, profiling follows its switch", "[session]") {
   const Scene scene = test::small_demo_scene(40, 30, 200);
-  TrainerOptions o;
-  o.steps = 100000;
-  o.cpu_threads = 1;
+  const TrainerOptions o{.steps = 100000, .cpu_threads = 1};
   const GaussianModel init = init_from_points(scene.points);
   TrainingSession session(scene, init, o);
   session.set_profiling(true);
