@@ -126,7 +126,9 @@ void write_checkpoint(const std::filesystem::path& file, const Checkpoint& ckpt)
   header["sh_degree"] = ckpt.gaussians.sh_degree();
   header["rows"] = ckpt.gaussians.size();
   for (Group g : kAllGroups)
-    header["columns"].push_back({{"group", group_name(g)}, {"floats", ckpt.gaussians.col(g).value.size()}});
+    header["columns"].push_back({{"group", group_name(g)},
+                                 {"floats", ckpt.gaussians.col(g).value.size()},
+                                 {"storage", precision_name(ckpt.gaussians.spec(g).storage)}});
   const std::string text = header.dump();
 
   std::filesystem::path tmp = file;
@@ -143,8 +145,9 @@ void write_checkpoint(const std::filesystem::path& file, const Checkpoint& ckpt)
     w.write(text.data(), text.size());
     for (Group g : kAllGroups) {
       const HostColumn& c = ckpt.gaussians.col(g);
-      for (const std::vector<float>* v : {&c.value, &c.exp_avg, &c.exp_avg_sq})
-        w.write(v->data(), v->size() * sizeof(float));
+      const std::vector<unsigned char> values = encode_values(c.value, ckpt.gaussians.spec(g).storage);
+      w.write(values.data(), values.size());
+      for (const std::vector<float>* v : {&c.exp_avg, &c.exp_avg_sq}) w.write(v->data(), v->size() * sizeof(float));
     }
     const uint64_t digest = w.hash.h;
     out.write(reinterpret_cast<const char*>(&digest), sizeof digest);
@@ -190,24 +193,39 @@ Checkpoint read_checkpoint(const std::filesystem::path& file) {
   } catch (const nlohmann::json::parse_error& e) {
     throw CheckpointError(name + ": checkpoint header is not valid JSON (error at byte " + std::to_string(e.byte) +
                           " of " + std::to_string(len) + ")" + damaged);
+  } catch (const nlohmann::json::out_of_range&) {  // the parser's one other error: a number beyond a double
+    throw CheckpointError(name + ": checkpoint header is not valid JSON (a number too large for a double)" + damaged);
   }
 
   const FieldReader h(header, name, "checkpoint header", damaged);
   const int sh_degree = static_cast<int>(h.integer("sh_degree", 0, 3, "spherical-harmonics degree"));
-  // One row of the payload: each group's floats three times (the value and Adam's two moments).
-  uint64_t row_floats = 0;
-  for (Group g : kAllGroups) row_floats += static_cast<uint64_t>(group_width(g, sh_degree));
-  const uint64_t row_bytes = 3 * row_floats * sizeof(float);
-  // The upper bound only keeps rows * row_bytes from overflowing; the file's length decides below.
-  const int64_t rows = h.integer("rows", 0, std::numeric_limits<int64_t>::max() / static_cast<int64_t>(row_bytes));
   const nlohmann::json& cols = h.array("columns");
   if (cols.size() != size_t(kGroupCount))
     h.fail("columns", "has " + std::to_string(cols.size()) + " entries, expected " + std::to_string(kGroupCount));
+  // Each column's storage precision; files written before columns had one lack the field: f32.
+  ColumnTable table = kParamColumns;
+  std::vector<FieldReader> col_fields;
+  col_fields.reserve(kGroupCount);
   for (Group g : kAllGroups) {
-    const FieldReader c(cols[static_cast<size_t>(g)], name, "checkpoint header columns[" + std::to_string(static_cast<int>(g)) + "]", damaged);
+    const FieldReader& c = col_fields.emplace_back(cols[static_cast<size_t>(g)], name, "checkpoint header columns[" + std::to_string(static_cast<int>(g)) + "]", damaged);
     if (c.text("group") != group_name(g)) c.fail("group", "is " + shown(c.at("group")) + ", expected '" + group_name(g) + "'");
+    if (cols[static_cast<size_t>(g)].contains("storage")) {
+      const std::string storage = c.text("storage");
+      if (storage == precision_name(Precision::BF16))
+        table[static_cast<int>(g)].storage = Precision::BF16;
+      else if (storage != precision_name(Precision::F32))
+        c.fail("storage", "is " + quote_user_text(storage) + ", expected 'f32' or 'bf16'");
+    }
+  }
+  // One row of the payload: each group's value in its storage precision and Adam's two fp32 moments.
+  uint64_t row_bytes = 0;
+  for (const ColumnSpec& spec : table)
+    row_bytes += static_cast<uint64_t>(spec.width(sh_degree)) * (element_size(spec.storage) + 2 * sizeof(float));
+  // The upper bound only keeps rows * row_bytes from overflowing; the file's length decides below.
+  const int64_t rows = h.integer("rows", 0, std::numeric_limits<int64_t>::max() / static_cast<int64_t>(row_bytes));
+  for (Group g : kAllGroups) {
     const int64_t floats = rows * group_width(g, sh_degree);
-    c.integer("floats", floats, floats, "rows x " + std::to_string(group_width(g, sh_degree)) + " for " + group_name(g));
+    col_fields[static_cast<size_t>(g)].integer("floats", floats, floats, "rows x " + std::to_string(group_width(g, sh_degree)) + " for " + group_name(g));
   }
   h.object("trainer");  // its fields are checked by restore_trainer_checkpoint, which knows them
 
@@ -218,11 +236,13 @@ Checkpoint read_checkpoint(const std::filesystem::path& file) {
   if (data.size() > need) throw CheckpointError(name + ": unexpected bytes after the data (" + sizes + ")" + damaged);
   if (!checksum_ok) throw CheckpointError(name + ": checkpoint is corrupt (checksum mismatch)");
 
-  Checkpoint ck{header["trainer"], GaussianState(sh_degree, rows)};
+  Checkpoint ck{header["trainer"], GaussianState(sh_degree, rows, table)};
   for (Group g : kAllGroups) {
     HostColumn& col = ck.gaussians.col(g);
-    for (std::vector<float>* v : {&col.value, &col.exp_avg, &col.exp_avg_sq})
-      std::memcpy(v->data(), r.take(v->size() * sizeof(float), group_name(g)), v->size() * sizeof(float));
+    const Precision storage = table[static_cast<int>(g)].storage;
+    decode_values(r.take(col.value.size() * element_size(storage), group_name(g)), storage, col.value);
+    for (std::vector<float>* v : {&col.exp_avg, &col.exp_avg_sq})
+      decode_values(r.take(v->size() * sizeof(float), group_name(g)), Precision::F32, *v);
   }
   return ck;
 }

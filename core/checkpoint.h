@@ -7,8 +7,10 @@
 //   "SPLATCKP"  8 bytes magic
 //   u32         format version (kCheckpointVersion)
 //   u64         length of the JSON header, then the header (UTF-8): {"trainer": ..., "sh_degree",
-//               "rows", "columns": [{"group", "floats"}...]}
-//   for each group in header order: value, exp_avg, exp_avg_sq as raw f32 arrays
+//               "rows", "columns": [{"group", "floats", "storage"}...]} (core/param_columns.h order)
+//   for each group in header order: value in its "storage" precision ("f32" or "bf16"; files
+//               without the field, written before it existed, are f32), then exp_avg and
+//               exp_avg_sq as raw f32 arrays
 //   u64         FNV-1a 64 hash of everything before it
 // Written to "<file>.tmp" and renamed, so a crash mid-write never leaves a half file in place.
 #include <cstdint>

@@ -1,11 +1,13 @@
 #include "core/device_gaussians.h"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
+#include "core/column_rows.h"
 #include "kernels/row_ops.h"
 
 namespace splat {
@@ -13,31 +15,9 @@ namespace splat {
 using kernels::Buffer;
 using kernels::Device;
 
-const char* group_name(Group g) {
-  switch (g) {
-    case Group::Means: return "means";
-    case Group::LogScales: return "log_scales";
-    case Group::Quats: return "quats";
-    case Group::Opacity: return "opacity_logits";
-    case Group::ShDc: return "sh_dc";
-    case Group::ShRest: return "sh_rest";
-  }
-  return "?";
-}
-
-int group_width(Group g, int sh_degree) {
-  switch (g) {
-    case Group::Means:
-    case Group::LogScales:
-    case Group::ShDc: return 3;
-    case Group::Quats: return 4;
-    case Group::Opacity: return 1;
-    case Group::ShRest: return (kernels::sh_coeffs_for_degree(sh_degree) - 1) * 3;
-  }
-  return 0;
-}
-
-GaussianState::GaussianState(int sh_degree, int64_t n) : sh_degree_(sh_degree) {
+GaussianState::GaussianState(int sh_degree, int64_t n, const ColumnTable& columns)
+    : sh_degree_(sh_degree), columns_(columns) {
+  if (!table_is_indexed_by_group(columns)) throw std::logic_error("GaussianState: column table not in Group order");
   for (Group g : kAllGroups) {
     const size_t len = static_cast<size_t>(n) * width(g);
     col(g).value.assign(len, 0.f);
@@ -46,67 +26,50 @@ GaussianState::GaussianState(int sh_degree, int64_t n) : sh_degree_(sh_degree) {
   }
 }
 
-namespace {
-// One accessor for const and mutable models.
-template <class Model>
-auto& model_column(Model& m, Group g) {
-  switch (g) {
-    case Group::Means: return m.means;
-    case Group::LogScales: return m.log_scales;
-    case Group::Quats: return m.quats;
-    case Group::Opacity: return m.opacity_logits;
-    case Group::ShDc: return m.sh_dc;
-    case Group::ShRest: return m.sh_rest;
-  }
-  throw std::logic_error("bad group");
-}
-}  // namespace
-
-GaussianState GaussianState::from_model(const GaussianModel& m) {
+GaussianState GaussianState::from_model(const GaussianModel& m, const ColumnTable& columns) {
   m.check_consistent();
-  GaussianState s(m.sh_degree(), m.size());
-  for (Group g : kAllGroups) s.col(g).value = model_column(m, g);
+  GaussianState s(m.sh_degree(), m.size(), columns);
+  for (Group g : kAllGroups) s.col(g).value = m.column(g);
+  s.round_to_storage();
   return s;
 }
 
 GaussianModel GaussianState::to_model() const {
   GaussianModel m(sh_degree_, size());
-  for (Group g : kAllGroups) model_column(m, g) = col(g).value;
+  for (Group g : kAllGroups) m.column(g) = col(g).value;
   m.check_consistent();
   return m;
 }
 
-void GaussianState::append_rows(std::span<const int64_t> rows) {
-  const int64_t n = size();
+size_t GaussianState::storage_bytes() const {
+  size_t b = 0;
   for (Group g : kAllGroups) {
-    const int w = width(g);
+    const HostColumn& c = col(g);
+    b += c.value.size() * element_size(spec(g).storage) + (c.exp_avg.size() + c.exp_avg_sq.size()) * sizeof(float);
+  }
+  return b;
+}
+
+void GaussianState::round_to_storage() {
+  for (Group g : kAllGroups)
+    if (spec(g).storage != Precision::F32)
+      for (float& v : col(g).value) v = splat::round_to_storage(v, spec(g).storage);
+}
+
+void GaussianState::append_rows(std::span<const int64_t> rows) {
+  check_rows_in_range(rows, size(), "append_rows");
+  for (Group g : kAllGroups) {
     HostColumn& c = col(g);
-    c.value.reserve(c.value.size() + rows.size() * w);
-    for (int64_t r : rows) {
-      if (r < 0 || r >= n) throw std::out_of_range("append_rows: row " + std::to_string(r) + " of " + std::to_string(n));
-      for (int k = 0; k < w; ++k) c.value.push_back(c.value[r * w + k]);
-    }
+    append_column_rows(c.value, width(g), rows);
     c.exp_avg.resize(c.value.size(), 0.f);
     c.exp_avg_sq.resize(c.value.size(), 0.f);
   }
 }
 
 void GaussianState::keep_rows(std::span<const uint8_t> keep) {
-  if (static_cast<int64_t>(keep.size()) != size())
-    throw std::logic_error("keep_rows: mask has " + std::to_string(keep.size()) + " entries for " +
-                           std::to_string(size()) + " rows");
-  for (Group g : kAllGroups) {
-    const size_t w = width(g);
-    for (std::vector<float>* v : {&col(g).value, &col(g).exp_avg, &col(g).exp_avg_sq}) {
-      size_t out = 0;
-      for (size_t i = 0; i < keep.size(); ++i) {
-        if (!keep[i]) continue;
-        for (size_t k = 0; k < w; ++k) (*v)[out * w + k] = (*v)[i * w + k];
-        ++out;
-      }
-      v->resize(out * w);
-    }
-  }
+  check_mask_length(keep, size(), "keep_rows");
+  for (Group g : kAllGroups)
+    for (std::vector<float>* v : {&col(g).value, &col(g).exp_avg, &col(g).exp_avg_sq}) keep_column_rows(*v, width(g), keep);
 }
 
 void GaussianState::reset_moments(Group g, std::span<const int64_t> rows) {
@@ -135,6 +98,14 @@ void GaussianState::check_consistent() const {
       throw std::logic_error(std::string("GaussianState: column ") + group_name(g) + " has " +
                              std::to_string(c.value.size()) + "/" + std::to_string(c.exp_avg.size()) + "/" +
                              std::to_string(c.exp_avg_sq.size()) + " floats, expected " + std::to_string(len));
+    const Precision p = spec(g).storage;
+    if (p != Precision::F32)
+      for (float v : c.value) {
+        const float stored = splat::round_to_storage(v, p);
+        if (std::memcmp(&v, &stored, sizeof v) != 0)  // bitwise: a NaN compares unequal to itself
+          throw std::logic_error(std::string("GaussianState: column ") + group_name(g) + " holds a value " +
+                                 precision_name(p) + " cannot store");
+      }
   }
 }
 
@@ -195,13 +166,14 @@ void DeviceGaussians::zero_stats() {
 }
 
 GaussianState DeviceGaussians::download() const {
-  GaussianState s(sh_degree_, 0);
+  GaussianState s(sh_degree_, 0, columns_);
   for (Group g : kAllGroups) {
     const int i = static_cast<int>(g);
     s.col(g).value = params_[i].download();
     s.col(g).exp_avg = m1_[i].download();
     s.col(g).exp_avg_sq = m2_[i].download();
   }
+  s.round_to_storage();
   s.check_consistent();
   return s;
 }
@@ -210,6 +182,7 @@ void DeviceGaussians::upload(const GaussianState& state) {
   state.check_consistent();
   n_ = state.size();
   sh_degree_ = state.sh_degree();
+  columns_ = state.columns();
   for (Group g : kAllGroups) {
     const int i = static_cast<int>(g);
     params_[i].upload(state.col(g).value);
@@ -278,11 +251,11 @@ void DeviceGaussians::gather_rows(std::span<const int32_t> param_source, std::sp
 }
 
 void DeviceGaussians::append_rows(std::span<const int64_t> rows) {
+  check_rows_in_range(rows, n_, "append_rows");
   std::vector<int32_t> params(static_cast<size_t>(n_)), moments;
   for (int64_t i = 0; i < n_; ++i) params[i] = static_cast<int32_t>(i);
   moments = params;
   for (int64_t r : rows) {
-    if (r < 0 || r >= n_) throw std::out_of_range("append_rows: row " + std::to_string(r) + " of " + std::to_string(n_));
     params.push_back(static_cast<int32_t>(r));
     moments.push_back(-1);
   }
@@ -290,9 +263,7 @@ void DeviceGaussians::append_rows(std::span<const int64_t> rows) {
 }
 
 void DeviceGaussians::keep_rows(std::span<const uint8_t> keep) {
-  if (static_cast<int64_t>(keep.size()) != n_)
-    throw std::logic_error("keep_rows: mask has " + std::to_string(keep.size()) + " entries for " +
-                           std::to_string(n_) + " rows");
+  check_mask_length(keep, n_, "keep_rows");
   std::vector<int32_t> kept;
   for (int64_t i = 0; i < n_; ++i)
     if (keep[i]) kept.push_back(static_cast<int32_t>(i));
@@ -351,8 +322,8 @@ void RowEditPlan::copy_row(int64_t from, int64_t to) {
 }
 
 void RowEditPlan::append_rows(std::span<const int64_t> rows) {
+  check_rows_in_range(rows, size(), "RowEditPlan::append_rows");
   for (int64_t r : rows) {
-    if (r < 0 || r >= size()) throw std::out_of_range("RowEditPlan::append_rows: row " + std::to_string(r) + " of " + std::to_string(size()));
     if (size() == std::numeric_limits<int32_t>::max()) throw std::runtime_error("RowEditPlan: too many rows");
     params_.push_back(params_[r]);
     moments_.push_back(-1);

@@ -15,21 +15,15 @@
 #include <vector>
 
 #include "core/gaussian_model.h"
+#include "core/param_columns.h"
 #include "kernels/buffer.h"
 #include "kernels/rasterizer.h"
 
 namespace splat {
 
-// Parameter groups: each has its own learning rate and its own Adam moments.
-enum class Group : int { Means = 0, LogScales, Quats, Opacity, ShDc, ShRest };
-inline constexpr int kGroupCount = 6;
-inline constexpr std::array<Group, kGroupCount> kAllGroups = {Group::Means,   Group::LogScales, Group::Quats,
-                                                             Group::Opacity, Group::ShDc,      Group::ShRest};
-const char* group_name(Group g);
-// Floats per row of a group for a storage SH degree.
-int group_width(Group g, int sh_degree);
-
 // One column on the host: values and Adam's first and second moments, n * width floats each.
+// Values are held as fp32 but, for a column whose storage is BF16, only values bf16 represents
+// (check_consistent enforces it), so storing them loses nothing; moments are fp32 always.
 struct HostColumn {
   std::vector<float> value, exp_avg, exp_avg_sq;
 };
@@ -37,13 +31,19 @@ struct HostColumn {
 // Host copy of parameters and optimizer state. Row edits keep all columns and moments aligned.
 class GaussianState {
  public:
-  explicit GaussianState(int sh_degree = 3, int64_t n = 0);
-  // Parameters from a model; moments zero.
-  static GaussianState from_model(const GaussianModel& m);
+  explicit GaussianState(int sh_degree = 3, int64_t n = 0, const ColumnTable& columns = kParamColumns);
+  // Parameters from a model, rounded to each column's storage precision; moments zero.
+  static GaussianState from_model(const GaussianModel& m, const ColumnTable& columns = kParamColumns);
   GaussianModel to_model() const;
 
+  const ColumnTable& columns() const { return columns_; }
+  const ColumnSpec& spec(Group g) const { return columns_[static_cast<int>(g)]; }
   int sh_degree() const { return sh_degree_; }
-  int width(Group g) const { return group_width(g, sh_degree_); }
+  int width(Group g) const { return spec(g).width(sh_degree_); }
+  // Bytes the columns take in their storage precision (values) plus the fp32 moments.
+  size_t storage_bytes() const;
+  // Rounds every value to its column's storage precision (after fp32 arithmetic wrote them).
+  void round_to_storage();
   int64_t size() const { return static_cast<int64_t>(col(Group::Opacity).value.size()); }
 
   HostColumn& col(Group g) { return cols_[static_cast<int>(g)]; }
@@ -65,11 +65,13 @@ class GaussianState {
   // Copies row `from`'s values to row `to` in every group (moments untouched).
   void copy_row(int64_t from, int64_t to);
 
-  // Throws std::logic_error when a column or moment length disagrees with size().
+  // Throws std::logic_error when a column or moment length disagrees with size(), or a value is
+  // not representable in its column's storage precision.
   void check_consistent() const;
 
  private:
   int sh_degree_ = 3;
+  ColumnTable columns_;
   std::array<HostColumn, kGroupCount> cols_;
 };
 
@@ -143,6 +145,8 @@ class DeviceGaussians {
   kernels::Device device_;
   int64_t n_ = 0;
   int sh_degree_ = 3;
+  // The uploaded state's columns: download() hands back values in their storage precision.
+  ColumnTable columns_ = kParamColumns;
   std::array<kernels::Buffer<float>, kGroupCount> params_, grads_, m1_, m2_;
   kernels::Buffer<float> grad2d_, grad2d_abs_, max_radius_;
   kernels::Buffer<int32_t> visible_count_;

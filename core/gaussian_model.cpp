@@ -1,11 +1,13 @@
 #include "core/gaussian_model.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <random>
 #include <stdexcept>
 #include <string>
 
+#include "core/column_rows.h"
 #include "core/knn.h"
 
 namespace splat {
@@ -23,15 +25,15 @@ GaussianModel::GaussianModel(int sh_degree, int64_t n) : sh_degree_(sh_degree) {
   resize(n);
 }
 
-template <class F>
-void GaussianModel::for_each_column(F&& f) {
-  f(means, 3);
-  f(log_scales, 3);
-  f(quats, 4);
-  f(opacity_logits, 1);
-  f(sh_dc, 3);
-  f(sh_rest, sh_rest_coeffs() * 3);
-}
+namespace {
+// The member holding each group's column, in kParamColumns order.
+constexpr std::array<std::vector<float> GaussianModel::*, kGroupCount> kMembers = {
+    &GaussianModel::means, &GaussianModel::log_scales, &GaussianModel::quats,
+    &GaussianModel::opacity_logits, &GaussianModel::sh_dc, &GaussianModel::sh_rest};
+}  // namespace
+
+std::vector<float>& GaussianModel::column(Group g) { return this->*kMembers[static_cast<int>(g)]; }
+const std::vector<float>& GaussianModel::column(Group g) const { return this->*kMembers[static_cast<int>(g)]; }
 
 kernels::GaussiansView GaussianModel::view() const {
   kernels::GaussiansView v;
@@ -49,33 +51,18 @@ kernels::GaussiansView GaussianModel::view() const {
 void GaussianModel::resize(int64_t n) {
   if (n < 0) throw std::invalid_argument("GaussianModel::resize: negative size");
   const int64_t old = size();
-  for_each_column([n](std::vector<float>& col, int width) { col.resize(static_cast<size_t>(n * width), 0.0f); });
+  for (Group g : kAllGroups) column(g).resize(static_cast<size_t>(n * group_width(g, sh_degree_)), 0.0f);
   for (int64_t i = old; i < n; ++i) quats[static_cast<size_t>(i * 4)] = 1.0f;
 }
 
 void GaussianModel::append_rows(std::span<const int64_t> rows) {
-  const int64_t n = size();
-  for (int64_t r : rows)
-    if (r < 0 || r >= n) throw std::out_of_range("GaussianModel::append_rows: row " + std::to_string(r) + " of " + std::to_string(n));
-  for_each_column([&](std::vector<float>& col, int width) {
-    col.reserve(col.size() + rows.size() * static_cast<size_t>(width));
-    for (int64_t r : rows)
-      for (int j = 0; j < width; ++j) col.push_back(col[static_cast<size_t>(r * width + j)]);
-  });
+  check_rows_in_range(rows, size(), "GaussianModel::append_rows");
+  for (Group g : kAllGroups) append_column_rows(column(g), group_width(g, sh_degree_), rows);
 }
 
 void GaussianModel::keep_rows(std::span<const uint8_t> keep) {
-  if (static_cast<int64_t>(keep.size()) != size())
-    throw std::invalid_argument("GaussianModel::keep_rows: mask has " + std::to_string(keep.size()) + " entries for " +
-                                std::to_string(size()) + " rows");
-  for_each_column([&](std::vector<float>& col, int width) {
-    size_t out = 0;
-    for (size_t r = 0; r < keep.size(); ++r) {
-      if (!keep[r]) continue;
-      for (int j = 0; j < width; ++j) col[out++] = col[r * static_cast<size_t>(width) + j];
-    }
-    col.resize(out);
-  });
+  check_mask_length(keep, size(), "GaussianModel::keep_rows");
+  for (Group g : kAllGroups) keep_column_rows(column(g), group_width(g, sh_degree_), keep);
 }
 
 void GaussianModel::set_sh_degree(int degree) {
@@ -94,10 +81,10 @@ void GaussianModel::set_sh_degree(int degree) {
 
 void GaussianModel::check_consistent() const {
   const size_t n = static_cast<size_t>(size());
-  const size_t rest = static_cast<size_t>(sh_rest_coeffs()) * 3;
-  if (means.size() != n * 3 || log_scales.size() != n * 3 || quats.size() != n * 4 || sh_dc.size() != n * 3 ||
-      sh_rest.size() != n * rest)
-    throw std::logic_error("GaussianModel: columns disagree on the number of Gaussians");
+  for (Group g : kAllGroups)
+    if (column(g).size() != n * group_width(g, sh_degree_))
+      throw std::logic_error(std::string("GaussianModel: column ") + group_name(g) + " has " +
+                             std::to_string(column(g).size()) + " floats for " + std::to_string(n) + " Gaussians");
 }
 
 GaussianModel init_from_points(std::span<const ScenePoint> points, const PointInitOptions& opt) {

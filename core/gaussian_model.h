@@ -6,6 +6,7 @@
 #include <span>
 #include <vector>
 
+#include "core/param_columns.h"
 #include "core/scene.h"
 #include "kernels/rasterizer.h"
 
@@ -40,6 +41,10 @@ class GaussianModel {
 
   kernels::GaussiansView view() const;
 
+  // The column of a group (kParamColumns describes each: name, width, storage).
+  std::vector<float>& column(Group g);
+  const std::vector<float>& column(Group g) const;
+
   // Grows or shrinks to n rows; new rows are zero except an identity rotation.
   void resize(int64_t n);
   // Appends copies of the given rows (in the given order, repeats allowed): densification's clone.
@@ -53,10 +58,6 @@ class GaussianModel {
   void check_consistent() const;
 
  private:
-  // Calls f(column, floats per row) for every column, so row operations cannot miss one.
-  template <class F>
-  void for_each_column(F&& f);
-
   int sh_degree_ = 3;
 };
 

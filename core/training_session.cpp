@@ -117,14 +117,6 @@ kernels::PhaseTotals TrainingSession::step_phases() const {
   return step_phases_;
 }
 
-uint64_t TrainingSession::copy_snapshot(uint64_t have_version, GaussianModel& out) const {
-  std::lock_guard lock(snapshot_mutex_);
-  const uint64_t v = snapshot_version_.load();
-  if (v <= have_version) return have_version;
-  out = front_;
-  return v;
-}
-
 void TrainingSession::push_metrics(const SessionMetrics& m) {
   std::lock_guard lock(metrics_mutex_);
   metrics_.push_back(m);
@@ -135,16 +127,13 @@ void TrainingSession::publish_snapshot(bool force) {
   const auto now = std::chrono::steady_clock::now();
   if (!force && now - last_snapshot_ < std::chrono::milliseconds(session_.snapshot_interval_ms)) return;
   last_snapshot_ = now;
-  // Parameters only: the viewer has no use for the two Adam moments, which would triple the bytes
-  // copied (about 0.7 GB at 1M Gaussians) and stall training for as long every interval.
-  // GaussianState::to_model reads the values alone, so the moments stay empty here.
-  const DeviceGaussians& g = run_->trainer().gaussians();
-  GaussianState params(g.sh_degree(), 0);
-  for (Group grp : kAllGroups) params.col(grp).value = g.param(grp).download();
-  back_ = params.to_model();  // the download happens outside the lock
-  std::lock_guard lock(snapshot_mutex_);
-  std::swap(front_, back_);
-  snapshot_version_.fetch_add(1);
+  // Parameters only, copied on the device: the viewer has no use for the two Adam moments, and
+  // nothing goes through the host. The snapshot is stored only once all its copies are issued
+  // (on CUDA, enqueued on the trainer's stream ahead of anything a reader enqueues there later).
+  const Trainer& t = run_->trainer();
+  std::shared_ptr<const ModelSnapshot> next =
+      ModelSnapshot::capture(t.gaussians(), ++snapshots_published_, t.steps_done());
+  snapshot_.store(std::move(next));  // the previous one lives on while a reader holds it
 }
 
 void TrainingSession::apply_commands() {

@@ -4,9 +4,11 @@
 // reads the run's metrics records from a bounded ring buffer, and reads the latest published
 // snapshot of the Gaussians.
 //
-// Snapshots are double-buffered on the host: the trainer thread fills the back buffer at most
-// every `snapshot_interval_ms`, then swaps it under a mutex and bumps the version, so the viewer
-// always sees one complete model and can skip re-uploading when the version has not changed.
+// Snapshots stay on the training device: at most every `snapshot_interval_ms`, at a step boundary,
+// the trainer thread copies the parameters into a new immutable ModelSnapshot (device to device,
+// core/model_snapshot.h) and publishes it with an atomic shared_ptr store. No lock is held while
+// copying, and readers never wait for one: they take the current pointer, and the snapshot lives
+// for as long as they hold it, unchanged by later steps.
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include "core/gaussian_model.h"
+#include "core/model_snapshot.h"
 #include "core/scene.h"
 #include "core/training_run.h"
 
@@ -75,10 +78,8 @@ class TrainingSession {
   // Phase totals over the steps profiled since profiling was last turned on (empty while off).
   kernels::PhaseTotals step_phases() const;
 
-  // Version of the latest snapshot (0: none yet); copy_snapshot fills `out` when the version is
-  // newer than `have_version` and returns the version it copied (or have_version).
-  uint64_t snapshot_version() const { return snapshot_version_.load(); }
-  uint64_t copy_snapshot(uint64_t have_version, GaussianModel& out) const;
+  // The latest published snapshot (null before the first one); versions count up from 1.
+  std::shared_ptr<const ModelSnapshot> snapshot() const { return snapshot_.load(); }
 
  private:
   void thread_main();
@@ -107,9 +108,10 @@ class TrainingSession {
   std::deque<SessionMetrics> metrics_;
   kernels::PhaseTotals step_phases_;  // copied from the trainer after each profiled step
 
-  mutable std::mutex snapshot_mutex_;
-  GaussianModel front_, back_;
-  std::atomic<uint64_t> snapshot_version_{0};
+  // Written by the trainer thread only, once a snapshot's copies are issued; no mutex guards it,
+  // so no copy can happen under one.
+  std::atomic<std::shared_ptr<const ModelSnapshot>> snapshot_;
+  uint64_t snapshots_published_ = 0;  // trainer thread only
   std::chrono::steady_clock::time_point last_snapshot_{};
 };
 

@@ -10,7 +10,7 @@ void draw_view_panel(ViewerState& state) {
   if (!ImGui::CollapsingHeader("View", ImGuiTreeNodeFlags_DefaultOpen)) return;
   if (state.has_content()) {
     ImGui::TextWrapped("%s", state.content.source.c_str());
-    ImGui::Text("%lld Gaussians", static_cast<long long>(state.content.model->size()));
+    ImGui::Text("%lld Gaussians", static_cast<long long>(state.gaussian_count()));
     if (state.content.scene)
       ImGui::Text("%zu cameras (%zu train)", state.content.scene->views.size(),
                   state.content.scene->train_indices().size());

@@ -51,10 +51,7 @@ void TrainingController::stop() {
 
 void TrainingController::reset(ViewerState& viewer) {
   session_.reset();  // stops and joins
-  if (initial_model_) {
-    viewer.content.model = initial_model_;
-    ++viewer.model_version;
-  }
+  if (initial_model_) viewer.show_model(initial_model_);
   history = {};
 }
 
@@ -144,11 +141,10 @@ void TrainingController::poll(ViewerState& viewer) {
     history.last_step = m.step;
   }
   poll_step_share();
-  if (session_->snapshot_version() != snapshot_version_) {
-    auto model = std::make_shared<GaussianModel>();
-    snapshot_version_ = session_->copy_snapshot(snapshot_version_, *model);
-    viewer.content.model = std::move(model);
-    ++viewer.model_version;
+  // The viewer takes the snapshot itself (it stays on the training device), not a host copy.
+  if (std::shared_ptr<const ModelSnapshot> snap = session_->snapshot(); snap && snap->version() != snapshot_version_) {
+    snapshot_version_ = snap->version();
+    viewer.show_snapshot(std::move(snap));
   }
   if (session_->state() == SessionState::Failed && !failure_reported_) {
     viewer.notes.error("training failed: " + session_->error());

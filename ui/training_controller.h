@@ -1,7 +1,8 @@
 #pragma once
 // The GUI side of training: the settings the Training panel edits, the TrainingSession running
 // in the background, and the metric history the Metrics panel plots. Once per frame, poll()
-// pulls new metrics and, when the session published a newer snapshot, hands it to the viewer.
+// pulls new metrics and, when the session published a newer snapshot, hands it (on the training
+// device, shared, not copied) to the viewer.
 // No ImGui or GL here.
 #include <cstdint>
 #include <memory>
@@ -96,7 +97,7 @@ class TrainingController {
   std::unique_ptr<TrainingSession> session_;
   std::shared_ptr<const GaussianModel> initial_model_;  // what reset() returns to
   uint64_t content_generation_ = 0;                     // the viewer content the session trains
-  uint64_t snapshot_version_ = 0;
+  uint64_t snapshot_version_ = 0;  // of the session's snapshot last handed to the viewer
   bool failure_reported_ = false;
   bool stopped_ = false;  // stop() ended the session's thread: it serves no more requests
   std::vector<std::optional<kernels::DeviceMemory>> device_memory_;

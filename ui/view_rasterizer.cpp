@@ -19,20 +19,24 @@ ImageRGBA8 colorize_image(const float* rgb, const float* alpha, const float* dep
 ViewRasterizer::ViewRasterizer(Device device)
     : device_(device),
       rasterizer_(device == Device::CUDA ? kernels::make_cuda_rasterizer() : kernels::make_cpu_rasterizer()),
-      means_(device), quats_(device), log_scales_(device), opacities_(device), sh_dc_(device), sh_rest_(device),
       rgb_(device), alpha_(device), depth_(device) {}
 
 void ViewRasterizer::set_gaussians(std::shared_ptr<const GaussianModel> model, uint64_t version) {
-  const bool changed = model != model_ || version != version_;
+  const bool changed = model != model_ || version != version_ || source_;
   model_ = std::move(model);
   version_ = version;
-  if (!changed || device_ == Device::CPU || !model_) return;
-  means_.upload(model_->means);
-  quats_.upload(model_->quats);
-  log_scales_.upload(model_->log_scales);
-  opacities_.upload(model_->opacity_logits);
-  sh_dc_.upload(model_->sh_dc);
-  sh_rest_.upload(model_->sh_rest);
+  if (!changed) return;
+  source_.reset();
+  shown_ = device_ == Device::CUDA && model_ ? ModelSnapshot::upload(*model_, device_) : nullptr;
+}
+
+void ViewRasterizer::set_snapshot(std::shared_ptr<const ModelSnapshot> snapshot) {
+  if (snapshot == source_ && snapshot) return;
+  model_.reset();
+  version_ = 0;
+  source_ = std::move(snapshot);
+  if (!source_) shown_.reset();
+  else shown_ = source_->context() == kernels::ComputeContext(device_) ? source_ : source_->copy_to(device_);
 }
 
 void ViewRasterizer::render(const kernels::Camera& camera, const kernels::RasterSettings& settings) {
@@ -42,7 +46,7 @@ void ViewRasterizer::render(const kernels::Camera& camera, const kernels::Raster
   rgb_.resize(pixels * 3);
   alpha_.resize(pixels);
   depth_.resize(pixels);
-  if (!model_ || model_->size() == 0) {
+  if (gaussian_count() == 0) {
     // Nothing to draw: the background colour, fully transparent.
     std::vector<float> bg(pixels * 3);
     for (size_t i = 0; i < pixels; ++i) std::copy(settings.background, settings.background + 3, &bg[3 * i]);
@@ -51,17 +55,9 @@ void ViewRasterizer::render(const kernels::Camera& camera, const kernels::Raster
     depth_.zero();
     return;
   }
-  kernels::GaussiansView view = model_->view();
-  if (device_ == Device::CUDA) {
-    view.means = means_.data();
-    view.quats = quats_.data();
-    view.log_scales = log_scales_.data();
-    view.opacity_logits = opacities_.data();
-    view.sh_dc = sh_dc_.data();
-    view.sh_rest = sh_rest_.size() ? sh_rest_.data() : nullptr;
-  }
+  const kernels::GaussiansView view = shown_ ? shown_->view() : model_->view();
   kernels::RasterSettings s = settings;
-  s.sh_degree = std::min(s.sh_degree, model_->sh_degree());
+  s.sh_degree = std::min(s.sh_degree, shown_ ? shown_->sh_degree() : model_->sh_degree());
   const kernels::Camera cams[1] = {camera};
   rasterizer_->forward(view, cams, s, {rgb_.data(), alpha_.data(), depth_.data()});
 }

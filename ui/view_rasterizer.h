@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/gaussian_model.h"
+#include "core/model_snapshot.h"
 #include "kernels/buffer.h"
 #include "kernels/rasterizer.h"
 #include "ui/view_colorize.h"
@@ -24,11 +25,15 @@ class ViewRasterizer {
   explicit ViewRasterizer(kernels::Device device);
   kernels::Device device() const { return device_; }
 
-  // The Gaussians to show. For CUDA they are uploaded only when `version` differs from the last
-  // call's, so the per-frame cost is the render alone.
+  // The Gaussians to show, from a host model. For CUDA they are uploaded only when `version`
+  // differs from the last call's, so the per-frame cost is the render alone.
   void set_gaussians(std::shared_ptr<const GaussianModel> model, uint64_t version);
-  bool has_gaussians() const { return model_ != nullptr; }
-  int64_t gaussian_count() const { return model_ ? model_->size() : 0; }
+  // The Gaussians to show, from a snapshot (the training session's). One on this rasterizer's
+  // context is rendered in place and held for as long as it is shown; one elsewhere is copied
+  // here once per snapshot.
+  void set_snapshot(std::shared_ptr<const ModelSnapshot> snapshot);
+  bool has_gaussians() const { return model_ != nullptr || shown_ != nullptr; }
+  int64_t gaussian_count() const { return shown_ ? shown_->size() : model_ ? model_->size() : 0; }
 
   // Renders one view into the output buffers (on this backend's device).
   void render(const kernels::Camera& camera, const kernels::RasterSettings& settings);
@@ -45,10 +50,12 @@ class ViewRasterizer {
  private:
   kernels::Device device_;
   std::unique_ptr<kernels::Rasterizer> rasterizer_;
+  // What is shown: a host model (read directly by the CPU backend), or a snapshot on this
+  // backend's context (a host model's upload on CUDA, or the session's snapshot).
   std::shared_ptr<const GaussianModel> model_;
   uint64_t version_ = 0;
-  // Device copies of the model's columns (CUDA only; the CPU backend reads the model directly).
-  kernels::Buffer<float> means_, quats_, log_scales_, opacities_, sh_dc_, sh_rest_;
+  std::shared_ptr<const ModelSnapshot> source_;  // the snapshot last passed to set_snapshot
+  std::shared_ptr<const ModelSnapshot> shown_;
   kernels::Buffer<float> rgb_, alpha_, depth_;
   int width_ = 0, height_ = 0;
 };

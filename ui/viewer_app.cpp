@@ -90,7 +90,7 @@ void draw_viewport(ViewerState& state, ViewportTexture& texture, const Presenter
   FrameKey key = frame_key(state, camera);
   if (key != last) {
     last = {};  // a render that throws leaves no stale key behind
-    state.raster.set_gaussians(state.content.model, state.model_version);
+    state.update_raster();
     state.raster.render(camera, state.raster_settings());
     texture.update(state.raster, state.colorize_params());
     last = std::move(key);

@@ -77,6 +77,7 @@ void ViewerState::poll_loader() {
 
 void ViewerState::apply(ViewerContent loaded) {
   content = std::move(loaded);
+  shown_snapshot_.reset();
   ++content_generation;
   ++model_version;
   current_view = -1;
@@ -107,6 +108,26 @@ void ViewerState::apply(ViewerContent loaded) {
   }
   notes.info("opened " + content.source + " (" + std::to_string(content.model->size()) + " Gaussians" +
              (scene ? ", " + std::to_string(scene->views.size()) + " cameras)" : ")"));
+}
+
+void ViewerState::show_model(std::shared_ptr<const GaussianModel> model) {
+  content.model = std::move(model);
+  shown_snapshot_.reset();
+  ++model_version;
+}
+
+void ViewerState::show_snapshot(std::shared_ptr<const ModelSnapshot> snapshot) {
+  shown_snapshot_ = std::move(snapshot);
+  ++model_version;
+}
+
+int64_t ViewerState::gaussian_count() const {
+  return shown_snapshot_ ? shown_snapshot_->size() : content.model ? content.model->size() : 0;
+}
+
+void ViewerState::update_raster() {
+  if (shown_snapshot_) raster.set_snapshot(shown_snapshot_);
+  else raster.set_gaussians(content.model, model_version);
 }
 
 void ViewerState::frame_scene() { camera.frame(frame_center_, frame_radius_); }
@@ -150,7 +171,7 @@ void ViewerState::save_png() {
     if (!has_content()) throw std::runtime_error("nothing is open");
     if (snapshot.width < 1 || snapshot.height < 1 || snapshot.width > 16384 || snapshot.height > 16384)
       throw std::runtime_error("snapshot size must be 1..16384 pixels per side");
-    raster.set_gaussians(content.model, model_version);
+    update_raster();
     raster.render(camera.camera(snapshot.width, snapshot.height), raster_settings());
     write_png(snapshot.png_path, raster.colorize(colorize_params()));
     notes.info("saved " + snapshot.png_path + " (" + std::to_string(snapshot.width) + "x" +
@@ -163,8 +184,10 @@ void ViewerState::save_png() {
 void ViewerState::save_ply() {
   try {
     if (!has_content()) throw std::runtime_error("nothing is open");
-    write_ply(snapshot.ply_path, *content.model);
-    notes.info("saved " + snapshot.ply_path + " (" + std::to_string(content.model->size()) + " Gaussians)");
+    // A training snapshot is downloaded from its device here, once per save.
+    if (shown_snapshot_) write_ply(snapshot.ply_path, shown_snapshot_->download());
+    else write_ply(snapshot.ply_path, *content.model);
+    notes.info("saved " + snapshot.ply_path + " (" + std::to_string(gaussian_count()) + " Gaussians)");
   } catch (const std::exception& e) {
     notes.error(std::string("PLY snapshot: ") + e.what());
   }

@@ -4,8 +4,10 @@
 // implementation whether it comes from a menu, a button, a key or the command line.
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 
+#include "core/model_snapshot.h"
 #include "kernels/rasterizer.h"
 #include "ui/notifications.h"
 #include "ui/orbit_camera.h"
@@ -42,6 +44,16 @@ class ViewerState {
   void poll_loader();
   bool has_content() const { return content.model != nullptr; }
 
+  // What is shown: the content's model, or, while training, the session's latest snapshot (which
+  // stays on the training device and is held here for as long as it is shown). Both bump
+  // model_version; opening new content shows its model.
+  void show_model(std::shared_ptr<const GaussianModel> model);
+  void show_snapshot(std::shared_ptr<const ModelSnapshot> snapshot);
+  const std::shared_ptr<const ModelSnapshot>& shown_snapshot() const { return shown_snapshot_; }
+  int64_t gaussian_count() const;
+  // Hands what is shown to the rasterizer (it uploads or copies only what changed).
+  void update_raster();
+
   // Camera actions.
   void reset_view() { camera.reset(); }
   void frame_scene();
@@ -49,7 +61,7 @@ class ViewerState {
   void step_view(int delta);  // through the training cameras
   void snap_nearest();
 
-  // Snapshots; the outcome is a notification either way.
+  // Snapshots of what is shown; the outcome is a notification either way.
   void save_png();
   void save_ply();
 
@@ -64,7 +76,7 @@ class ViewerState {
 
   ViewerContent content;
   uint64_t content_generation = 0;  // bumps whenever new content is opened
-  uint64_t model_version = 0;       // bumps whenever content.model is replaced (opening, training)
+  uint64_t model_version = 0;       // bumps whenever what is shown changes (opening, training)
   OrbitCamera camera;
   int current_view = -1;  // training camera last snapped to, -1 when none
   ViewSettings view;
@@ -76,6 +88,7 @@ class ViewerState {
 
  private:
   void apply(ViewerContent loaded);
+  std::shared_ptr<const ModelSnapshot> shown_snapshot_;  // null: content.model is shown
   Vec3d frame_center_{};
   double frame_radius_ = 1.0;
   Vec3d grid_center_{};

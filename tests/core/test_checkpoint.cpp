@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -124,4 +125,62 @@ TEST_CASE("checkpoint: resuming gives the same cameras and identical parameters 
   CHECK(resumed.steps_done() == full.steps_done());
   CHECK(full.gaussians().size() != init.size());  // densification did act
   check_equal(resumed.gaussians().download(), full.gaussians().download());
+}
+
+TEST_CASE("checkpoint: a bf16 column is stored as bf16 and reads back exactly", "[checkpoint][columns]") {
+  const fs::path file = test::scratch_dir("checkpoint_bf16") / "b.ckpt";
+  ColumnTable table = kParamColumns;
+  table[static_cast<int>(Group::Quats)].storage = Precision::BF16;
+  GaussianState s = GaussianState::from_model(numbered_state(9).to_model(), table);
+  for (Group g : kAllGroups) s.col(g).exp_avg.assign(s.col(g).value.size(), 0.375f);
+  write_checkpoint(file, {{{"step", 3}}, s});
+  // Magic, version, header length, header, payload, checksum: the payload is the state's storage.
+  const std::vector<char> bytes = read_bytes(file);
+  uint64_t header_len = 0;
+  std::memcpy(&header_len, bytes.data() + 12, sizeof header_len);
+  CHECK(bytes.size() == 8 + 4 + 8 + header_len + s.storage_bytes() + 8);
+  const Checkpoint back = read_checkpoint(file);
+  CHECK(back.gaussians.spec(Group::Quats).storage == Precision::BF16);
+  CHECK(back.gaussians.spec(Group::Means).storage == Precision::F32);
+  check_equal(back.gaussians, s);
+}
+
+TEST_CASE("checkpoint: files from before the storage field load as fp32", "[checkpoint][columns]") {
+  // Written here byte by byte in the version-1 layout as it was before columns had a storage
+  // precision, so that the reader keeps accepting the checkpoints already on disk.
+  const int64_t rows = 2;
+  nlohmann::json header = {{"trainer", {{"step", 5}}}, {"sh_degree", 0}, {"rows", rows}};
+  std::vector<float> payload;
+  float x = 1.0f / 3.0f;
+  for (Group g : kAllGroups) {
+    const int64_t floats = rows * group_width(g, 0);
+    header["columns"].push_back({{"group", group_name(g)}, {"floats", floats}});
+    for (int64_t i = 0; i < 3 * floats; ++i) payload.push_back(x *= -1.1f);
+  }
+  const std::string text = header.dump();
+  std::vector<char> file_bytes = {'S', 'P', 'L', 'A', 'T', 'C', 'K', 'P'};
+  auto put = [&](const void* p, size_t n) { file_bytes.insert(file_bytes.end(), (const char*)p, (const char*)p + n); };
+  const uint32_t version = 1;
+  const uint64_t len = text.size();
+  put(&version, 4);
+  put(&len, 8);
+  put(text.data(), text.size());
+  put(payload.data(), payload.size() * sizeof(float));
+  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a 64 of everything so far
+  for (char c : file_bytes) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+  put(&h, 8);
+  const fs::path file = test::scratch_dir("checkpoint_v1_f32") / "old.ckpt";
+  write_bytes(file, file_bytes);
+
+  const Checkpoint ck = read_checkpoint(file);
+  CHECK(ck.trainer["step"] == 5);
+  REQUIRE(ck.gaussians.size() == rows);
+  size_t at = 0;
+  for (Group g : kAllGroups) {
+    CHECK(ck.gaussians.spec(g).storage == Precision::F32);
+    const HostColumn& c = ck.gaussians.col(g);
+    for (const std::vector<float>* v : {&c.value, &c.exp_avg, &c.exp_avg_sq})
+      for (float f : *v) CHECK(f == payload[at++]);
+  }
+  CHECK(at == payload.size());
 }

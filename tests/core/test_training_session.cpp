@@ -61,18 +61,39 @@ TEST_CASE("training session: pause, settings, requests, metrics ring and snapsho
   CHECK(m.back().step == paused_at);
   CHECK(m.front().step == paused_at - 4);
 
-  GaussianModel snap;
-  const uint64_t v = session.copy_snapshot(0, snap);
+  // While paused, the latest snapshot is of the last step, and holds the trainer's parameters then
+  // (the PLY above was written from the trainer itself).
+  const std::shared_ptr<const ModelSnapshot> held = session.snapshot();
+  REQUIRE(held);
+  const uint64_t v = held->version();
   CHECK(v > 0);
-  CHECK(snap.size() == init.size());
-  CHECK(session.copy_snapshot(v, snap) == v);
+  CHECK(held->step() == paused_at);
+  CHECK(held->context().device == kernels::Device::CPU);
+  const GaussianModel at_pause = held->download();
+  const GaussianModel trainer_at_pause = read_ply(ply);
+  REQUIRE(at_pause.size() == trainer_at_pause.size());
+  CHECK(at_pause.means == trainer_at_pause.means);
+  CHECK(at_pause.log_scales == trainer_at_pause.log_scales);
+  CHECK(at_pause.quats == trainer_at_pause.quats);
+  CHECK(at_pause.opacity_logits == trainer_at_pause.opacity_logits);
+  CHECK(at_pause.sh_dc == trainer_at_pause.sh_dc);
+  CHECK(at_pause.sh_rest == trainer_at_pause.sh_rest);
+  CHECK(session.snapshot() == held);  // nothing new while paused
 
   CHECK_THROWS_AS(session.set_batch_size(0), std::invalid_argument);
   CHECK_THROWS_AS(session.set_sh_degree_cap(4), std::invalid_argument);
   session.set_batch_size(3);
   session.resume();
   REQUIRE(eventually([&] { return session.steps_done() >= paused_at + 3; }));
-  CHECK(session.snapshot_version() > v);
+  // Later steps publish new snapshots; the one held is still valid and unchanged.
+  const std::shared_ptr<const ModelSnapshot> later = session.snapshot();
+  CHECK(later->version() > v);
+  CHECK(later->step() > held->step());
+  CHECK(later->download().means != at_pause.means);  // training moved the Gaussians
+  const GaussianModel held_now = held->download();
+  CHECK(held_now.means == at_pause.means);
+  CHECK(held_now.opacity_logits == at_pause.opacity_logits);
+  CHECK(held_now.sh_dc == at_pause.sh_dc);
   session.stop();
   CHECK(session.state() == SessionState::Finished);
   CHECK(session.error().empty());

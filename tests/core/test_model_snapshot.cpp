@@ -1,0 +1,88 @@
+// ModelSnapshot: an immutable copy of the parameters on one context. Uploading a host model and
+// downloading it back is exact; copies to another context are independent of their source; the
+// view points into the snapshot's own columns; capturing a trainer's Gaussians copies their values.
+#include <catch2/catch.hpp>
+
+#include "core/device_gaussians.h"
+#include "core/model_snapshot.h"
+#include "tests/support/test_support.h"
+
+using namespace splat;
+
+namespace {
+GaussianModel sample_model(int sh_degree) {
+  RandomInitOptions o;
+  o.count = 57;
+  o.init.sh_degree = sh_degree;
+  GaussianModel m = init_random(o);
+  // Distinct values in every column, so a swapped or missing column shows.
+  for (int64_t i = 0; i < m.size(); ++i) m.opacity_logits[i] = -1.f + 0.01f * static_cast<float>(i);
+  for (size_t k = 0; k < m.sh_rest.size(); ++k) m.sh_rest[k] = 0.001f * static_cast<float>(k % 97);
+  // As the trainer holds them (each column in its storage precision).
+  return GaussianState::from_model(m).to_model();
+}
+
+void check_same(const GaussianModel& a, const GaussianModel& b) {
+  REQUIRE(a.size() == b.size());
+  CHECK(a.sh_degree() == b.sh_degree());
+  CHECK(a.means == b.means);
+  CHECK(a.log_scales == b.log_scales);
+  CHECK(a.quats == b.quats);
+  CHECK(a.opacity_logits == b.opacity_logits);
+  CHECK(a.sh_dc == b.sh_dc);
+  CHECK(a.sh_rest == b.sh_rest);
+}
+}  // namespace
+
+TEST_CASE("model snapshot: host upload, download and view", "[snapshot]") {
+  for (int degree : {0, 3}) {
+    const GaussianModel m = sample_model(degree);
+    const auto s = ModelSnapshot::upload(m, kernels::Device::CPU);
+    CHECK(s->size() == m.size());
+    CHECK(s->version() == 0);
+    check_same(s->download(), m);
+
+    const kernels::GaussiansView v = s->view();
+    CHECK(v.n == m.size());
+    CHECK(v.means == s->param(Group::Means).data());
+    CHECK(v.opacity_logits == s->param(Group::Opacity).data());
+    CHECK(v.sh_rest_coeffs == m.sh_rest_coeffs());
+    CHECK((v.sh_rest == nullptr) == (degree == 0));
+    CHECK(v.opacity_logits[5] == m.opacity_logits[5]);
+  }
+  const auto empty = ModelSnapshot::upload(GaussianModel(3, 0), kernels::Device::CPU);
+  CHECK(empty->size() == 0);
+  CHECK(empty->download().size() == 0);
+}
+
+TEST_CASE("model snapshot: capture copies the trainer's values, not their storage", "[snapshot]") {
+  const GaussianModel m = sample_model(2);
+  DeviceGaussians g(kernels::Device::CPU, GaussianState::from_model(m));
+  const auto s = ModelSnapshot::capture(g, 7, 42);
+  CHECK(s->version() == 7);
+  CHECK(s->step() == 42);
+  CHECK(s->param(Group::Means).data() != g.param(Group::Means).data());
+  const GaussianModel at_capture = g.to_model();
+  check_same(s->download(), at_capture);
+  // Later edits of the trainer's columns leave the snapshot as it was.
+  g.cap_values(Group::Opacity, -5.f);
+  g.keep_rows(std::vector<uint8_t>(static_cast<size_t>(m.size()), 0));
+  CHECK(g.size() == 0);
+  check_same(s->download(), at_capture);
+
+  const auto copy = s->copy_to(kernels::Device::CPU);
+  CHECK(copy->version() == 7);
+  CHECK(copy->param(Group::ShDc).data() != s->param(Group::ShDc).data());
+  check_same(copy->download(), at_capture);
+}
+
+TEST_CASE("model snapshot: CUDA capture and copies equal the host values", "[snapshot][gpu]") {
+  if (!test::gpu_or_skip("CUDA model snapshots")) return;
+  const GaussianModel m = sample_model(3);
+  DeviceGaussians g(kernels::Device::CUDA, GaussianState::from_model(m));
+  const auto s = ModelSnapshot::capture(g, 1, 0);
+  CHECK(s->context().device == kernels::Device::CUDA);
+  check_same(s->download(), g.to_model());
+  check_same(s->copy_to(kernels::Device::CPU)->download(), g.to_model());
+  check_same(ModelSnapshot::upload(m, kernels::Device::CUDA)->download(), m);
+}
