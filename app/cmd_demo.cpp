@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "app/commands.h"
-#include "core/demo_scene.h"
+#include "core/scene/demo_scene.h"
 
 namespace splat::app {
 

@@ -8,9 +8,9 @@
 #include "app/commands.h"
 #include "app/path_args.h"
 #include "app/run_folder.h"
-#include "core/evaluator.h"
-#include "core/ply_io.h"
-#include "core/trainer.h"
+#include "core/train/evaluator.h"
+#include "core/model/ply_io.h"
+#include "core/train/trainer.h"
 
 namespace splat::app {
 namespace {

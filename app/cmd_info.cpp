@@ -8,8 +8,8 @@
 #include "app/commands.h"
 #include "app/path_args.h"
 #include "app/scene_args.h"
-#include "core/colmap_reader.h"
-#include "core/scene_loader.h"
+#include "core/scene/colmap_reader.h"
+#include "core/scene/scene_loader.h"
 
 namespace splat::app {
 namespace {

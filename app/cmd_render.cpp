@@ -9,10 +9,10 @@
 #include "app/commands.h"
 #include "app/path_args.h"
 #include "app/run_folder.h"
-#include "core/device_gaussians.h"
-#include "core/evaluator.h"
-#include "core/ply_io.h"
-#include "core/user_text.h"
+#include "core/model/device_gaussians.h"
+#include "core/train/evaluator.h"
+#include "core/model/ply_io.h"
+#include "core/util/user_text.h"
 
 namespace splat::app {
 namespace {

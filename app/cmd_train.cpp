@@ -14,11 +14,11 @@
 #include "app/path_args.h"
 #include "app/run_folder.h"
 #include "app/scene_args.h"
-#include "core/checkpoint.h"
-#include "core/gaussian_model.h"
-#include "core/ply_io.h"
-#include "core/progress.h"
-#include "core/training_run.h"
+#include "core/train/checkpoint.h"
+#include "core/model/gaussian_model.h"
+#include "core/model/ply_io.h"
+#include "core/util/progress.h"
+#include "core/train/training_run.h"
 
 namespace splat::app {
 namespace {

@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <system_error>
 
-#include "core/user_text.h"
+#include "core/util/user_text.h"
 
 namespace splat::app {
 namespace {

@@ -4,9 +4,9 @@
 #include <stdexcept>
 
 #include "app/scene_args.h"
-#include "core/user_text.h"
-#include "core/demo_scene.h"
-#include "core/scene_loader.h"
+#include "core/util/user_text.h"
+#include "core/scene/demo_scene.h"
+#include "core/scene/scene_loader.h"
 #include "kernels/device.h"
 
 namespace splat::app {

@@ -1,8 +1,8 @@
 #pragma once
 // A training run's folder, shared by `train`, `eval` and `render`:
 //   config.json       what the run was started with (scene folder, data factor, settings)
-//   metrics.jsonl     core/metrics_log.h
-//   checkpoint.ckpt   core/checkpoint.h (on Ctrl-C, on request, at the end)
+//   metrics.jsonl     core/train/metrics_log.h
+//   checkpoint.ckpt   core/train/checkpoint.h (on Ctrl-C, on request, at the end)
 //   point_cloud.ply   the Gaussians (at the end and on request)
 //   renders/          test renders written by `eval --renders`
 #include <filesystem>
@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/scene.h"
+#include "core/scene/scene.h"
 #include "kernels/rasterizer.h"
 
 namespace splat::app {

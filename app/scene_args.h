@@ -7,7 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "core/scene_loader.h"
+#include "core/scene/scene_loader.h"
 
 namespace splat::app {
 

@@ -23,7 +23,7 @@
 #include <random>
 #include <vector>
 
-#include "core/strategy_default.h"
+#include "core/train/strategy_default.h"
 
 using namespace splat;
 

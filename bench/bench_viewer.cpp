@@ -24,10 +24,10 @@
 #include <thread>
 #include <vector>
 
-#include "core/demo_scene.h"
-#include "core/gaussian_model.h"
-#include "core/scene_loader.h"
-#include "core/training_session.h"
+#include "core/scene/demo_scene.h"
+#include "core/model/gaussian_model.h"
+#include "core/scene/scene_loader.h"
+#include "core/train/training_session.h"
 #include "ui/headless_gl.h"
 #include "ui/orbit_camera.h"
 #include "ui/presenter.h"

@@ -18,11 +18,11 @@
 #include <string>
 #include <vector>
 
-#include "core/colmap_reader.h"
-#include "core/colmap_writer.h"
-#include "core/image_loader.h"
-#include "core/lens_model.h"
-#include "core/undistort.h"
+#include "core/scene/colmap_reader.h"
+#include "core/scene/colmap_writer.h"
+#include "core/scene/image_loader.h"
+#include "core/scene/lens_model.h"
+#include "core/scene/undistort.h"
 
 using namespace splat;
 namespace fs = std::filesystem;

@@ -1,5 +1,5 @@
 #pragma once
-// The MCMC strategy's per-step work on the Gaussians' own device (core/strategy_mcmc.h decides,
+// The MCMC strategy's per-step work on the Gaussians' own device (core/train/strategy_mcmc.h decides,
 // these apply): position noise and the regulariser gradients, so that no step copies columns to
 // the host. The math lives in kernels/mcmc_math.h.
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// The per-Gaussian math of the MCMC strategy's every-step work (see core/strategy_mcmc.h), shared
+// The per-Gaussian math of the MCMC strategy's every-step work (see core/train/strategy_mcmc.h), shared
 // literally by the CPU reference (kernels/cpu/mcmc_cpu.cpp) and the CUDA kernels
 // (kernels/cuda/mcmc_cuda.cu): the position noise with its counter-based normal draws, and the
 // gradients of the opacity and scale L1 regularisers.

@@ -9,6 +9,9 @@ if [ ! -f build/build.ninja ]; then
     -DCMAKE_CUDA_ARCHITECTURES="${SPLATLAB_CUDA_ARCH:-90}" >/tmp/splatlab-configure.$$.log 2>&1 \
     || { cat /tmp/splatlab-configure.$$.log; exit 1; }
 fi
+# The fuzz targets' clang build (fuzz/fuzz_tests.cmake) runs its own Ninja inside this one: the
+# same job count for it.
+export CMAKE_BUILD_PARALLEL_LEVEL="$jobs"
 # Ninja's per-file progress lines are dropped; warnings and errors stay.
 set +e
 cmake --build build -j "$jobs" 2>&1 | grep -v '^\[[0-9]*/[0-9]*\] '

@@ -6,7 +6,7 @@
 // Conventions are COLMAP's (world-to-camera R, camera x right, y down, z forward).
 #include <span>
 
-#include "core/scene.h"
+#include "core/scene/scene.h"
 #include "kernels/hd_math.h"
 #include "kernels/rasterizer.h"
 

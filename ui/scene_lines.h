@@ -4,7 +4,7 @@
 #include <array>
 #include <vector>
 
-#include "core/scene.h"
+#include "core/scene/scene.h"
 #include "kernels/hd_math.h"
 #include "kernels/rasterizer.h"
 

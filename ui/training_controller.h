@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/training_session.h"
+#include "core/train/training_session.h"
 #include "kernels/device.h"
 #include "ui/step_share.h"
 #include "ui/throttle.h"

@@ -6,8 +6,8 @@
 #include <memory>
 #include <vector>
 
-#include "core/gaussian_model.h"
-#include "core/model_snapshot.h"
+#include "core/model/gaussian_model.h"
+#include "core/model/model_snapshot.h"
 #include "kernels/buffer.h"
 #include "kernels/rasterizer.h"
 #include "ui/view_colorize.h"

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
-#include "core/demo_scene.h"
-#include "core/ply_io.h"
-#include "core/scene_loader.h"
+#include "core/scene/demo_scene.h"
+#include "core/model/ply_io.h"
+#include "core/scene/scene_loader.h"
 
 namespace splat::ui {
 namespace fs = std::filesystem;

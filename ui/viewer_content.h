@@ -12,8 +12,8 @@
 #include <optional>
 #include <string>
 
-#include "core/gaussian_model.h"
-#include "core/scene.h"
+#include "core/model/gaussian_model.h"
+#include "core/scene/scene.h"
 
 namespace splat::ui {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <vector>
 
-#include "core/ply_io.h"
+#include "core/model/ply_io.h"
 #include "ui/image_files.h"
 
 namespace splat::ui {

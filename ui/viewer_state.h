@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "core/model_snapshot.h"
+#include "core/model/model_snapshot.h"
 #include "kernels/rasterizer.h"
 #include "ui/notifications.h"
 #include "ui/orbit_camera.h"

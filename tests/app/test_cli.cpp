@@ -11,8 +11,8 @@
 #include <sstream>
 #include <string>
 
-#include "core/checkpoint.h"
-#include "core/ply_io.h"
+#include "core/train/checkpoint.h"
+#include "core/model/ply_io.h"
 #include "tests/support/test_support.h"
 
 namespace fs = std::filesystem;

@@ -5,9 +5,9 @@
 #include <filesystem>
 #include <string>
 
-#include "core/demo_scene.h"
-#include "core/scene_loader.h"
-#include "core/trainer.h"
+#include "core/scene/demo_scene.h"
+#include "core/scene/scene_loader.h"
+#include "core/train/trainer.h"
 
 namespace splat::test {
 

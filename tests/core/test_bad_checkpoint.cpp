@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "core/checkpoint.h"
-#include "core/trainer.h"
+#include "core/train/checkpoint.h"
+#include "core/train/trainer.h"
 #include "tests/core/demo_fixture.h"
 #include "tests/support/alloc_probe.h"
 #include "tests/support/test_support.h"
@@ -24,7 +24,7 @@ using Catch::Matchers::StartsWith;
 
 namespace {
 
-// FNV-1a 64, the checksum core/checkpoint.h specifies: damaged files are re-checksummed with it
+// FNV-1a 64, the checksum core/train/checkpoint.h specifies: damaged files are re-checksummed with it
 // the way a careless tool or a deliberate edit would, so that the checks behind the checksum are
 // reached too.
 uint64_t fnv1a(const std::string& bytes) {

@@ -4,8 +4,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/checkpoint.h"
-#include "core/trainer.h"
+#include "core/train/checkpoint.h"
+#include "core/train/trainer.h"
 #include "tests/core/demo_fixture.h"
 #include "tests/support/test_support.h"
 

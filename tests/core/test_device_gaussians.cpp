@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "core/device_gaussians.h"
+#include "core/model/device_gaussians.h"
 
 using namespace splat;
 

@@ -1,8 +1,8 @@
 // The one builder of evaluation settings: evaluation renders as the trainer renders.
 #include <catch2/catch.hpp>
 
-#include "core/evaluator.h"
-#include "core/trainer.h"
+#include "core/train/evaluator.h"
+#include "core/train/trainer.h"
 #include "tests/core/demo_fixture.h"
 
 using namespace splat;

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <random>
 
-#include "core/gaussian_model.h"
-#include "core/scene_loader.h"
+#include "core/model/gaussian_model.h"
+#include "core/scene/scene_loader.h"
 #include "tests/support/test_support.h"
 
 namespace {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <random>
 
-#include "core/knn.h"
+#include "core/model/knn.h"
 
 namespace {
 std::vector<splat::Vec3d> random_points(int n, uint64_t seed) {

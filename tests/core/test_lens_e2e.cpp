@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <vector>
 
-#include "core/evaluator.h"
-#include "core/trainer.h"
+#include "core/train/evaluator.h"
+#include "core/train/trainer.h"
 #include "tests/core/demo_fixture.h"
 
 using namespace splat;

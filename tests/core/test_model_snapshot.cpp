@@ -3,8 +3,8 @@
 // view points into the snapshot's own columns; capturing a trainer's Gaussians copies their values.
 #include <catch2/catch.hpp>
 
-#include "core/device_gaussians.h"
-#include "core/model_snapshot.h"
+#include "core/model/device_gaussians.h"
+#include "core/model/model_snapshot.h"
 #include "tests/support/test_support.h"
 
 using namespace splat;

@@ -1,4 +1,4 @@
-// The parameter column table (core/param_columns.h) and a column stored as bf16: the production
+// The parameter column table (core/model/param_columns.h) and a column stored as bf16: the production
 // table is all fp32, so these tests pass a modified copy of it, the way a future bf16 column
 // would be declared, and check storage size, host and device row edits, and the rounding rules.
 #include <catch2/catch.hpp>
@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "core/device_gaussians.h"
-#include "core/gaussian_model.h"
-#include "core/param_columns.h"
+#include "core/model/device_gaussians.h"
+#include "core/model/gaussian_model.h"
+#include "core/model/param_columns.h"
 
 using namespace splat;
 

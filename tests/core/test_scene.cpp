@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "core/scene.h"
+#include "core/scene/scene.h"
 
 TEST_CASE("scene split marks every 8th view as test and camera centre is -R^T t", "[scene]") {
   splat::Scene s;

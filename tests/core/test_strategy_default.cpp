@@ -5,7 +5,7 @@
 #include <limits>
 #include <random>
 
-#include "core/strategy_default.h"
+#include "core/train/strategy_default.h"
 #include "kernels/hd_math.h"
 #include "tests/support/test_support.h"
 

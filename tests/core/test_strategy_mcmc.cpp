@@ -3,7 +3,7 @@
 #include <cmath>
 #include <set>
 
-#include "core/strategy_mcmc.h"
+#include "core/train/strategy_mcmc.h"
 #include "kernels/hd_math.h"
 #include "tests/support/test_support.h"
 

@@ -3,8 +3,8 @@
 #include <chrono>
 #include <cstdio>
 
-#include "core/evaluator.h"
-#include "core/trainer.h"
+#include "core/train/evaluator.h"
+#include "core/train/trainer.h"
 #include "tests/core/demo_fixture.h"
 
 using namespace splat;

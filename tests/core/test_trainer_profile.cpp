@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <string>
 
-#include "core/trainer.h"
+#include "core/train/trainer.h"
 #include "tests/core/demo_fixture.h"
 #include "tests/support/test_support.h"
 

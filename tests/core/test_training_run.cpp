@@ -10,9 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/checkpoint.h"
-#include "core/evaluator.h"
-#include "core/training_run.h"
+#include "core/train/checkpoint.h"
+#include "core/train/evaluator.h"
+#include "core/train/training_run.h"
 #include "tests/core/demo_fixture.h"
 #include "tests/support/test_support.h"
 

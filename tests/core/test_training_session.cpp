@@ -6,9 +6,9 @@
 #include <fstream>
 #include <thread>
 
-#include "core/checkpoint.h"
-#include "core/ply_io.h"
-#include "core/training_session.h"
+#include "core/train/checkpoint.h"
+#include "core/model/ply_io.h"
+#include "core/train/training_session.h"
 #include "tests/core/demo_fixture.h"
 #include "tests/support/test_support.h"
 

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "core/user_text.h"
+#include "core/util/user_text.h"
 
 using splat::quote_user_text;
 

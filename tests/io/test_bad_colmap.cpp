@@ -8,9 +8,9 @@
 #include <limits>
 #include <string>
 
-#include "core/colmap_reader.h"
-#include "core/colmap_writer.h"
-#include "core/scene_loader.h"
+#include "core/scene/colmap_reader.h"
+#include "core/scene/colmap_writer.h"
+#include "core/scene/scene_loader.h"
 #include "tests/io/tiny_scene.h"
 #include "tests/support/alloc_probe.h"
 #include "tests/support/test_support.h"

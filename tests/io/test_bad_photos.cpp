@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <string>
 
-#include "core/image_loader.h"
-#include "core/scene_errors.h"
-#include "core/scene_loader.h"
+#include "core/scene/image_loader.h"
+#include "core/scene/scene_errors.h"
+#include "core/scene/scene_loader.h"
 #include "tests/io/tiny_scene.h"
 #include "tests/support/test_support.h"
 

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <string>
 
-#include "core/ply_io.h"
+#include "core/model/ply_io.h"
 #include "tests/io/tiny_scene.h"
 #include "tests/support/alloc_probe.h"
 #include "tests/support/test_support.h"

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/colmap_reader.h"
-#include "core/scene_loader.h"
+#include "core/scene/colmap_reader.h"
+#include "core/scene/scene_loader.h"
 #include "tests/support/test_support.h"
 
 namespace {

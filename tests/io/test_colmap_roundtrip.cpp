@@ -2,9 +2,9 @@
 // both formats load into the same scene; hand-made files with keypoints and tracks are read.
 #include <catch2/catch.hpp>
 
-#include "core/colmap_reader.h"
-#include "core/colmap_writer.h"
-#include "core/scene_loader.h"
+#include "core/scene/colmap_reader.h"
+#include "core/scene/colmap_writer.h"
+#include "core/scene/scene_loader.h"
 #include "tests/io/tiny_scene.h"
 #include "tests/support/test_support.h"
 

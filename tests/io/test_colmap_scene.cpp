@@ -6,9 +6,9 @@
 #include <utility>
 #include <vector>
 
-#include "core/image_loader.h"
-#include "core/scene_loader.h"
-#include "core/undistort.h"
+#include "core/scene/image_loader.h"
+#include "core/scene/scene_loader.h"
+#include "core/scene/undistort.h"
 #include "tests/io/tiny_scene.h"
 #include "tests/support/test_support.h"
 

@@ -6,10 +6,10 @@
 #include <fstream>
 #include <map>
 
-#include "core/demo_raytracer.h"
-#include "core/demo_scene.h"
-#include "core/scene_errors.h"
-#include "core/scene_loader.h"
+#include "core/scene/demo_raytracer.h"
+#include "core/scene/demo_scene.h"
+#include "core/scene/scene_errors.h"
+#include "core/scene/scene_loader.h"
 #include "tests/support/test_support.h"
 
 namespace fs = std::filesystem;

@@ -5,10 +5,10 @@
 
 #include <cmath>
 
-#include "core/colmap_reader.h"
-#include "core/colmap_writer.h"
-#include "core/lens_model.h"
-#include "core/undistort.h"
+#include "core/scene/colmap_reader.h"
+#include "core/scene/colmap_writer.h"
+#include "core/scene/lens_model.h"
+#include "core/scene/undistort.h"
 #include "tests/support/test_support.h"
 
 using splat::CameraModel;

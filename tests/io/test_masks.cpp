@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "core/camera_undistortion.h"
-#include "core/colmap_writer.h"
-#include "core/scene_loader.h"
-#include "core/user_masks.h"
+#include "core/scene/camera_undistortion.h"
+#include "core/scene/colmap_writer.h"
+#include "core/scene/scene_loader.h"
+#include "core/scene/user_masks.h"
 #include "tests/io/tiny_scene.h"
 #include "tests/support/test_support.h"
 

@@ -6,7 +6,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/progress.h"
+#include "core/util/progress.h"
 
 TEST_CASE("progress line shows label, bar, counts, rate and ETA", "[progress]") {
   // 5 of 20 in 2 s: 2.5/s, 15 left -> 6 s; a quarter of the 20-character bar.

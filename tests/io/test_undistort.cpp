@@ -9,7 +9,7 @@
 #include <cmath>
 #include <random>
 
-#include "core/undistort.h"
+#include "core/scene/undistort.h"
 
 using splat::CameraModel;
 using splat::LensCamera;

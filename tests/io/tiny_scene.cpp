@@ -7,8 +7,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "core/colmap_writer.h"
-#include "core/scene_errors.h"
+#include "core/scene/colmap_writer.h"
+#include "core/scene/scene_errors.h"
 
 namespace splat::test::tiny {
 namespace fs = std::filesystem;

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/colmap_reader.h"
+#include "core/scene/colmap_reader.h"
 
 namespace splat::test::tiny {
 

@@ -10,7 +10,7 @@
 #include <memory>
 #include <vector>
 
-#include "core/gaussian_model.h"
+#include "core/model/gaussian_model.h"
 #include "tests/support/test_support.h"
 #include "ui/headless_gl.h"
 #include "ui/orbit_camera.h"

@@ -6,8 +6,8 @@
 #include <chrono>
 #include <thread>
 
-#include "core/checkpoint.h"
-#include "core/demo_scene.h"
+#include "core/train/checkpoint.h"
+#include "core/scene/demo_scene.h"
 #include "tests/support/test_support.h"
 #include "ui/training_controller.h"
 

@@ -7,8 +7,8 @@
 #include <chrono>
 #include <thread>
 
-#include "core/demo_scene.h"
-#include "core/ply_io.h"
+#include "core/scene/demo_scene.h"
+#include "core/model/ply_io.h"
 #include "tests/support/test_support.h"
 #include "ui/training_controller.h"
 

@@ -6,7 +6,7 @@
 
 #include <fstream>
 
-#include "core/ply_io.h"
+#include "core/model/ply_io.h"
 #include "tests/support/test_support.h"
 #include "ui/viewer_state.h"
 

@@ -1,0 +1,352 @@
+#include "core/model/device_gaussians.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "core/model/column_rows.h"
+#include "kernels/row_ops.h"
+
+namespace splat {
+
+using kernels::Buffer;
+using kernels::Device;
+
+GaussianState::GaussianState(int sh_degree, int64_t n, const ColumnTable& columns)
+    : sh_degree_(sh_degree), columns_(columns) {
+  if (!table_is_indexed_by_group(columns)) throw std::logic_error("GaussianState: column table not in Group order");
+  for (Group g : kAllGroups) {
+    const size_t len = static_cast<size_t>(n) * width(g);
+    col(g).value.assign(len, 0.f);
+    col(g).exp_avg.assign(len, 0.f);
+    col(g).exp_avg_sq.assign(len, 0.f);
+  }
+}
+
+GaussianState GaussianState::from_model(const GaussianModel& m, const ColumnTable& columns) {
+  m.check_consistent();
+  GaussianState s(m.sh_degree(), m.size(), columns);
+  for (Group g : kAllGroups) s.col(g).value = m.column(g);
+  s.round_to_storage();
+  return s;
+}
+
+GaussianModel GaussianState::to_model() const {
+  GaussianModel m(sh_degree_, size());
+  for (Group g : kAllGroups) m.column(g) = col(g).value;
+  m.check_consistent();
+  return m;
+}
+
+size_t GaussianState::storage_bytes() const {
+  size_t b = 0;
+  for (Group g : kAllGroups) {
+    const HostColumn& c = col(g);
+    b += c.value.size() * element_size(spec(g).storage) + (c.exp_avg.size() + c.exp_avg_sq.size()) * sizeof(float);
+  }
+  return b;
+}
+
+void GaussianState::round_to_storage() {
+  for (Group g : kAllGroups)
+    if (spec(g).storage != Precision::F32)
+      for (float& v : col(g).value) v = splat::round_to_storage(v, spec(g).storage);
+}
+
+void GaussianState::append_rows(std::span<const int64_t> rows) {
+  check_rows_in_range(rows, size(), "append_rows");
+  for (Group g : kAllGroups) {
+    HostColumn& c = col(g);
+    append_column_rows(c.value, width(g), rows);
+    c.exp_avg.resize(c.value.size(), 0.f);
+    c.exp_avg_sq.resize(c.value.size(), 0.f);
+  }
+}
+
+void GaussianState::keep_rows(std::span<const uint8_t> keep) {
+  check_mask_length(keep, size(), "keep_rows");
+  for (Group g : kAllGroups)
+    for (std::vector<float>* v : {&col(g).value, &col(g).exp_avg, &col(g).exp_avg_sq}) keep_column_rows(*v, width(g), keep);
+}
+
+void GaussianState::reset_moments(Group g, std::span<const int64_t> rows) {
+  const int w = width(g);
+  for (int64_t r : rows)
+    for (int k = 0; k < w; ++k) {
+      col(g).exp_avg[r * w + k] = 0.f;
+      col(g).exp_avg_sq[r * w + k] = 0.f;
+    }
+}
+
+void GaussianState::reset_moments(std::span<const int64_t> rows) {
+  for (Group g : kAllGroups) reset_moments(g, rows);
+}
+
+void GaussianState::copy_row(int64_t from, int64_t to) {
+  for (Group g : kAllGroups) std::copy_n(row(g, from), width(g), row(g, to));
+}
+
+void GaussianState::check_consistent() const {
+  const size_t n = static_cast<size_t>(size());
+  for (Group g : kAllGroups) {
+    const size_t len = n * width(g);
+    const HostColumn& c = col(g);
+    if (c.value.size() != len || c.exp_avg.size() != len || c.exp_avg_sq.size() != len)
+      throw std::logic_error(std::string("GaussianState: column ") + group_name(g) + " has " +
+                             std::to_string(c.value.size()) + "/" + std::to_string(c.exp_avg.size()) + "/" +
+                             std::to_string(c.exp_avg_sq.size()) + " floats, expected " + std::to_string(len));
+    const Precision p = spec(g).storage;
+    if (p != Precision::F32)
+      for (float v : c.value) {
+        const float stored = splat::round_to_storage(v, p);
+        if (std::memcmp(&v, &stored, sizeof v) != 0)  // bitwise: a NaN compares unequal to itself
+          throw std::logic_error(std::string("GaussianState: column ") + group_name(g) + " holds a value " +
+                                 precision_name(p) + " cannot store");
+      }
+  }
+}
+
+DeviceGaussians::DeviceGaussians(Device device, const GaussianState& state) : device_(device) {
+  for (int i = 0; i < kGroupCount; ++i) {
+    params_[i] = Buffer<float>(device);
+    grads_[i] = Buffer<float>(device);
+    m1_[i] = Buffer<float>(device);
+    m2_[i] = Buffer<float>(device);
+  }
+  grad2d_ = Buffer<float>(device);
+  grad2d_abs_ = Buffer<float>(device);
+  max_radius_ = Buffer<float>(device);
+  visible_count_ = Buffer<int32_t>(device);
+  scratch_ = Buffer<float>(device);
+  rows_a_ = Buffer<int32_t>(device);
+  rows_b_ = Buffer<int32_t>(device);
+  upload(state);
+}
+
+kernels::GaussiansView DeviceGaussians::view() const {
+  kernels::GaussiansView v;
+  v.n = n_;
+  v.means = param(Group::Means).data();
+  v.quats = param(Group::Quats).data();
+  v.log_scales = param(Group::LogScales).data();
+  v.opacity_logits = param(Group::Opacity).data();
+  v.sh_dc = param(Group::ShDc).data();
+  v.sh_rest = sh_rest_coeffs() ? param(Group::ShRest).data() : nullptr;
+  v.sh_rest_coeffs = sh_rest_coeffs();
+  return v;
+}
+
+kernels::GaussiansGrad DeviceGaussians::grad() {
+  kernels::GaussiansGrad g;
+  g.means = grad(Group::Means).data();
+  g.quats = grad(Group::Quats).data();
+  g.log_scales = grad(Group::LogScales).data();
+  g.opacity_logits = grad(Group::Opacity).data();
+  g.sh_dc = grad(Group::ShDc).data();
+  g.sh_rest = sh_rest_coeffs() ? grad(Group::ShRest).data() : nullptr;
+  return g;
+}
+
+kernels::DensifyStats DeviceGaussians::stats() {
+  return {grad2d_.data(), grad2d_abs_.data(), visible_count_.data(), max_radius_.data()};
+}
+
+void DeviceGaussians::zero_grad() {
+  for (auto& b : grads_) b.zero();
+}
+
+void DeviceGaussians::zero_stats() {
+  grad2d_.zero();
+  grad2d_abs_.zero();
+  max_radius_.zero();
+  visible_count_.zero();
+}
+
+GaussianState DeviceGaussians::download() const {
+  GaussianState s(sh_degree_, 0, columns_);
+  for (Group g : kAllGroups) {
+    const int i = static_cast<int>(g);
+    s.col(g).value = params_[i].download();
+    s.col(g).exp_avg = m1_[i].download();
+    s.col(g).exp_avg_sq = m2_[i].download();
+  }
+  s.round_to_storage();
+  s.check_consistent();
+  return s;
+}
+
+void DeviceGaussians::upload(const GaussianState& state) {
+  state.check_consistent();
+  n_ = state.size();
+  sh_degree_ = state.sh_degree();
+  columns_ = state.columns();
+  for (Group g : kAllGroups) {
+    const int i = static_cast<int>(g);
+    params_[i].upload(state.col(g).value);
+    m1_[i].upload(state.col(g).exp_avg);
+    m2_[i].upload(state.col(g).exp_avg_sq);
+    grads_[i].resize(state.col(g).value.size());
+  }
+  reset_row_state();
+}
+
+void DeviceGaussians::reset_row_state() {
+  const size_t n = static_cast<size_t>(n_);
+  grad2d_.resize(n);
+  grad2d_abs_.resize(n);
+  max_radius_.resize(n);
+  visible_count_.resize(n);
+  zero_grad();
+  zero_stats();
+}
+
+HostDensifyStats DeviceGaussians::download_stats(const StatsSelection& which) const {
+  HostDensifyStats st;
+  download_stats(st, which);
+  return st;
+}
+
+void DeviceGaussians::download_stats(HostDensifyStats& into, const StatsSelection& which) const {
+  auto fetch = [](bool wanted, const auto& buffer, auto& host) {
+    if (wanted)
+      download_into(buffer, host);
+    else
+      host.clear();
+  };
+  fetch(which.grad2d_norm, grad2d_, into.grad2d_norm);
+  fetch(which.grad2d_abs_norm, grad2d_abs_, into.grad2d_abs_norm);
+  fetch(which.max_radius, max_radius_, into.max_radius);
+  fetch(which.visible_count, visible_count_, into.visible_count);
+}
+
+void DeviceGaussians::gather_rows(std::span<const int32_t> param_source, std::span<const int32_t> moment_source) {
+  if (param_source.size() != moment_source.size())
+    throw std::logic_error("DeviceGaussians::gather_rows: " + std::to_string(param_source.size()) +
+                           " parameter sources but " + std::to_string(moment_source.size()) + " moment sources");
+  for (std::span<const int32_t> list : {param_source, moment_source})
+    for (int32_t r : list)
+      if (r < -1 || r >= n_)
+        throw std::out_of_range("DeviceGaussians::gather_rows: source row " + std::to_string(r) + " of " +
+                                std::to_string(n_));
+  const int64_t n_out = static_cast<int64_t>(param_source.size());
+  rows_a_.upload(param_source);
+  rows_b_.upload(moment_source);
+  // Every column goes through this one loop, so that none can be left with the old rows.
+  for (Group g : kAllGroups) {
+    const int i = static_cast<int>(g);
+    const int w = group_width(g, sh_degree_);
+    using Target = std::pair<Buffer<float>*, const Buffer<int32_t>*>;
+    for (auto [column, source] : {Target{&params_[i], &rows_a_}, Target{&m1_[i], &rows_b_}, Target{&m2_[i], &rows_b_}}) {
+      scratch_.resize(static_cast<size_t>(n_out) * w);
+      kernels::gather_rows(device_, scratch_.data(), column->data(), w, source->data(), n_out);
+      std::swap(*column, scratch_);
+    }
+    grads_[i].resize(static_cast<size_t>(n_out) * w);
+  }
+  n_ = n_out;
+  reset_row_state();
+}
+
+void DeviceGaussians::append_rows(std::span<const int64_t> rows) {
+  check_rows_in_range(rows, n_, "append_rows");
+  std::vector<int32_t> params(static_cast<size_t>(n_)), moments;
+  for (int64_t i = 0; i < n_; ++i) params[i] = static_cast<int32_t>(i);
+  moments = params;
+  for (int64_t r : rows) {
+    params.push_back(static_cast<int32_t>(r));
+    moments.push_back(-1);
+  }
+  gather_rows(params, moments);
+}
+
+void DeviceGaussians::keep_rows(std::span<const uint8_t> keep) {
+  check_mask_length(keep, n_, "keep_rows");
+  std::vector<int32_t> kept;
+  for (int64_t i = 0; i < n_; ++i)
+    if (keep[i]) kept.push_back(static_cast<int32_t>(i));
+  gather_rows(kept, kept);
+}
+
+std::vector<float> DeviceGaussians::download_rows(Group g, std::span<const int32_t> rows) {
+  for (int32_t r : rows)
+    if (r < 0 || r >= n_) throw std::out_of_range("download_rows: row " + std::to_string(r) + " of " + std::to_string(n_));
+  const int w = group_width(g, sh_degree_);
+  rows_a_.upload(rows);
+  scratch_.resize(rows.size() * w);
+  kernels::gather_rows(device_, scratch_.data(), param(g).data(), w, rows_a_.data(), static_cast<int64_t>(rows.size()));
+  return scratch_.download();
+}
+
+void DeviceGaussians::write_rows(Group g, std::span<const int32_t> rows, std::span<const float> values) {
+  const int w = group_width(g, sh_degree_);
+  if (values.size() != rows.size() * w)
+    throw std::logic_error("write_rows: " + std::to_string(values.size()) + " values for " +
+                           std::to_string(rows.size()) + " rows of width " + std::to_string(w));
+  for (int32_t r : rows)
+    if (r < 0 || r >= n_) throw std::out_of_range("write_rows: row " + std::to_string(r) + " of " + std::to_string(n_));
+  rows_a_.upload(rows);
+  scratch_.upload(values);
+  kernels::scatter_rows(device_, param(g).data(), scratch_.data(), w, rows_a_.data(), static_cast<int64_t>(rows.size()));
+}
+
+void DeviceGaussians::cap_values(Group g, float cap) {
+  kernels::cap_values(device_, param(g).data(), static_cast<int64_t>(param(g).size()), cap);
+  exp_avg(g).zero();
+  exp_avg_sq(g).zero();
+}
+
+RowEditPlan::RowEditPlan(DeviceGaussians& g)
+    : opacity_(g.param(Group::Opacity).download()), log_scales_(g.param(Group::LogScales).download()) {
+  if (g.size() > std::numeric_limits<int32_t>::max())
+    throw std::runtime_error("RowEditPlan: " + std::to_string(g.size()) + " rows exceed the row index range");
+  params_.resize(static_cast<size_t>(g.size()));
+  for (size_t i = 0; i < params_.size(); ++i) params_[i] = static_cast<int32_t>(i);
+  moments_ = params_;
+}
+
+const float* RowEditPlan::row(Group g, int64_t i) const {
+  if (g == Group::Opacity) return &opacity_[static_cast<size_t>(i)];
+  if (g == Group::LogScales) return &log_scales_[3 * static_cast<size_t>(i)];
+  throw std::logic_error(std::string("RowEditPlan: column ") + group_name(g) + " is not held on the host");
+}
+
+float* RowEditPlan::row(Group g, int64_t i) { return const_cast<float*>(std::as_const(*this).row(g, i)); }
+
+void RowEditPlan::copy_row(int64_t from, int64_t to) {
+  params_[to] = params_[from];
+  opacity_[to] = opacity_[from];
+  std::copy_n(&log_scales_[3 * from], 3, &log_scales_[3 * to]);
+}
+
+void RowEditPlan::append_rows(std::span<const int64_t> rows) {
+  check_rows_in_range(rows, size(), "RowEditPlan::append_rows");
+  for (int64_t r : rows) {
+    if (size() == std::numeric_limits<int32_t>::max()) throw std::runtime_error("RowEditPlan: too many rows");
+    params_.push_back(params_[r]);
+    moments_.push_back(-1);
+    opacity_.push_back(opacity_[r]);
+    const float ls[3] = {log_scales_[3 * r], log_scales_[3 * r + 1], log_scales_[3 * r + 2]};
+    log_scales_.insert(log_scales_.end(), ls, ls + 3);
+  }
+}
+
+void RowEditPlan::reset_moments(std::span<const int64_t> rows) {
+  for (int64_t r : rows) moments_[r] = -1;
+}
+
+void RowEditPlan::apply(DeviceGaussians& g) const {
+  g.gather_rows(params_, moments_);
+  g.param(Group::Opacity).upload(opacity_);
+  g.param(Group::LogScales).upload(log_scales_);
+}
+
+size_t DeviceGaussians::bytes() const {
+  size_t b = grad2d_.bytes() + grad2d_abs_.bytes() + max_radius_.bytes() + visible_count_.bytes();
+  for (int i = 0; i < kGroupCount; ++i) b += params_[i].bytes() + grads_[i].bytes() + m1_[i].bytes() + m2_[i].bytes();
+  return b;
+}
+
+}  // namespace splat

@@ -1,0 +1,191 @@
+#pragma once
+// The Gaussians being trained, on one device: every parameter column together with its gradient
+// and its two Adam moments, as kernels::Buffer<float>, plus the densification statistics the
+// backward pass accumulates. Keeping all of them in one object is what lets a structural edit
+// (clone, split, prune, relocate) touch parameters AND optimizer state AND statistics together, so
+// that row i of every buffer always describes the same Gaussian.
+//
+// Structural edits happen on the device (gather_rows): the strategies decide on the host from the
+// small columns they need and send back one row mapping, so a refinement does not move the whole
+// model through the host. GaussianState, a host copy of parameters and moments, serves
+// checkpoints, tests and strategies that still edit on the host.
+#include <array>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/model/gaussian_model.h"
+#include "core/model/param_columns.h"
+#include "kernels/buffer.h"
+#include "kernels/rasterizer.h"
+
+namespace splat {
+
+// One column on the host: values and Adam's first and second moments, n * width floats each.
+// Values are held as fp32 but, for a column whose storage is BF16, only values bf16 represents
+// (check_consistent enforces it), so storing them loses nothing; moments are fp32 always.
+struct HostColumn {
+  std::vector<float> value, exp_avg, exp_avg_sq;
+};
+
+// Host copy of parameters and optimizer state. Row edits keep all columns and moments aligned.
+class GaussianState {
+ public:
+  explicit GaussianState(int sh_degree = 3, int64_t n = 0, const ColumnTable& columns = kParamColumns);
+  // Parameters from a model, rounded to each column's storage precision; moments zero.
+  static GaussianState from_model(const GaussianModel& m, const ColumnTable& columns = kParamColumns);
+  GaussianModel to_model() const;
+
+  const ColumnTable& columns() const { return columns_; }
+  const ColumnSpec& spec(Group g) const { return columns_[static_cast<int>(g)]; }
+  int sh_degree() const { return sh_degree_; }
+  int width(Group g) const { return spec(g).width(sh_degree_); }
+  // Bytes the columns take in their storage precision (values) plus the fp32 moments.
+  size_t storage_bytes() const;
+  // Rounds every value to its column's storage precision (after fp32 arithmetic wrote them).
+  void round_to_storage();
+  int64_t size() const { return static_cast<int64_t>(col(Group::Opacity).value.size()); }
+
+  HostColumn& col(Group g) { return cols_[static_cast<int>(g)]; }
+  const HostColumn& col(Group g) const { return cols_[static_cast<int>(g)]; }
+  // Row i of a group's values.
+  float* row(Group g, int64_t i) { return col(g).value.data() + i * width(g); }
+  const float* row(Group g, int64_t i) const { return col(g).value.data() + i * width(g); }
+
+  // Appends copies of the given rows' parameters (repeats allowed). The new rows' moments start at
+  // zero: a new Gaussian has no gradient history, and inheriting its parent's momentum would push
+  // both copies the same way.
+  void append_rows(std::span<const int64_t> rows);
+  // Keeps rows whose mask entry is nonzero, in order (parameters and moments).
+  void keep_rows(std::span<const uint8_t> keep);
+  // Zeroes both moments of the given rows in one group (after their values were overwritten).
+  void reset_moments(Group g, std::span<const int64_t> rows);
+  // Zeroes both moments of the given rows in every group.
+  void reset_moments(std::span<const int64_t> rows);
+  // Copies row `from`'s values to row `to` in every group (moments untouched).
+  void copy_row(int64_t from, int64_t to);
+
+  // Throws std::logic_error when a column or moment length disagrees with size(), or a value is
+  // not representable in its column's storage precision.
+  void check_consistent() const;
+
+ private:
+  int sh_degree_ = 3;
+  ColumnTable columns_;
+  std::array<HostColumn, kGroupCount> cols_;
+};
+
+// Densification statistics on the host (see kernels::DensifyStats for their meaning).
+struct HostDensifyStats {
+  std::vector<float> grad2d_norm, grad2d_abs_norm, max_radius;
+  std::vector<int32_t> visible_count;
+};
+
+// Which statistics DeviceGaussians::download_stats fetches; the others come back empty (a
+// refinement reads only some of them, and each is a full column to copy off the device).
+struct StatsSelection {
+  bool grad2d_norm = true, grad2d_abs_norm = true, max_radius = true, visible_count = true;
+};
+
+class DeviceGaussians {
+ public:
+  DeviceGaussians(kernels::Device device, const GaussianState& state);
+
+  kernels::Device device() const { return device_; }
+  int64_t size() const { return n_; }
+  int sh_degree() const { return sh_degree_; }
+  int sh_rest_coeffs() const { return kernels::sh_coeffs_for_degree(sh_degree_) - 1; }
+
+  kernels::GaussiansView view() const;
+  kernels::GaussiansGrad grad();
+  kernels::DensifyStats stats();
+
+  kernels::Buffer<float>& param(Group g) { return params_[static_cast<int>(g)]; }
+  const kernels::Buffer<float>& param(Group g) const { return params_[static_cast<int>(g)]; }
+  kernels::Buffer<float>& grad(Group g) { return grads_[static_cast<int>(g)]; }
+  kernels::Buffer<float>& exp_avg(Group g) { return m1_[static_cast<int>(g)]; }
+  kernels::Buffer<float>& exp_avg_sq(Group g) { return m2_[static_cast<int>(g)]; }
+
+  // Zeroes all gradients (once per optimisation step: backward accumulates).
+  void zero_grad();
+  // Zeroes the densification statistics (after each refinement that consumed them).
+  void zero_stats();
+
+  GaussianState download() const;
+  // Replaces everything with `state` (rows may differ); gradients and statistics are zeroed.
+  void upload(const GaussianState& state);
+  HostDensifyStats download_stats(const StatsSelection& which = {}) const;
+  // The same into `into`, reusing its vectors' memory (for callers that download every few steps).
+  void download_stats(HostDensifyStats& into, const StatsSelection& which = {}) const;
+  GaussianModel to_model() const { return download().to_model(); }
+
+  // Rebuilds every column with one row mapping, on the device: parameter row i becomes old row
+  // param_source[i]; moment row i becomes old row moment_source[i], or zeros where it is -1 (new or
+  // rewritten Gaussians have no gradient history). The two lists have the new row count.
+  // Gradients and statistics are resized and zeroed.
+  void gather_rows(std::span<const int32_t> param_source, std::span<const int32_t> moment_source);
+  // Appends copies of the given rows (moments zero) / keeps the rows whose mask entry is nonzero;
+  // both through gather_rows.
+  void append_rows(std::span<const int64_t> rows);
+  void keep_rows(std::span<const uint8_t> keep);
+  // The values of a few rows of one group (row-major), without downloading the whole column.
+  std::vector<float> download_rows(Group g, std::span<const int32_t> rows);
+  // Overwrites the values of a few rows of one group with `values` (row-major); moments untouched.
+  void write_rows(Group g, std::span<const int32_t> rows, std::span<const float> values);
+  // Caps every value of one group at `cap` and zeroes that group's moments (the opacity reset).
+  void cap_values(Group g, float cap);
+
+  // Bytes held on the device (parameters, gradients, moments, statistics).
+  size_t bytes() const;
+
+ private:
+  // Sizes the per-row statistics to n_ and zeroes them and the gradients (after any row change).
+  void reset_row_state();
+
+  kernels::Device device_;
+  int64_t n_ = 0;
+  int sh_degree_ = 3;
+  // The uploaded state's columns: download() hands back values in their storage precision.
+  ColumnTable columns_ = kParamColumns;
+  std::array<kernels::Buffer<float>, kGroupCount> params_, grads_, m1_, m2_;
+  kernels::Buffer<float> grad2d_, grad2d_abs_, max_radius_;
+  kernels::Buffer<int32_t> visible_count_;
+  // Reused by the row edits: the gather target that is swapped into place, and the row lists.
+  kernels::Buffer<float> scratch_;
+  kernels::Buffer<int32_t> rows_a_, rows_b_;
+};
+
+// A row edit of a DeviceGaussians planned on the host with GaussianState's row interface, for
+// strategies whose rules read only opacities and scales (MCMC): those two columns are held on the
+// host, every other column only as "row i copies old row source[i]", and apply() carries the
+// plan out with one gather. Moments follow GaussianState's rules: copies of values leave the
+// target's moments alone, appended rows start at zero, reset_moments zeroes.
+class RowEditPlan {
+ public:
+  explicit RowEditPlan(DeviceGaussians& g);
+
+  int64_t size() const { return static_cast<int64_t>(params_.size()); }
+  // Row i of the opacity or log-scale column (other groups are not on the host: logic_error).
+  float* row(Group g, int64_t i);
+  const float* row(Group g, int64_t i) const;
+  // Copies row `from`'s values to row `to` in every group.
+  void copy_row(int64_t from, int64_t to);
+  void append_rows(std::span<const int64_t> rows);
+  void reset_moments(std::span<const int64_t> rows);
+  // Rebuilds g's rows as planned (gradients and statistics zeroed, as after every row edit).
+  void apply(DeviceGaussians& g) const;
+
+ private:
+  std::vector<float> opacity_, log_scales_;
+  std::vector<int32_t> params_, moments_;  // old source row of each row's values / moments (-1: zero)
+};
+
+// Copies a buffer into `into`, reusing its memory: unlike Buffer::download, repeated downloads of a
+// large column touch no fresh pages once `into` has grown to the column's size.
+template <class T>
+void download_into(const kernels::Buffer<T>& b, std::vector<T>& into) {
+  into.resize(b.size());
+  if (b.size()) kernels::copy_bytes(into.data(), kernels::Device::CPU, b.data(), b.context(), b.bytes());
+}
+
+}  // namespace splat

@@ -1,0 +1,75 @@
+#include "core/model/model_snapshot.h"
+
+#include <stdexcept>
+
+namespace splat {
+namespace {
+// The view's pointer for a group: the one mapping between groups and view fields, used both to
+// read a source view and to build a snapshot's own view.
+template <class View>
+auto& view_column(View& v, Group g) {
+  switch (g) {
+    case Group::Means: return v.means;
+    case Group::LogScales: return v.log_scales;
+    case Group::Quats: return v.quats;
+    case Group::Opacity: return v.opacity_logits;
+    case Group::ShDc: return v.sh_dc;
+    case Group::ShRest: return v.sh_rest;
+  }
+  throw std::logic_error("bad group");
+}
+}  // namespace
+
+std::shared_ptr<ModelSnapshot> ModelSnapshot::copy_of(const kernels::GaussiansView& source, int sh_degree,
+                                                      const kernels::ComputeContext& from,
+                                                      const kernels::ComputeContext& to) {
+  std::shared_ptr<ModelSnapshot> s(new ModelSnapshot());
+  s->n_ = source.n;
+  s->sh_degree_ = sh_degree;
+  s->where_ = to;
+  for (Group g : kAllGroups) {
+    kernels::Buffer<float>& dst = s->params_[static_cast<int>(g)];
+    dst = kernels::Buffer<float>(to, static_cast<size_t>(source.n) * group_width(g, sh_degree));
+    const float* src = view_column(source, g);
+    if (dst.size() && !src) throw std::logic_error(std::string("snapshot: no source column ") + group_name(g));
+    if (dst.size()) kernels::copy_bytes(dst.data(), to, src, from, dst.bytes());
+  }
+  return s;
+}
+
+std::shared_ptr<const ModelSnapshot> ModelSnapshot::capture(const DeviceGaussians& g, uint64_t version, int step) {
+  const kernels::ComputeContext& where = g.param(Group::Means).context();
+  std::shared_ptr<ModelSnapshot> s = copy_of(g.view(), g.sh_degree(), where, where);
+  s->version_ = version;
+  s->step_ = step;
+  return s;
+}
+
+std::shared_ptr<const ModelSnapshot> ModelSnapshot::upload(const GaussianModel& m, const kernels::ComputeContext& where) {
+  m.check_consistent();
+  return copy_of(m.view(), m.sh_degree(), kernels::Device::CPU, where);
+}
+
+std::shared_ptr<const ModelSnapshot> ModelSnapshot::copy_to(const kernels::ComputeContext& where) const {
+  std::shared_ptr<ModelSnapshot> s = copy_of(view(), sh_degree_, where_, where);
+  s->version_ = version_;
+  s->step_ = step_;
+  return s;
+}
+
+kernels::GaussiansView ModelSnapshot::view() const {
+  kernels::GaussiansView v;
+  v.n = n_;
+  for (Group g : kAllGroups) view_column(v, g) = param(g).size() ? param(g).data() : nullptr;
+  v.sh_rest_coeffs = kernels::sh_coeffs_for_degree(sh_degree_) - 1;
+  return v;
+}
+
+GaussianModel ModelSnapshot::download() const {
+  GaussianModel m(sh_degree_, 0);
+  for (Group g : kAllGroups) m.column(g) = param(g).download();
+  m.check_consistent();
+  return m;
+}
+
+}  // namespace splat

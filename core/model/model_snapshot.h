@@ -1,0 +1,62 @@
+#pragma once
+// An immutable copy of the Gaussians' parameters, on one device: what the training session
+// publishes for the viewer, and what the viewer renders and exports from.
+//
+// Snapshots are shared as std::shared_ptr<const ModelSnapshot>: the session swaps in a new one at a
+// step boundary, and whoever still holds an older one (the viewer, while drawing it) keeps it
+// alive and unchanged. They are built whole by the factories below and never written afterwards,
+// so readers on any thread need no lock.
+//
+// On CUDA the columns live on the source's ComputeContext and the copies that fill them are
+// enqueued on that context's stream (device to device, no trip through the host): a reader on the
+// same context sees them in stream order; a reader on another context copies them with copy_to,
+// which waits for the source's stream. On the CPU backend the columns are host buffers that the
+// CPU rasterizer reads directly.
+#include <array>
+#include <cstdint>
+#include <memory>
+
+#include "core/model/device_gaussians.h"
+#include "core/model/gaussian_model.h"
+#include "kernels/buffer.h"
+#include "kernels/rasterizer.h"
+
+namespace splat {
+
+class ModelSnapshot {
+ public:
+  // The trainer's parameters (not their gradients or Adam moments), on the trainer's context.
+  // `version` tells snapshots of one session apart; `step` is the trainer's step count.
+  static std::shared_ptr<const ModelSnapshot> capture(const DeviceGaussians& g, uint64_t version, int step);
+  // A host model's columns uploaded to `where` (version and step 0).
+  static std::shared_ptr<const ModelSnapshot> upload(const GaussianModel& m, const kernels::ComputeContext& where);
+  // The same snapshot on another context (same version and step).
+  std::shared_ptr<const ModelSnapshot> copy_to(const kernels::ComputeContext& where) const;
+
+  uint64_t version() const { return version_; }
+  int step() const { return step_; }
+  int64_t size() const { return n_; }
+  int sh_degree() const { return sh_degree_; }
+  const kernels::ComputeContext& context() const { return where_; }
+  const kernels::Buffer<float>& param(Group g) const { return params_[static_cast<int>(g)]; }
+
+  // Pointers into the columns, for the rasterizer of this snapshot's backend.
+  kernels::GaussiansView view() const;
+  // The parameters on the host (PLY export, tests).
+  GaussianModel download() const;
+
+ private:
+  ModelSnapshot() = default;
+  // Copies every column of `source` (living on `from`) into a new snapshot on `to`.
+  static std::shared_ptr<ModelSnapshot> copy_of(const kernels::GaussiansView& source, int sh_degree,
+                                                const kernels::ComputeContext& from, const kernels::ComputeContext& to);
+
+  uint64_t version_ = 0;
+  int step_ = 0;
+  int64_t n_ = 0;
+  int sh_degree_ = 3;
+  kernels::ComputeContext where_;
+  std::array<kernels::Buffer<float>, kGroupCount> params_;
+};
+
+}  // namespace splat

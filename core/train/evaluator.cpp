@@ -1,0 +1,79 @@
+#include "core/train/evaluator.h"
+
+#include <stb_image_write.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+#include "core/train/trainer.h"
+#include "kernels/buffer.h"
+#include "kernels/loss.h"
+
+namespace splat {
+
+void write_png(const std::filesystem::path& file, const std::vector<float>& rgb, int width, int height) {
+  std::vector<uint8_t> px(rgb.size());
+  for (size_t i = 0; i < rgb.size(); ++i) px[i] = uint8_t(std::lround(std::clamp(rgb[i], 0.f, 1.f) * 255.f));
+  if (!stbi_write_png(file.string().c_str(), width, height, 3, px.data(), width * 3))
+    throw std::runtime_error(file.string() + ": cannot write PNG");
+}
+
+EvalOptions eval_options_for(const TrainerOptions& options, int sh_degree) {
+  EvalOptions eo;
+  eo.settings = render_settings(options, sh_degree);
+  return eo;
+}
+
+EvalOptions eval_options_for(const Trainer& trainer) {
+  return eval_options_for(trainer.options(), trainer.active_sh_degree());
+}
+
+EvalResult evaluate(kernels::Rasterizer& raster, const kernels::GaussiansView& g, const Scene& scene,
+                    const std::vector<int>& views, const EvalOptions& options) {
+  if (views.empty()) throw std::invalid_argument("evaluate: no views to evaluate (" + scene.root + ")");
+  if (scene.images.size() != scene.views.size())
+    throw std::invalid_argument("evaluate: the scene's images are not loaded (" + scene.root + ")");
+  const kernels::Device dev = raster.device();
+  kernels::Buffer<float> rgb(dev), alpha(dev), target(dev);
+  kernels::Buffer<uint8_t> mask(dev);
+  if (!options.render_dir.empty()) std::filesystem::create_directories(options.render_dir);
+  EvalResult res;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int v : views) {
+    const SceneView& sv = scene.views[v];
+    const kernels::Camera cam = sv.to_kernel_camera();
+    const kernels::ImageBatchShape shape{1, cam.height, cam.width};
+    rgb.resize(size_t(shape.elements()));
+    alpha.resize(size_t(shape.pixels_per_image()));
+    target.upload(to_float_rgb(scene.images[v]));
+    raster.forward(g, std::span<const kernels::Camera>(&cam, 1), options.settings, {rgb.data(), alpha.data(), nullptr});
+    // Ignored pixels (outside the undistorted photo, or masked by the user) are left out of the metrics.
+    const uint8_t* m_host = scene.mask(v);
+    if (m_host && std::none_of(m_host, m_host + shape.pixels_per_image(), [](uint8_t b) { return b != 0; })) {
+      ++res.skipped;  // a user mask that leaves nothing to measure
+      continue;
+    }
+    if (m_host) mask.upload({m_host, size_t(shape.pixels_per_image())});
+    const kernels::ImageMetrics m =
+        kernels::image_metrics(dev, rgb.data(), target.data(), shape, m_host ? mask.data() : nullptr)[0];
+    res.views.push_back({v, sv.name, m.psnr, m.ssim});
+    res.psnr += m.psnr;
+    res.ssim += m.ssim;
+    if (!options.render_dir.empty()) {
+      std::filesystem::path name = std::filesystem::path(sv.name).filename();
+      name.replace_extension(".png");
+      write_png(options.render_dir / name, rgb.download(), cam.width, cam.height);
+    }
+  }
+  if (res.views.empty())
+    throw std::invalid_argument("evaluate: every test view is fully masked (" + scene.root + ")");
+  res.psnr /= double(res.views.size());
+  res.ssim /= double(res.views.size());
+  res.ms_per_view =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / double(views.size());
+  return res;
+}
+
+}  // namespace splat

@@ -1,0 +1,33 @@
+#include "core/train/metrics_log.h"
+
+#include <cuda_runtime.h>
+
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+namespace splat {
+
+MetricsLog::MetricsLog(const std::filesystem::path& file, bool append)
+    : file_(file), out_(file, append ? std::ios::app : std::ios::trunc) {
+  if (!out_) throw std::runtime_error(file.string() + ": cannot open the metrics log for writing");
+}
+
+void MetricsLog::write(const MetricsRecord& r) {
+  nlohmann::json j{{"step", r.step}, {"loss", r.loss}, {"gaussians", r.gaussians}, {"step_ms", r.step_ms},
+                   {"wall_s", r.wall_s}};
+  if (r.psnr) j["psnr"] = *r.psnr;
+  if (r.ssim) j["ssim"] = *r.ssim;
+  if (r.gpu_mem_mb) j["gpu_mem_mb"] = *r.gpu_mem_mb;
+  out_ << j.dump() << '\n';
+  out_.flush();  // a crashed or killed run keeps every line written so far
+  if (!out_) throw std::runtime_error(file_.string() + ": write failed");
+}
+
+std::optional<double> device_memory_used_mb(kernels::Device device) {
+  if (device != kernels::Device::CUDA) return std::nullopt;
+  size_t free_b = 0, total_b = 0;
+  if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) return std::nullopt;
+  return double(total_b - free_b) / (1024.0 * 1024.0);
+}
+
+}  // namespace splat

@@ -1,0 +1,47 @@
+#pragma once
+// How the set of Gaussians changes during training: the one interface both densification
+// strategies (core/train/strategy_default.h, core/train/strategy_mcmc.h) implement. The trainer calls the
+// hooks at fixed points of every step; a strategy decides on the host and edits through
+// DeviceGaussians, which keeps parameters, Adam moments and statistics aligned.
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/model/device_gaussians.h"
+
+namespace splat {
+
+// What a strategy needs to know about the step just taken.
+struct StepInfo {
+  int step = 0;            // 0-based index of this step
+  int total_steps = 0;
+  int batch_size = 1;      // cameras rendered in this step (the loss is their mean)
+  double scene_extent = 1; // Scene::extent
+  float means_lr = 0;      // learning rate the means had in this step (MCMC's noise scales with it)
+};
+
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+  virtual std::string name() const = 0;
+
+  // Whether backward should accumulate kernels::DensifyStats in this step (they cost time).
+  virtual bool wants_stats(int step) const = 0;
+
+  // After backward, before the optimizer: add gradients of the strategy's own loss terms
+  // (MCMC's regularisers) to g.grad(). The default adds none.
+  virtual void add_loss_gradients(const StepInfo&, DeviceGaussians&) {}
+
+  // After the optimizer step: densify, prune, relocate, perturb. Returns true when the number
+  // or order of rows changed (the trainer then drops anything sized by the old count).
+  virtual bool after_step(const StepInfo& info, DeviceGaussians& g) = 0;
+
+  // Everything the strategy carries between steps (its RNG), for checkpoints: resuming with
+  // load_state(state()) makes the next decisions identical.
+  virtual nlohmann::json state() const = 0;
+  virtual void load_state(const nlohmann::json& s) = 0;
+};
+
+}  // namespace splat

@@ -1,0 +1,262 @@
+#include "core/train/strategy_default.h"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "kernels/hd_math.h"
+
+namespace splat {
+namespace {
+
+float max_log_scale(const float* ls) { return std::max({ls[0], ls[1], ls[2]}); }
+
+// Mean 2D gradient of one row (see decide_growth).
+float mean_grad2d(float sum, int32_t visible_count, int batch_size) {
+  return sum / float(std::max<int32_t>(visible_count, 1)) * float(batch_size);
+}
+
+// Position of a non-NaN float on the float line, as an integer: a < b exactly when key(a) < key(b)
+// (-0 and +0 share a key). The keys of -inf..+inf are contiguous, so bisection can walk them.
+int64_t float_key(float x) {
+  const uint32_t bits = std::bit_cast<uint32_t>(x);
+  return (bits & 0x80000000u) ? -int64_t(bits & 0x7fffffffu) : int64_t(bits);
+}
+float key_float(int64_t k) {
+  return std::bit_cast<float>(k < 0 ? uint32_t(0x80000000u | uint32_t(-k)) : uint32_t(k));
+}
+
+// The smallest float in [-inf, +inf] at which `holds`, a predicate that is false and then true
+// along the float line, becomes true; +inf when it never does. 32 evaluations.
+template <class Pred>
+float first_true(Pred holds) {
+  constexpr float inf = std::numeric_limits<float>::infinity();
+  if (holds(-inf)) return -inf;
+  if (!holds(inf)) return inf;
+  int64_t lo = float_key(-inf), hi = float_key(inf);  // holds(lo) is false, holds(hi) true
+  while (hi - lo > 1) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    (holds(key_float(mid)) ? hi : lo) = mid;
+  }
+  return key_float(hi);
+}
+
+// The pruning rule on stored columns, its thresholds moved onto logits and log scales once.
+class KeepRule {
+ public:
+  KeepRule(const DefaultStrategyOptions& o, bool check_size, double extent)
+      : min_logit_(opacity_logit_cut(o.prune_opacity)),
+        max_log_scale_(log_scale_cut(o.prune_scale3d * extent)),
+        max_radius_(o.prune_scale2d),
+        check_size_(check_size) {}
+  // radius: the row's max screen radius, or null for rows not seen on screen yet.
+  // Written with & rather than && so that it compiles to compares, not branches.
+  bool keep(float opacity_logit, const float* log_scales, const float* radius) const {
+    const bool opaque = !(opacity_logit < min_logit_);
+    if (!check_size_) return opaque;
+    return opaque & !(max_log_scale(log_scales) >= max_log_scale_) & !(radius && *radius > max_radius_);
+  }
+
+ private:
+  float min_logit_, max_log_scale_, max_radius_;
+  bool check_size_;
+};
+
+// One sample of N(mean, R diag(scale)^2 R^T).
+Vec3d sample_inside(const float* m, const float* q, const float* ls, Rng& rng) {
+  std::normal_distribution<double> normal(0.0, 1.0);
+  const double qn = std::sqrt(double(q[0]) * q[0] + double(q[1]) * q[1] + double(q[2]) * q[2] + double(q[3]) * q[3]);
+  const Mat3d R = quat_to_rotmat<double>(q[0] / qn, q[1] / qn, q[2] / qn, q[3] / qn);
+  const Vec3d local{std::exp(double(ls[0])) * normal(rng), std::exp(double(ls[1])) * normal(rng),
+                    std::exp(double(ls[2])) * normal(rng)};
+  return Vec3d{m[0], m[1], m[2]} + R * local;
+}
+
+}  // namespace
+
+float opacity_logit_cut(float min_opacity) {
+  return first_true([&](float x) { return sigmoid(x) >= min_opacity; });
+}
+
+float log_scale_cut(double max_scale) {
+  return first_true([&](float x) { return double(std::exp(x)) > max_scale; });
+}
+
+GrowDecision decide_growth(std::span<const float> log_scales, const HostDensifyStats& stats,
+                           const DefaultStrategyOptions& o, int batch_size, double extent) {
+  const std::vector<float>& sum = o.absgrad ? stats.grad2d_abs_norm : stats.grad2d_norm;
+  const float threshold = o.absgrad ? o.absgrad_threshold : o.grad_threshold;
+  const float clone_below = log_scale_cut(o.grow_scale3d * extent);
+  const int64_t n = static_cast<int64_t>(log_scales.size() / 3);
+  GrowDecision d;
+  // A chunk at a time, without branches on the data: first the rows whose gradient is over the
+  // threshold, then clone or split by size. Growing rows are few and scattered, so their
+  // log-scale reads miss the cache; branching on each would serialise those misses behind
+  // mispredictions, while the branch-free loop lets them overlap.
+  constexpr int64_t kChunk = 4096;
+  std::array<int64_t, kChunk> grows;
+  for (int64_t begin = 0; begin < n; begin += kChunk) {
+    const int64_t end = std::min(n, begin + kChunk);
+    size_t count = 0;
+    for (int64_t i = begin; i < end; ++i) {
+      grows[count] = i;
+      count += mean_grad2d(sum[i], stats.visible_count[i], batch_size) > threshold;
+    }
+    size_t clones = d.clone.size(), splits = d.split.size();
+    d.clone.resize(clones + count);
+    d.split.resize(splits + count);
+    for (size_t k = 0; k < count; ++k) {
+      const bool small = max_log_scale(&log_scales[3 * grows[k]]) < clone_below;
+      d.clone[clones] = d.split[splits] = grows[k];
+      clones += small;
+      splits += !small;
+    }
+    d.clone.resize(clones);
+    d.split.resize(splits);
+  }
+  return d;
+}
+
+SplitChildren split_children(std::span<const float> means, std::span<const float> quats,
+                             std::span<const float> log_scales, float divisor, Rng& rng) {
+  const size_t parents = log_scales.size() / 3;
+  const float shrink = std::log(divisor);
+  SplitChildren c;
+  c.means.reserve(parents * 6);
+  c.log_scales.reserve(parents * 6);
+  for (size_t k = 0; k < parents; ++k) {
+    const float* m = means.data() + 3 * k;
+    const float* q = quats.data() + 4 * k;
+    const float* ls = log_scales.data() + 3 * k;
+    // Both halves sample the parent's (unshrunk) Gaussian.
+    for (int h = 0; h < 2; ++h) {
+      const Vec3d p = sample_inside(m, q, ls, rng);
+      c.means.insert(c.means.end(), {float(p.x), float(p.y), float(p.z)});
+      c.log_scales.insert(c.log_scales.end(), {ls[0] - shrink, ls[1] - shrink, ls[2] - shrink});
+    }
+  }
+  return c;
+}
+
+DefaultStrategy::DefaultStrategy(const DefaultStrategyOptions& o, uint64_t seed) : o_(o), rng_(seed) {}
+
+bool DefaultStrategy::wants_stats(int step) const { return step < o_.refine_stop; }
+
+bool DefaultStrategy::after_step(const StepInfo& info, DeviceGaussians& g) {
+  const int step = info.step;
+  if (step >= o_.refine_stop) return false;
+  const bool refine = step > o_.refine_start && step % o_.refine_every == 0;
+  const bool reset = step > 0 && step % o_.reset_every == 0;
+  if (!refine && !reset) return false;
+  // Size pruning waits for the first opacity reset, as in 3DGS: before it, large Gaussians are
+  // still what covers the background.
+  if (refine) {
+    this->refine(info, g, step > o_.reset_every);  // zeroes the statistics too
+  } else {
+    // Each refinement looks at the window since the last refinement or reset.
+    g.zero_grad();
+    g.zero_stats();
+  }
+  if (reset) g.cap_values(Group::Opacity, logit(o_.reset_opacity));
+  return refine;
+}
+
+const RefinementPlan& RefinementPlanner::plan(DeviceGaussians& g, const DefaultStrategyOptions& o,
+                                              const StepInfo& info, bool check_size, Rng& rng) {
+  download_inputs(g, o, check_size);
+  const GrowDecision d = decide_growth(log_scales_, stats_, o, info.batch_size, info.scene_extent);
+  const int64_t grown = g.size() + int64_t(d.clone.size() + d.split.size());
+  if (grown > std::numeric_limits<int32_t>::max())
+    throw std::runtime_error("default strategy: " + std::to_string(grown) + " Gaussians exceed the row index range");
+  const std::vector<int32_t> parents(d.split.begin(), d.split.end());
+  std::vector<float> parent_log_scales(3 * parents.size());
+  for (size_t k = 0; k < parents.size(); ++k)
+    std::copy_n(&log_scales_[3 * size_t(parents[k])], 3, &parent_log_scales[3 * k]);
+  const SplitChildren c = split_children(g.download_rows(Group::Means, parents), g.download_rows(Group::Quats, parents),
+                                         parent_log_scales, o.split_scale_divisor, rng);
+  keep_grown_rows(d, c, o, check_size, info.scene_extent);
+  return plan_;
+}
+
+void RefinementPlanner::download_inputs(DeviceGaussians& g, const DefaultStrategyOptions& o, bool check_size) {
+  download_into(g.param(Group::Opacity), opacity_);
+  download_into(g.param(Group::LogScales), log_scales_);
+  StatsSelection needed;  // the gradient sum the growth rule reads, and screen radii only for size pruning
+  needed.grad2d_norm = !o.absgrad;
+  needed.grad2d_abs_norm = o.absgrad;
+  needed.max_radius = check_size;
+  g.download_stats(stats_, needed);
+}
+
+void RefinementPlanner::keep_grown_rows(const GrowDecision& d, const SplitChildren& c, const DefaultStrategyOptions& o,
+                                        bool check_size, double extent) {
+  // The grown rows in apply_growth's order are the old rows with each split parent replaced by its
+  // first half, then the clones, then the second halves. Pruning reads the grown values (split
+  // halves already shrunk); only old rows have been seen on screen, so only they have a radius.
+  const KeepRule rule(o, check_size, extent);
+  const float* radius = check_size ? stats_.max_radius.data() : nullptr;
+  const int64_t n = static_cast<int64_t>(opacity_.size());
+  RefinementPlan& p = plan_;
+  p.params.resize(static_cast<size_t>(n) + d.clone.size() + d.split.size());
+  p.moments.resize(p.params.size());
+  p.written.clear();
+  p.written_means.clear();
+  p.written_log_scales.clear();
+  size_t out = 0;
+  // New or rewritten rows (clones, split halves) start with zero moments.
+  auto add_fresh = [&](int64_t source) {
+    p.params[out] = int32_t(source);
+    p.moments[out++] = -1;
+  };
+  auto add_half = [&](size_t child, int64_t parent, const float* parent_radius) {
+    const float* ls = &c.log_scales[3 * child];
+    if (!rule.keep(opacity_[parent], ls, parent_radius)) return;
+    p.written.push_back(int32_t(out));
+    p.written_means.insert(p.written_means.end(), &c.means[3 * child], &c.means[3 * child] + 3);
+    p.written_log_scales.insert(p.written_log_scales.end(), ls, ls + 3);
+    add_fresh(parent);
+  };
+  // Unchanged old rows: every row is written and only a kept one advances `out` (no branch on
+  // the rule, which a million rows would pay for in mispredictions).
+  auto add_old = [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      p.params[out] = p.moments[out] = int32_t(r);
+      out += rule.keep(opacity_[r], &log_scales_[3 * r], radius ? radius + r : nullptr);
+    }
+  };
+  int64_t next_old = 0;
+  for (size_t k = 0; k < d.split.size(); ++k) {
+    const int64_t parent = d.split[k];
+    add_old(next_old, parent);
+    add_half(2 * k, parent, radius ? radius + parent : nullptr);
+    next_old = parent + 1;
+  }
+  add_old(next_old, n);
+  for (int64_t r : d.clone)
+    if (rule.keep(opacity_[r], &log_scales_[3 * r], nullptr)) add_fresh(r);
+  for (size_t k = 0; k < d.split.size(); ++k) add_half(2 * k + 1, d.split[k], nullptr);
+  p.params.resize(out);
+  p.moments.resize(out);
+}
+
+void apply_refinement(DeviceGaussians& g, const RefinementPlan& p) {
+  g.gather_rows(p.params, p.moments);
+  g.write_rows(Group::Means, p.written, p.written_means);
+  g.write_rows(Group::LogScales, p.written, p.written_log_scales);
+}
+
+void DefaultStrategy::refine(const StepInfo& info, DeviceGaussians& g, bool check_size) {
+  apply_refinement(g, planner_.plan(g, o_, info, check_size, rng_));
+}
+
+nlohmann::json DefaultStrategy::state() const { return {{"rng", rng_to_string(rng_)}}; }
+
+void DefaultStrategy::load_state(const nlohmann::json& s) {
+  rng_ = rng_from_string(s.at("rng").get<std::string>(), "default strategy state");
+}
+
+}  // namespace splat

@@ -1,0 +1,303 @@
+#include "core/train/trainer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+#include "kernels/adam.h"
+
+namespace splat {
+
+using kernels::Buffer;
+using kernels::Device;
+
+// ---- CameraSampler ----
+
+CameraSampler::CameraSampler(std::vector<int> pool, uint64_t seed) : pool_(std::move(pool)), rng_(seed) {
+  if (pool_.empty()) throw std::invalid_argument("no training cameras: the scene has no train views");
+  reshuffle();
+}
+
+void CameraSampler::reshuffle() {
+  order_ = pool_;
+  std::shuffle(order_.begin(), order_.end(), rng_);
+  pos_ = 0;
+}
+
+std::vector<int> CameraSampler::next(int count) {
+  std::vector<int> out;
+  out.reserve(count);
+  while (int(out.size()) < count) {
+    if (pos_ == order_.size()) reshuffle();
+    out.push_back(order_[pos_++]);
+  }
+  return out;
+}
+
+nlohmann::json CameraSampler::state() const {
+  return {{"rng", rng_to_string(rng_)}, {"order", order_}, {"pos", pos_}};
+}
+
+void CameraSampler::load_state(const nlohmann::json& s) {
+  std::vector<int> order = s.at("order").get<std::vector<int>>();
+  const size_t pos = s.at("pos").get<size_t>();
+  std::vector<int> a = order, b = pool_;
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  if (a != b || pos > order.size())
+    throw std::runtime_error("camera sampler state does not match this scene's training views");
+  rng_ = rng_from_string(s.at("rng").get<std::string>(), "camera sampler state");
+  order_ = std::move(order);
+  pos_ = pos;
+}
+
+// ---- helpers ----
+
+std::unique_ptr<Strategy> make_strategy(const TrainerOptions& o) {
+  if (o.strategy == "default") return std::make_unique<DefaultStrategy>(o.default_strategy, o.seed ^ 0x5157);
+  if (o.strategy == "mcmc") return std::make_unique<McmcStrategy>(o.mcmc, o.seed ^ 0x3C3C);
+  throw std::invalid_argument("unknown strategy '" + o.strategy + "' (expected default or mcmc)");
+}
+
+std::vector<float> to_float_rgb(const ImageRGB8& img) {
+  std::vector<float> out(img.pixels.size());
+  for (size_t i = 0; i < out.size(); ++i) out[i] = img.pixels[i] * (1.f / 255.f);
+  return out;
+}
+
+namespace {
+std::unique_ptr<kernels::Rasterizer> make_rasterizer(const TrainerOptions& o) {
+  return o.device == Device::CPU ? kernels::make_cpu_rasterizer(o.cpu_threads) : kernels::make_cuda_rasterizer();
+}
+}  // namespace
+
+kernels::RasterSettings render_settings(const TrainerOptions& o, int sh_degree) {
+  kernels::RasterSettings s;
+  s.sh_degree = sh_degree;
+  s.packed = o.packed;
+  s.antialiased = o.antialiased;
+  std::copy(o.background.begin(), o.background.end(), s.background);
+  return s;
+}
+
+// ---- Trainer ----
+
+Trainer::Trainer(const Scene& scene, const GaussianModel& init, const TrainerOptions& options)
+    : scene_(scene),
+      opt_(options),
+      strategy_(make_strategy(options)),
+      raster_(make_rasterizer(options)),
+      loss_(kernels::make_photometric_loss(options.device, options.ssim_weight)),
+      sampler_(scene.train_indices(), options.seed) {
+  if (scene.images.size() != scene.views.size())
+    throw std::invalid_argument("trainer: the scene's images are not loaded (" + scene.root + ")");
+  if (opt_.steps < 0) throw std::invalid_argument("trainer: negative step count");
+  set_batch_size(opt_.batch_size);
+  set_sh_degree_cap(opt_.sh_degree_cap);
+  g_ = std::make_unique<DeviceGaussians>(opt_.device, GaussianState::from_model(init));
+  // Only training targets live on the device for the whole run; evaluation uploads test views itself.
+  for (size_t v = 0; v < scene.views.size(); ++v) images_.emplace_back(opt_.device);
+  for (int v : scene.train_indices()) images_[v].upload(to_float_rgb(scene.images[v]));
+  // Masks only exist on the device when some view has ignored pixels; then every train view gets
+  // one (all ones where nothing is ignored) so that a batch's masks gather like its targets.
+  if (scene.has_masks()) {
+    for (size_t v = 0; v < scene.views.size(); ++v) masks_.emplace_back(opt_.device);
+    for (int v : scene.train_indices()) {
+      const auto& k = scene.views[v].intrinsics;
+      const uint8_t* m = scene.mask(v);
+      masks_[v].upload(m ? std::vector<uint8_t>(m, m + size_t(k.width) * k.height)
+                         : std::vector<uint8_t>(size_t(k.width) * k.height, 1));
+    }
+  }
+  rgb_ = Buffer<float>(opt_.device);
+  grad_rgb_ = Buffer<float>(opt_.device);
+  alpha_ = Buffer<float>(opt_.device);
+  target_ = Buffer<float>(opt_.device);
+  mask_ = Buffer<uint8_t>(opt_.device);
+}
+
+Trainer::~Trainer() = default;
+
+void Trainer::set_batch_size(int b) {
+  if (b < 1) throw std::invalid_argument("batch size must be at least 1, got " + std::to_string(b));
+  opt_.batch_size = b;
+}
+
+void Trainer::set_sh_degree_cap(int cap) {
+  if (cap < 0 || cap > 3) throw std::invalid_argument("SH degree must be 0..3, got " + std::to_string(cap));
+  opt_.sh_degree_cap = cap;
+}
+
+int Trainer::active_sh_degree() const {
+  const int grown = opt_.sh_degree_interval > 0 ? step_ / opt_.sh_degree_interval : 3;
+  return std::min({grown, opt_.sh_degree_cap, g_->sh_degree()});
+}
+
+double Trainer::means_lr(int step) const {
+  const double t = opt_.steps > 0 ? std::clamp(double(step) / opt_.steps, 0.0, 1.0) : 0.0;
+  return opt_.lr.means * scene_.extent * std::pow(opt_.lr.means_final_ratio, t);
+}
+
+// Copies the per-view arrays of views[begin, begin + count) (all of one size) into one batch.
+template <class T>
+const T* Trainer::gather(const std::vector<Buffer<T>>& per_view, const std::vector<int>& views, size_t begin, int count,
+                         Buffer<T>& batch) const {
+  const size_t per = per_view[views[begin]].size();
+  batch.resize(per * count);
+  for (int c = 0; c < count; ++c)
+    kernels::copy_bytes(batch.data() + c * per, opt_.device, per_view[views[begin + c]].data(), opt_.device,
+                        per * sizeof(T));
+  return batch.data();
+}
+
+void Trainer::run_batch(const std::vector<int>& views, float grad_scale_total) {
+  const int sh = active_sh_degree();
+  const kernels::RasterSettings settings = render_settings(opt_, sh);
+  const bool stats = strategy_->wants_stats(step_);
+  run_losses_.clear();
+  // Views are rendered in runs of equal image size (one rasterizer call each).
+  size_t begin = 0;
+  while (begin < views.size()) {
+    const auto& in0 = scene_.views[views[begin]].intrinsics;
+    size_t end = begin + 1;
+    while (end < views.size() && scene_.views[views[end]].intrinsics.width == in0.width &&
+           scene_.views[views[end]].intrinsics.height == in0.height)
+      ++end;
+    const int C = int(end - begin);
+    std::vector<kernels::Camera> cams;
+    for (size_t k = begin; k < end; ++k) cams.push_back(scene_.views[views[k]].to_kernel_camera());
+    const kernels::ImageBatchShape shape{C, in0.height, in0.width};
+    const size_t elems = size_t(shape.elements());
+    rgb_.resize(elems);
+    grad_rgb_.resize(elems);
+    alpha_.resize(size_t(C) * shape.pixels_per_image());
+    const float* target = images_[views[begin]].data();
+    const uint8_t* mask = masks_.empty() ? nullptr : masks_[views[begin]].data();
+    if (C > 1) {  // gather the targets (and masks) of the run into one [C,H,W,3] batch
+      target = gather(images_, views, begin, C, target_);
+      if (mask) mask = gather(masks_, views, begin, C, mask_);
+    }
+    raster_->forward(g_->view(), cams, settings, {rgb_.data(), alpha_.data(), nullptr});
+    mark("render forward");
+    loss_->forward(rgb_.data(), target, shape, mask);
+    // The loss is the mean over the whole batch: a run of C views weighs C / B.
+    loss_->backward(grad_rgb_.data(), grad_scale_total * float(C) / float(views.size()));
+    mark("loss");
+    raster_->backward({grad_rgb_.data(), nullptr, nullptr}, g_->grad(),
+                      stats ? g_->stats() : kernels::DensifyStats{});
+    mark(stats ? "render backward (+densify stats)" : "render backward");
+    if (end - begin != views.size()) run_losses_.push_back(loss_->read_loss() * float(C) / float(views.size()));
+    begin = end;
+  }
+}
+
+void Trainer::optimizer_step() {
+  const int B = opt_.batch_size;
+  const double lrs[kGroupCount] = {means_lr(step_),  opt_.lr.log_scales, opt_.lr.quats,
+                                   opt_.lr.opacity, opt_.lr.sh_dc,      opt_.lr.sh_rest};
+  std::array<kernels::AdamGroup, kGroupCount> groups;
+  size_t count = 0;
+  for (Group grp : kAllGroups) {
+    Buffer<float>& p = g_->param(grp);
+    if (p.size() == 0) continue;
+    kernels::AdamHyperParams h;
+    h.lr = static_cast<float>(lrs[static_cast<int>(grp)]);
+    groups[count++] = {p.data(),         g_->grad(grp).data(), g_->exp_avg(grp).data(), g_->exp_avg_sq(grp).data(),
+                       int64_t(p.size()), kernels::scale_for_batch(h, B)};
+  }
+  // All groups in one launch: separately, six launches cost about as much as the update itself.
+  kernels::adam_step_groups(opt_.device, std::span<const kernels::AdamGroup>(groups.data(), count), step_ + 1);
+}
+
+void Trainer::set_profiling(bool on) {
+  timer_ = on ? std::make_unique<kernels::PhaseTimer>(opt_.device) : nullptr;
+  raster_stages_ = {};
+  profiled_steps_ = 0;
+  raster_->set_stage_timing(on);
+}
+
+// The rasterizer's stage clock holds its last forward and backward: with several image sizes in a
+// batch, only the last run's stages are counted.
+void Trainer::collect_raster_stages() {
+  for (const kernels::StageTime& s : raster_->stage_times())
+    if (s.stage != "backward start") raster_stages_.add(s.stage, s.ms);  // that gap is the loss, timed above
+}
+
+StepResult Trainer::step() {
+  if (finished()) throw std::logic_error("trainer: step() after the last step");
+  const auto t0 = std::chrono::steady_clock::now();
+  if (timer_) timer_->start();
+  const std::vector<int> views = sampler_.next(opt_.batch_size);
+  g_->zero_grad();
+  mark("zero gradients");
+  run_batch(views, 1.f);
+  StepInfo info;
+  info.step = step_;
+  info.total_steps = opt_.steps;
+  info.batch_size = opt_.batch_size;
+  info.scene_extent = scene_.extent;
+  info.means_lr = static_cast<float>(means_lr(step_));
+  strategy_->add_loss_gradients(info, *g_);
+  mark("strategy loss terms");
+  optimizer_step();
+  mark("adam");
+  StepResult r;
+  r.step = step_;
+  r.structure_changed = strategy_->after_step(info, *g_);
+  // Steps that changed the rows are the refinements (host round trip of every column).
+  mark(r.structure_changed ? "strategy: refinement steps" : "strategy: other steps");
+  if (timer_) {
+    timer_->collect();
+    collect_raster_stages();  // after the step's own marks: reading them waits for the stream
+    ++profiled_steps_;
+  }
+  ++step_;
+  r.gaussians = g_->size();
+  r.host_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+float Trainer::read_loss() const {
+  if (!run_losses_.empty()) {
+    float sum = 0;
+    for (float l : run_losses_) sum += l;
+    return sum;
+  }
+  return step_ > 0 ? loss_->read_loss() : 0.f;
+}
+
+void Trainer::render(const kernels::Camera& cam, Buffer<float>& rgb, int sh_degree) {
+  const int sh = sh_degree < 0 ? active_sh_degree() : std::min(sh_degree, g_->sh_degree());
+  rgb.resize(size_t(cam.width) * cam.height * 3);
+  alpha_.resize(size_t(cam.width) * cam.height);
+  raster_->forward(g_->view(), std::span<const kernels::Camera>(&cam, 1), render_settings(opt_, sh),
+                   {rgb.data(), alpha_.data(), nullptr});
+}
+
+nlohmann::json Trainer::state() const {
+  return {{"step", step_},
+          {"steps", opt_.steps},
+          {"batch_size", opt_.batch_size},
+          {"packed", opt_.packed},
+          {"sh_degree_cap", opt_.sh_degree_cap},
+          {"strategy", strategy_->name()},
+          {"strategy_state", strategy_->state()},
+          {"sampler", sampler_.state()}};
+}
+
+void Trainer::load_state(const nlohmann::json& s) {
+  const std::string name = s.at("strategy").get<std::string>();
+  if (name != strategy_->name())
+    throw std::runtime_error("checkpoint was trained with strategy '" + name + "', this run uses '" +
+                             strategy_->name() + "'");
+  strategy_->load_state(s.at("strategy_state"));
+  sampler_.load_state(s.at("sampler"));
+  step_ = s.at("step").get<int>();
+  opt_.steps = s.at("steps").get<int>();  // the LR schedule spans the run it was started with
+  set_batch_size(s.at("batch_size").get<int>());
+  opt_.packed = s.at("packed").get<bool>();
+  set_sh_degree_cap(s.at("sh_degree_cap").get<int>());
+}
+
+}  // namespace splat

@@ -1,0 +1,168 @@
+#pragma once
+// The training loop on one device: batches of cameras from seeded shuffled epochs, render,
+// photometric loss, backward, the strategy's loss terms, per-group Adam, densification.
+//
+// On CUDA the per-step path enqueues work and never waits for the GPU, except where the strategy
+// edits the Gaussians on the host (refinement steps; every step for MCMC's noise until it has a
+// device kernel) and where the caller asks for the loss (read_loss()).
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/model/device_gaussians.h"
+#include "core/train/rng_state.h"
+#include "core/scene/scene.h"
+#include "core/train/strategy.h"
+#include "core/train/strategy_default.h"
+#include "core/train/strategy_mcmc.h"
+#include "kernels/loss.h"
+#include "kernels/phase_timer.h"
+#include "kernels/rasterizer.h"
+
+namespace splat {
+
+// Base learning rates per parameter group, for batch size 1 (the sqrt(B) rule scales them).
+struct LearningRates {
+  double means = 1.6e-4;             // x scene extent; decays exponentially to means * means_final_ratio
+  double means_final_ratio = 0.01;
+  double log_scales = 5e-3;
+  double quats = 1e-3;
+  double opacity = 5e-2;
+  double sh_dc = 2.5e-3;
+  double sh_rest = 2.5e-3 / 20;      // higher-order SH move slower: they overfit view dependence
+};
+
+struct TrainerOptions {
+  kernels::Device device = kernels::Device::CPU;
+  int steps = 30000;
+  int batch_size = 1;
+  bool packed = false;
+  bool antialiased = false;
+  int sh_degree_cap = 3;          // active degree grows by 1 every sh_degree_interval steps up to this
+  int sh_degree_interval = 1000;
+  std::string strategy = "default";  // "default" or "mcmc"
+  DefaultStrategyOptions default_strategy{};
+  McmcStrategyOptions mcmc{};
+  uint64_t seed = 0;
+  std::array<float, 3> background{0, 0, 0};
+  float ssim_weight = kernels::kDefaultSsimWeight;
+  LearningRates lr{};
+  int cpu_threads = 0;            // CPU backend threads; 0 = all
+};
+
+// Shuffled epochs over a fixed list of camera indices; the whole state is (rng, order, position),
+// so a restored sampler continues with exactly the same cameras.
+class CameraSampler {
+ public:
+  CameraSampler(std::vector<int> pool, uint64_t seed);
+  std::vector<int> next(int count);
+
+  nlohmann::json state() const;
+  void load_state(const nlohmann::json& s);
+
+ private:
+  void reshuffle();
+  std::vector<int> pool_, order_;
+  size_t pos_ = 0;
+  Rng rng_;
+};
+
+struct StepResult {
+  int step = 0;              // index of the step just taken (0-based)
+  int64_t gaussians = 0;     // count after the step
+  bool structure_changed = false;
+  double host_ms = 0;        // host time of step() (on CUDA: enqueue time plus any host edits)
+};
+
+class Trainer {
+ public:
+  // The scene's images must be loaded. `init` is the starting model (SfM or random points).
+  Trainer(const Scene& scene, const GaussianModel& init, const TrainerOptions& options);
+  ~Trainer();
+
+  StepResult step();
+  int steps_done() const { return step_; }
+  bool finished() const { return step_ >= opt_.steps; }
+
+  // Loss of the last step (mean over its batch); on CUDA this waits for that step.
+  float read_loss() const;
+  int active_sh_degree() const;
+  double means_lr(int step) const;  // for batch size 1
+
+  // Settings that may change between steps.
+  void set_batch_size(int b);
+  void set_packed(bool packed) { opt_.packed = packed; }
+  void set_sh_degree_cap(int cap);
+  void set_total_steps(int steps) { opt_.steps = steps; }
+  const TrainerOptions& options() const { return opt_; }
+
+  const Scene& scene() const { return scene_; }
+  DeviceGaussians& gaussians() { return *g_; }
+  const DeviceGaussians& gaussians() const { return *g_; }
+  kernels::Rasterizer& rasterizer() { return *raster_; }
+  const Strategy& strategy() const { return *strategy_; }
+
+  // Renders one view of the current Gaussians (no gradients) into rgb [H,W,3] on the device.
+  void render(const kernels::Camera& cam, kernels::Buffer<float>& rgb, int sh_degree = -1);
+  // Training target of a train view as float RGB on the device (uploaded once; empty for test views).
+  const kernels::Buffer<float>& image(int view) const { return images_[view]; }
+
+  // Opt-in per-phase timing of step() (kernels/phase_timer.h): off by default, because reading the
+  // times back waits for each step to finish, which the normal path never does. Turning it on
+  // clears earlier totals.
+  void set_profiling(bool on);
+  // Totals over the steps profiled so far (null while off): the phases of step() and, on CUDA,
+  // the rasterizer's own stages inside "render forward" and "render backward".
+  const kernels::PhaseTotals* step_phases() const { return timer_ ? &timer_->totals() : nullptr; }
+  const kernels::PhaseTotals& raster_stages() const { return raster_stages_; }
+  int profiled_steps() const { return profiled_steps_; }
+
+  // Everything a checkpoint stores besides the parameters and moments (step, total steps, RNGs,
+  // strategy, settings), and its restoration.
+  nlohmann::json state() const;
+  void load_state(const nlohmann::json& s);
+
+ private:
+  void run_batch(const std::vector<int>& views, float grad_scale_total);
+  template <class T>
+  const T* gather(const std::vector<kernels::Buffer<T>>& per_view, const std::vector<int>& views, size_t begin,
+                  int count, kernels::Buffer<T>& batch) const;
+  void optimizer_step();
+  void mark(const char* phase) {
+    if (timer_) timer_->mark(phase);
+  }
+  void collect_raster_stages();
+
+  const Scene& scene_;
+  TrainerOptions opt_;
+  int step_ = 0;
+  std::unique_ptr<DeviceGaussians> g_;
+  std::unique_ptr<Strategy> strategy_;
+  std::unique_ptr<kernels::Rasterizer> raster_;
+  std::unique_ptr<kernels::PhotometricLoss> loss_;
+  CameraSampler sampler_;
+  std::vector<kernels::Buffer<float>> images_;  // per view, empty for views not used
+  std::vector<kernels::Buffer<uint8_t>> masks_;  // per view when the scene has masks, else none
+  kernels::Buffer<float> rgb_, grad_rgb_, alpha_, target_;
+  kernels::Buffer<uint8_t> mask_;
+  std::vector<float> run_losses_;  // when a batch needs several render calls (mixed image sizes)
+  std::unique_ptr<kernels::PhaseTimer> timer_;  // set while profiling
+  kernels::PhaseTotals raster_stages_;
+  int profiled_steps_ = 0;
+};
+
+// The strategy named by options.strategy; throws std::invalid_argument for an unknown name.
+std::unique_ptr<Strategy> make_strategy(const TrainerOptions& options);
+
+// The rasterizer settings of the trainer's renders at an SH degree: packing, antialiasing and
+// background from `options` (evaluation renders with the same, core/train/evaluator.h).
+kernels::RasterSettings render_settings(const TrainerOptions& options, int sh_degree);
+
+// Float RGB in [0,1] of an 8-bit image, [H,W,3].
+std::vector<float> to_float_rgb(const ImageRGB8& img);
+
+}  // namespace splat

@@ -1,0 +1,76 @@
+#pragma once
+// One training run: a Trainer and what happens at its step boundaries, shared by `splatlab train`
+// and the GUI's TrainingSession so that both record metrics, evaluate, checkpoint and end alike.
+// step() trains one step and then, when due, reads the loss into a metrics record (with the test
+// views' PSNR/SSIM on evaluation steps), appends it to metrics.jsonl when the run has one, and
+// writes the periodic checkpoint. What belongs to one caller stays with it, around step(): the
+// CLI's progress line, signals and final files; the session's control queue, pause and snapshots.
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <vector>
+
+#include "core/train/metrics_log.h"
+#include "core/train/trainer.h"
+
+namespace splat {
+
+struct RunOptions {
+  int metrics_every = 100;   // steps between metrics records (reading the loss waits for the device)
+  int eval_every = 0;        // steps between test-view evaluations (0: none on a cadence)
+  bool eval_at_end = false;  // also evaluate at the run's last step
+  int stop_at = 0;           // end after this step of the schedule (0: at the schedule's end)
+  std::filesystem::path metrics_file;  // metrics.jsonl to write the records to (empty: none)
+  bool append_metrics = false;         // append to it (a resumed run) instead of starting it afresh
+  int checkpoint_every = 0;            // steps between checkpoints written to checkpoint_file (0: none)
+  std::filesystem::path checkpoint_file;
+};
+
+// What one TrainingRun::step did.
+struct RunStep {
+  StepResult result;
+  std::optional<MetricsRecord> metrics;  // present when a record was due (metrics, evaluation or last step)
+};
+
+class TrainingRun {
+ public:
+  // Builds the trainer (the scene must outlive the run) and opens the metrics file. Throws
+  // std::invalid_argument for a metrics_every below 1 or a checkpoint cadence without a file,
+  // std::runtime_error naming an unwritable metrics file.
+  TrainingRun(const Scene& scene, const GaussianModel& init, const TrainerOptions& options, RunOptions run);
+
+  // For what happens between steps: restoring a checkpoint, changing settings, saving, reading.
+  Trainer& trainer() { return trainer_; }
+  const Trainer& trainer() const { return trainer_; }
+
+  // The step the run ends after: stop_at when it lies inside the schedule, else the schedule's end
+  // (which a restored checkpoint or Trainer::set_total_steps may have moved).
+  int end_step() const;
+  bool done() const { return trainer_.steps_done() >= end_step(); }
+
+  // Trains one step, then makes the records due at its boundary. The run's clock (wall_s, step_ms)
+  // starts with the first call.
+  RunStep step();
+
+  // Seconds since the first step began (0 before it), and of those, the seconds spent evaluating.
+  double seconds() const;
+  double eval_seconds() const { return eval_s_; }
+  // Test PSNR of the latest evaluation, if any.
+  std::optional<double> last_psnr() const { return last_psnr_; }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  MetricsRecord record(const StepResult& r, bool evaluate_now);
+
+  RunOptions opt_;
+  Trainer trainer_;
+  std::vector<int> test_views_;
+  std::optional<MetricsLog> metrics_log_;
+  bool started_ = false;
+  Clock::time_point t_start_, last_record_;
+  int last_record_step_ = 0;
+  double eval_s_ = 0;
+  std::optional<double> last_psnr_;
+};
+
+}  // namespace splat

@@ -1,0 +1,118 @@
+#pragma once
+// A TrainingRun (core/train/training_run.h) on a background thread, for the GUI. The GUI thread never
+// touches the trainer directly: it sends commands (queued, applied at the next step boundary),
+// reads the run's metrics records from a bounded ring buffer, and reads the latest published
+// snapshot of the Gaussians.
+//
+// Snapshots stay on the training device: at most every `snapshot_interval_ms`, at a step boundary,
+// the trainer thread copies the parameters into a new immutable ModelSnapshot (device to device,
+// core/model/model_snapshot.h) and publishes it with an atomic shared_ptr store. No lock is held while
+// copying, and readers never wait for one: they take the current pointer, and the snapshot lives
+// for as long as they hold it, unchanged by later steps.
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/model/gaussian_model.h"
+#include "core/model/model_snapshot.h"
+#include "core/scene/scene.h"
+#include "core/train/training_run.h"
+
+namespace splat {
+
+enum class SessionState { Idle, Running, Paused, Finished, Failed };
+
+// The run's records (psnr/ssim present on evaluation steps).
+using SessionMetrics = MetricsRecord;
+
+struct SessionOptions {
+  int metrics_capacity = 4096;      // ring buffer size: the oldest entries are dropped
+  int metrics_every = 10;           // RunOptions::metrics_every: steps between metrics entries
+  int eval_every = 0;               // RunOptions::eval_every: steps between test evaluations (0: never)
+  int snapshot_interval_ms = 200;   // at most this often a new snapshot is published
+};
+
+class TrainingSession {
+ public:
+  // The session keeps its own copy of the scene (images included).
+  TrainingSession(Scene scene, GaussianModel init, TrainerOptions options, SessionOptions session = {});
+  ~TrainingSession();  // stops and joins
+  TrainingSession(const TrainingSession&) = delete;
+  TrainingSession& operator=(const TrainingSession&) = delete;
+
+  void start();   // starts the thread (once)
+  void pause();
+  void resume();
+  void stop();    // finishes the current step and ends the thread; waits for it
+
+  // Settings applied at the next step boundary; out-of-range values throw std::invalid_argument here.
+  void set_batch_size(int b);
+  void set_packed(bool packed);
+  void set_amp(bool amp);  // recorded only: mixed precision is not implemented yet
+  void set_sh_degree_cap(int cap);
+  // Per-phase timing of each step (Trainer::set_profiling), applied at the next step boundary.
+  // It waits for every step to finish on the device, so callers keep it on only while they show it.
+  void set_profiling(bool on);
+
+  // Requests served at the next step boundary (also while paused); `done` (may be empty) is called on
+  // the trainer thread with an empty string on success or the error message.
+  using Done = std::function<void(const std::string& error)>;
+  void request_save_ply(const std::filesystem::path& file, Done done = {});
+  void request_save_checkpoint(const std::filesystem::path& file, Done done = {});
+
+  SessionState state() const { return state_.load(); }
+  std::string error() const;
+  int steps_done() const { return steps_done_.load(); }
+  bool amp() const { return amp_.load(); }
+
+  // Metrics with step > after_step, oldest first (the GUI passes the last step it has).
+  std::vector<SessionMetrics> metrics_since(int after_step) const;
+  // Phase totals over the steps profiled since profiling was last turned on (empty while off).
+  kernels::PhaseTotals step_phases() const;
+
+  // The latest published snapshot (null before the first one); versions count up from 1.
+  std::shared_ptr<const ModelSnapshot> snapshot() const { return snapshot_.load(); }
+
+ private:
+  void thread_main();
+  void enqueue(std::function<void(Trainer&)> command);
+  void apply_commands();
+  void publish_snapshot(bool force);
+  void push_metrics(const SessionMetrics& m);
+
+  Scene scene_;
+  GaussianModel init_;
+  TrainerOptions options_;
+  SessionOptions session_;
+  std::unique_ptr<TrainingRun> run_;  // built on the session's thread
+  std::thread thread_;
+
+  mutable std::mutex mutex_;  // guards commands_, paused_, stop_, error_
+  std::condition_variable wake_;
+  std::deque<std::function<void(Trainer&)>> commands_;
+  bool paused_ = false, stop_ = false;
+  std::string error_;
+  std::atomic<SessionState> state_{SessionState::Idle};
+  std::atomic<int> steps_done_{0};
+  std::atomic<bool> amp_{false};
+
+  mutable std::mutex metrics_mutex_;
+  std::deque<SessionMetrics> metrics_;
+  kernels::PhaseTotals step_phases_;  // copied from the trainer after each profiled step
+
+  // Written by the trainer thread only, once a snapshot's copies are issued; no mutex guards it,
+  // so no copy can happen under one.
+  std::atomic<std::shared_ptr<const ModelSnapshot>> snapshot_;
+  uint64_t snapshots_published_ = 0;  // trainer thread only
+  std::chrono::steady_clock::time_point last_snapshot_{};
+};
+
+}  // namespace splat
