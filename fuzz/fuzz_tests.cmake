@@ -17,11 +17,14 @@ set(SPLATLAB_FUZZ_SECONDS 30 CACHE STRING "Seconds CTest fuzzes each target for"
 include(ExternalProject)
 include(${CMAKE_CURRENT_LIST_DIR}/targets.cmake)
 set(fuzz_dir ${CMAKE_BINARY_DIR}/fuzz)
+set(fuzz_args -DCMAKE_CXX_COMPILER=${SPLATLAB_FUZZ_CXX} -DCMAKE_BUILD_TYPE=RelWithDebInfo)
+if(CCACHE_PROGRAM)
+  list(APPEND fuzz_args -DCMAKE_CXX_COMPILER_LAUNCHER=${CCACHE_PROGRAM})
+endif()
 ExternalProject_Add(splat_fuzz
   SOURCE_DIR ${CMAKE_CURRENT_LIST_DIR}
   BINARY_DIR ${fuzz_dir}
-  CMAKE_ARGS -DCMAKE_CXX_COMPILER=${SPLATLAB_FUZZ_CXX} -DCMAKE_BUILD_TYPE=RelWithDebInfo
-             -DCMAKE_CXX_COMPILER_LAUNCHER=${CCACHE_PROGRAM}
+  CMAKE_ARGS ${fuzz_args}
   INSTALL_COMMAND ""
   BUILD_ALWAYS ON)
 

@@ -47,7 +47,10 @@ const char* photo_format_name(PhotoFormat f) {
 }
 
 PhotoFormat sniff_photo_format(std::span<const unsigned char> head) {
-  if (starts_with(head, "\xFF\xD8\xFF", 3)) return PhotoFormat::Jpeg;
+  // stb_image takes any run of 0xFF before the start-of-image code 0xD8 as fill bytes (no other
+  // format's signature starts with 0xFF), so such a file is a JPEG to it, whatever its name says.
+  const size_t fill = static_cast<size_t>(std::find_if(head.begin(), head.end(), [](unsigned char b) { return b != 0xFF; }) - head.begin());
+  if (fill >= 1 && fill < head.size() && head[fill] == 0xD8) return PhotoFormat::Jpeg;
   if (starts_with(head, "\x89PNG\r\n\x1A\n", 8)) return PhotoFormat::Png;
   if (starts_with(head, "BM", 2)) return PhotoFormat::Bmp;
   if (starts_with(head, "GIF87a", 6) || starts_with(head, "GIF89a", 6)) return PhotoFormat::Gif;

@@ -3,10 +3,12 @@
 #include <stb_image.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <tuple>
 
 #include "core/scene/scene_errors.h"
 
@@ -99,10 +101,17 @@ void check_hdr_runs(const std::filesystem::path& file, std::span<const unsigned 
 // byte to the next marker, as stb_image does, and reads each DHT segment the way stb does (its
 // tables one after the other while the length left is positive: a class/id byte, 16 counts,
 // then as many values as the counts add up to), also where that runs past the segment's length.
+// Two faults of stb 2.27 are refused: a table of more than 256 codes (stb writes past it), and a
+// scan that decodes with a table no DHT before it defined (stb's tables are uninitialised heap
+// memory then, and it indexes with what it finds there: reads out of bounds that differ from run
+// to run). Which tables a scan decodes with follows stb: a baseline scan both of its components'
+// tables, a progressive one the DC table in a first DC scan and the AC table in an AC scan.
 void check_jpeg_huffman_tables(const std::filesystem::path& file, std::span<const unsigned char> bytes) {
   const auto byte = [&](size_t i) -> int { return i < bytes.size() ? bytes[i] : 0; };  // stb reads 0 past the end
   constexpr size_t kMaxCodes = 256;
-  for (size_t pos = 2; pos < bytes.size();) {
+  std::array<std::array<bool, 4>, 2> defined{};  // [DC, AC][table id]
+  bool progressive = false;
+  for (size_t pos = 0; pos < bytes.size();) {  // from the start: the 0xFF fill before SOI too
     if (bytes[pos] != 0xFF) {
       ++pos;
       continue;
@@ -113,6 +122,8 @@ void check_jpeg_huffman_tables(const std::filesystem::path& file, std::span<cons
     if (marker == 0x00 || marker == 0x01 || (marker >= 0xD0 && marker <= 0xD8)) continue;  // no length
     if (marker == 0xD9) return;                                                           // end of image
     const size_t length = static_cast<size_t>(byte(pos) << 8 | byte(pos + 1));
+    const std::string where = " at byte " + std::to_string(pos - 2);
+    if (marker >= 0xC0 && marker <= 0xC2) progressive = marker == 0xC2;  // the frames stb decodes
     if (marker == 0xC4) {
       size_t at = pos + 2;
       for (long left = static_cast<long>(length) - 2; left > 0 && at < bytes.size();) {
@@ -121,11 +132,26 @@ void check_jpeg_huffman_tables(const std::filesystem::path& file, std::span<cons
         size_t codes = 0;
         for (int i = 1; i <= 16; ++i) codes += static_cast<size_t>(byte(at + static_cast<size_t>(i)));
         if (codes > kMaxCodes)
-          throw SceneError(file, "damaged: a JPEG Huffman table (DHT at byte " + std::to_string(pos - 2) + ") defines " +
-                                     std::to_string(codes) + " codes, more than the " + std::to_string(kMaxCodes) +
-                                     " a table holds");
+          throw SceneError(file, "damaged: a JPEG Huffman table (DHT" + where + ") defines " + std::to_string(codes) +
+                                     " codes, more than the " + std::to_string(kMaxCodes) + " a table holds");
+        defined[static_cast<size_t>(table >> 4)][static_cast<size_t>(table & 15)] = true;
         at += 17 + codes;
         left -= static_cast<long>(17 + codes);
+      }
+    }
+    if (marker == 0xDA) {  // component count, then (component, DC table << 4 | AC table) each, then Ss
+      const int components = byte(pos + 2);
+      const size_t tables = pos + 3, after = tables + 2 * static_cast<size_t>(std::max(components, 0));
+      const int spectral_start = byte(after), successive_high = byte(after + 2) >> 4;
+      const bool uses_dc = !progressive || (spectral_start == 0 && successive_high == 0);
+      const bool uses_ac = !progressive || spectral_start != 0;
+      for (int c = 0; c < components; ++c) {
+        const int t = byte(tables + 2 * static_cast<size_t>(c) + 1), dc = t >> 4, ac = t & 15;
+        if (dc > 3 || ac > 3) break;  // stb refuses the scan
+        for (const auto& [used, kind, id] : {std::tuple{uses_dc, 0, dc}, std::tuple{uses_ac, 1, ac}})
+          if (used && !defined[static_cast<size_t>(kind)][static_cast<size_t>(id)])
+            throw SceneError(file, std::string("damaged: a JPEG scan (SOS") + where + ") decodes with Huffman table " +
+                                       (kind == 0 ? "DC " : "AC ") + std::to_string(id) + ", which no DHT before it defines");
       }
     }
     pos += std::max<size_t>(length, 2);

@@ -5,10 +5,13 @@
 //    2 GB for a file of a few hundred bytes);
 //  - a Radiance HDR run of length 0, or run-length data that ends early: stb loops forever;
 //  - a JPEG Huffman table (DHT) whose 16 code counts add up to more than 256: stb writes past the
-//    table, into the heap;
+//    table, into the heap; a JPEG scan that decodes with a table no DHT defined: stb reads its
+//    uninitialised table and indexes out of bounds with it;
 //  - a 16-bit PNM (a maximum above 255): stb reads its samples in the wrong byte order, and
 //    converts a greyscale one to RGB as 8-bit data, then reads twice that buffer's length.
-// The first three are damaged files; the last is valid but cannot be read correctly by this stb.
+// The first three are damaged files (a JPEG without its tables may come from a video stream that
+// relies on the standard ones, which stb does not know); the last is valid but cannot be read
+// correctly by this stb.
 // The caller has checked that the file's length fits in an int (stb's lengths are ints).
 #include <filesystem>
 #include <span>

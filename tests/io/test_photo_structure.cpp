@@ -118,6 +118,27 @@ TEST_CASE("photo structure: a JPEG Huffman table with more than 256 codes is ref
   CHECK_THAT(refusal(dir / "damaged.jpg", damaged),
              Contains("damaged: a JPEG Huffman table (DHT at byte " + std::to_string(dht) + ") defines") &&
                  Contains("codes, more than the 256 a table holds"));
+  // stb takes 0xFF bytes before the start of the image as fill and decodes the file as a JPEG
+  // whatever its name; under a name without a signature of its own (TGA) it is checked all the same.
+  REQUIRE(refusal(dir / "filled.tga", "\xFF\xFF\xFF" + jpg).empty());
+  CHECK_THAT(refusal(dir / "filled_damaged.tga", "\xFF\xFF\xFF" + damaged),
+             Contains("damaged: a JPEG Huffman table (DHT at byte " + std::to_string(dht + 3) + ") defines"));
+}
+
+TEST_CASE("photo structure: a JPEG scan decoding with a Huffman table no DHT defines is refused", "[photos][bad]") {
+  const fs::path dir = splat::test::scratch_dir("photo_structure_jpeg_tables");
+  const std::string jpg = encoded(".jpg");
+  // Without its DHT segment (FF C4 and the length that counts itself), every table is undefined.
+  const size_t dht = jpg.find("\xFF\xC4");
+  REQUIRE(dht != std::string::npos);
+  const size_t length = static_cast<unsigned char>(jpg[dht + 2]) << 8 | static_cast<unsigned char>(jpg[dht + 3]);
+  std::string without = jpg;
+  without.erase(dht, 2 + length);
+  REQUIRE(without.find("\xFF\xC4") == std::string::npos);
+  const size_t sos = without.find("\xFF\xDA");
+  CHECK_THAT(refusal(dir / "no_tables.jpg", without),
+             Contains("damaged: a JPEG scan (SOS at byte " + std::to_string(sos) +
+                      ") decodes with Huffman table DC 0, which no DHT before it defines"));
 }
 
 TEST_CASE("photo structure: 16-bit PNM is refused, 8-bit PNM decodes", "[photos][bad]") {
