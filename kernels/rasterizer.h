@@ -7,9 +7,15 @@
 // a Gaussian shard is just a (pointer, count) view, so a rank of a multi-GPU run passes its
 // own shard and nothing here assumes it sees every Gaussian.
 //
-// Internally a call runs in stages: project (cameras x Gaussians -> ProjectedGaussians),
-// bin + sort, rasterize; backward replays them in reverse. The stages are separate so that
-// the distributed trainer can exchange projected Gaussians between ranks between them.
+// A call runs in stages, which are public so that the multi-GPU trainer can exchange projected
+// Gaussians between them (shard -> project -> exchange -> rasterize -> loss -> rasterize_backward
+// -> reverse exchange -> project_backward):
+//   project            one shard's Gaussians x cameras -> ProjectedGaussians
+//   rasterize          ProjectedGaussians (from any shards) -> images (bin + sort + blend)
+//   rasterize_backward image gradients -> gradients of the rasterized pairs
+//   project_backward   gradients of the projected pairs -> the shard's parameters and statistics
+// forward/backward are the one-rank shortcut (project + rasterize, and back); they compute the
+// same function. Each stage keeps what its backward needs until the same stage runs again.
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -17,6 +23,7 @@
 #include <vector>
 
 #include "kernels/device_context.h"
+#include "kernels/precision.h"
 
 namespace splat::kernels {
 
@@ -32,38 +39,94 @@ struct Camera {
 // Number of SH coefficients per colour channel for a degree (0..3): (d+1)^2.
 constexpr int sh_coeffs_for_degree(int degree) { return (degree + 1) * (degree + 1); }
 
-// Read-only view of N Gaussians (one shard).
-struct GaussiansView {
+// The arrays below are templated on the scalar so that the CPU reference can run in double for
+// the finite-difference tests; the backends take the float instantiations (GaussiansView, ...).
+
+// Read-only view of N Gaussians (one shard). A shard holds the Gaussians with global ids
+// first_id .. first_id + n - 1: the whole model is the shards concatenated in rank order, so a
+// Gaussian's global id is its row in the gathered model.
+template <class T>
+struct BasicGaussiansView {
   int64_t n = 0;
-  const float* means = nullptr;           // [n,3] world space
-  const float* quats = nullptr;           // [n,4] (w,x,y,z); normalised inside the rasterizer
-  const float* log_scales = nullptr;      // [n,3]
-  const float* opacity_logits = nullptr;  // [n]; opacity = sigmoid(logit)
-  const float* sh_dc = nullptr;           // [n,3]
-  const float* sh_rest = nullptr;         // [n, sh_rest_coeffs, 3]; may be null when sh_rest_coeffs == 0
-  int sh_rest_coeffs = 0;                 // coefficients stored per channel beyond DC (15 for degree 3)
+  const T* means = nullptr;           // [n,3] world space
+  const T* quats = nullptr;           // [n,4] (w,x,y,z); normalised inside the rasterizer
+  const T* log_scales = nullptr;      // [n,3]
+  const T* opacity_logits = nullptr;  // [n]; opacity = sigmoid(logit)
+  const T* sh_dc = nullptr;           // [n,3]
+  const T* sh_rest = nullptr;         // [n, sh_rest_coeffs, 3]; may be null when sh_rest_coeffs == 0
+  int sh_rest_coeffs = 0;             // coefficients stored per channel beyond DC (15 for degree 3)
+  int64_t first_id = 0;               // global id of row 0
 };
+using GaussiansView = BasicGaussiansView<float>;
 
 // Gradient buffers with the same shapes as GaussiansView; backward ACCUMULATES (+=) into them,
 // so the caller zeroes them once per optimisation step (this lets a batch be split into calls).
-struct GaussiansGrad {
-  float* means = nullptr;
-  float* quats = nullptr;
-  float* log_scales = nullptr;
-  float* opacity_logits = nullptr;
-  float* sh_dc = nullptr;
-  float* sh_rest = nullptr;
+// A null pointer skips that parameter.
+template <class T>
+struct BasicGaussiansGrad {
+  T* means = nullptr;
+  T* quats = nullptr;
+  T* log_scales = nullptr;
+  T* opacity_logits = nullptr;
+  T* sh_dc = nullptr;
+  T* sh_rest = nullptr;
 };
+using GaussiansGrad = BasicGaussiansGrad<float>;
 
 // Statistics the densification strategies read; backward ACCUMULATES into them as well.
 // Any pointer may be null to skip that statistic. Exact definitions (shared by both backends):
 // kernels/raster_math.h, "DensifyStats".
-struct DensifyStats {
-  float* grad2d_norm = nullptr;      // [n] sum over (camera, step) of |dL/dmean2d| in NDC-scaled pixels
-  float* grad2d_abs_norm = nullptr;  // [n] sum of |per-pixel absolute 2D gradient| (AbsGS criterion)
+template <class T>
+struct BasicDensifyStats {
+  T* grad2d_norm = nullptr;          // [n] sum over (camera, step) of |dL/dmean2d| in NDC-scaled pixels
+  T* grad2d_abs_norm = nullptr;      // [n] sum of |per-pixel absolute 2D gradient| (AbsGS criterion)
   int32_t* visible_count = nullptr;  // [n] number of (camera, step) pairs where the Gaussian was visible
-  float* max_radius = nullptr;       // [n] max screen radius / max(width, height), over the calls
+  T* max_radius = nullptr;           // [n] max screen radius / max(width, height), over the calls
 };
+using DensifyStats = BasicDensifyStats<float>;
+
+// Projected (camera, Gaussian) pairs: what the project stage produces and the rasterize stage
+// consumes, the unit the multi-GPU exchange sends. One entry per pair, structure of arrays; the
+// vector attributes are 16-byte rows so a GPU thread reads each with one load.
+//  - Order: ascending camera, and within a camera ascending global id. The project stage emits
+//    them so, and pairs gathered from shards in rank order keep it; the rasterize stage relies on
+//    it (depth ties break by global id, so a sharded render equals the unsharded one).
+//  - Dense (RasterSettings::packed false): every (camera, Gaussian) pair, culled ones with
+//    tiles 0 and undefined attributes. Packed: only the visible pairs.
+template <class T>
+struct BasicProjected {
+  int64_t count = 0;
+  Precision precision = Precision::F32;  // storage of the float attributes (only F32 exists yet)
+  const int32_t* camera = nullptr;       // [count] index into the call's cameras
+  const int64_t* id = nullptr;           // [count] global Gaussian id
+  const T* mean2d = nullptr;             // [count,2] pixel coordinates
+  const T* conic_opacity = nullptr;      // [count,4] conic (xx, xy, yy) of the inverse 2D covariance, opacity
+  const T* color_depth = nullptr;        // [count,4] rgb after SH, camera-space depth
+  const int32_t* half = nullptr;         // [count,2] half sizes of the screen box in pixels
+  const int32_t* tiles = nullptr;        // [count] tiles the box covers in its camera (0: culled)
+};
+using ProjectedGaussians = BasicProjected<float>;
+
+// Gradients of the loss with respect to projected pairs, aligned with a BasicProjected's entries:
+//   mean2d        [count,4] dL/dmean2d (x, y), then the sums over pixels of |per-pixel dL/dmean2d|
+//                 (x, y), the AbsGS statistic
+//   conic_opacity [count,4] dL/dconic (Sym2 convention, raster_math.h), dL/dopacity
+//   color_depth   [count,4] dL/dcolor, dL/ddepth
+template <class T>
+struct BasicProjectedGrads {
+  T* mean2d = nullptr;
+  T* conic_opacity = nullptr;
+  T* color_depth = nullptr;
+};
+using ProjectedGrads = BasicProjectedGrads<float>;
+template <class T>
+struct BasicConstProjectedGrads {
+  const T* mean2d = nullptr;
+  const T* conic_opacity = nullptr;
+  const T* color_depth = nullptr;
+};
+using ConstProjectedGrads = BasicConstProjectedGrads<float>;
+inline constexpr int kProjectedGradFloats = 12;  // per pair
 
 struct RasterSettings {
   int sh_degree = 3;            // active degree, <= the degree the storage holds
@@ -75,19 +138,33 @@ struct RasterSettings {
   float eps2d = 0.3f;           // dilation added to the 2D covariance, px^2
 };
 
-// Outputs for C cameras of one size (all cameras of one call share width and height).
-struct RenderOutputs {
-  float* rgb = nullptr;    // [C,H,W,3]
-  float* alpha = nullptr;  // [C,H,W]
-  float* depth = nullptr;  // [C,H,W] sum(w_i z_i) / max(alpha, 1e-10) (0 where nothing is drawn); optional
+// Images of the C cameras of one call, concatenated in camera order: camera c's pixels start at
+// image_offsets(cameras)[c] (row-major, W_c x H_c). Cameras of one call may differ in size; for
+// cameras of one size this is the usual [C,H,W] layout.
+template <class T>
+struct BasicRenderOutputs {
+  T* rgb = nullptr;    // [pixels,3]
+  T* alpha = nullptr;  // [pixels]
+  T* depth = nullptr;  // [pixels] sum(w_i z_i) / max(alpha, 1e-10) (0 where nothing is drawn); optional
 };
+using RenderOutputs = BasicRenderOutputs<float>;
 
 // Upstream gradients of the loss with respect to the outputs (null means zero).
-struct RenderOutputGrads {
-  const float* rgb = nullptr;
-  const float* alpha = nullptr;
-  const float* depth = nullptr;
+template <class T>
+struct BasicRenderOutputGrads {
+  const T* rgb = nullptr;
+  const T* alpha = nullptr;
+  const T* depth = nullptr;
 };
+using RenderOutputGrads = BasicRenderOutputGrads<float>;
+
+// Pixel offset of each camera's image in the outputs, and the total as the last entry.
+inline std::vector<int64_t> image_offsets(std::span<const Camera> cameras) {
+  std::vector<int64_t> offsets(cameras.size() + 1, 0);
+  for (size_t c = 0; c < cameras.size(); ++c)
+    offsets[c + 1] = offsets[c] + int64_t(cameras[c].width) * cameras[c].height;
+  return offsets;
+}
 
 // Duration of one stage of the last forward or backward call (Rasterizer::stage_times).
 struct StageTime {
@@ -118,6 +195,24 @@ class Rasterizer {
   // Back-propagates the last forward. `grad` and `stats` are accumulated into.
   virtual void backward(const RenderOutputGrads& dout, const GaussiansGrad& grad,
                         const DensifyStats& stats) = 0;
+
+  // Stage 1: projects the shard `g` into every camera (settings.packed chooses the layout).
+  // The result lives in this object's memory until the next project call; `g` must stay valid
+  // and unchanged until project_backward.
+  virtual ProjectedGaussians project(const GaussiansView& g, std::span<const Camera> cameras,
+                                     const RasterSettings& settings) = 0;
+  // Back-propagates the last project: `d` is aligned with its pairs. Accumulates into `grad`
+  // and `stats` (indexed by row of the shard).
+  virtual void project_backward(const ConstProjectedGrads& d, const GaussiansGrad& grad,
+                                const DensifyStats& stats) = 0;
+
+  // Stage 2: renders pairs (in the order BasicProjected describes) into the cameras' images.
+  // `pairs` must stay valid and unchanged until rasterize_backward.
+  virtual void rasterize(const ProjectedGaussians& pairs, std::span<const Camera> cameras,
+                         const RasterSettings& settings, const RenderOutputs& out) = 0;
+  // Back-propagates the last rasterize into `d`, aligned with its pairs (overwritten; culled
+  // pairs get zeros).
+  virtual void rasterize_backward(const RenderOutputGrads& dout, const ProjectedGrads& d) = 0;
 };
 
 // threads = 0 uses every hardware thread.

@@ -11,6 +11,7 @@
 #include <span>
 #include <vector>
 
+#include "kernels/precision.h"
 #include "kernels/rasterizer.h"
 
 namespace splat {
@@ -19,10 +20,8 @@ namespace splat {
 enum class Group : int { Means = 0, LogScales, Quats, Opacity, ShDc, ShRest };
 inline constexpr int kGroupCount = 6;
 
-// How a column's values are stored at rest (host state, checkpoints). Arithmetic is fp32 always;
-// a BF16 column holds only values bf16 can represent. Adam's moments are always fp32.
-enum class Precision : uint8_t { F32, BF16 };
-constexpr size_t element_size(Precision p) { return p == Precision::BF16 ? 2 : 4; }
+// A column's Precision (kernels/precision.h) is how its values are stored at rest (host state,
+// checkpoints); a BF16 column holds only values bf16 can represent. Adam's moments are always fp32.
 
 struct ColumnSpec {
   Group group;
@@ -65,12 +64,10 @@ inline const char* group_name(Group g) { return kParamColumns[static_cast<int>(g
 inline constexpr int group_width(Group g, int sh_degree) { return kParamColumns[static_cast<int>(g)].width(sh_degree); }
 
 // Storage conversions, header-only (the fuzz build compiles a fixed list of core sources).
-// precision_name: "f32", "bf16", the checkpoint header's spelling. round_to_storage: the nearest
+// round_to_storage: the nearest
 // value (ties to even) `p` can store; NaN stays NaN, infinities stay. encode_values /
 // decode_values: values in their storage encoding (little-endian, element_size(p) bytes each)
 // and back.
-inline const char* precision_name(Precision p) { return p == Precision::BF16 ? "bf16" : "f32"; }
-
 namespace detail {
 // bf16 is the upper half of an fp32: round the lower half away, to nearest, ties to even.
 inline uint16_t to_bf16(float v) {

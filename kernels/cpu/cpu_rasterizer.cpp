@@ -14,19 +14,28 @@ class CpuRasterizer final : public Rasterizer {
 
   ComputeContext context() const override { return Device::CPU; }
 
-  // settings.packed is a memory layout choice of the CUDA backend (compacted visible pairs
-  // instead of dense [C, N] arrays); it does not change the images or gradients, so the CPU
-  // reference always uses the dense layout and ignores it.
+  // settings.packed chooses the layout of the projected pairs (all pairs, or the visible ones);
+  // images and gradients are the same either way.
   void forward(const GaussiansView& g, std::span<const Camera> cameras, const RasterSettings& settings,
                const RenderOutputs& out) override {
-    ref_.forward({g.n, g.means, g.quats, g.log_scales, g.opacity_logits, g.sh_dc, g.sh_rest, g.sh_rest_coeffs},
-                 cameras, settings, {out.rgb, out.alpha, out.depth});
+    ref_.forward(g, cameras, settings, out);
   }
-
   void backward(const RenderOutputGrads& dout, const GaussiansGrad& grad, const DensifyStats& stats) override {
-    ref_.backward({dout.rgb, dout.alpha, dout.depth},
-                  {grad.means, grad.quats, grad.log_scales, grad.opacity_logits, grad.sh_dc, grad.sh_rest},
-                  {stats.grad2d_norm, stats.grad2d_abs_norm, stats.visible_count, stats.max_radius});
+    ref_.backward(dout, grad, stats);
+  }
+  ProjectedGaussians project(const GaussiansView& g, std::span<const Camera> cameras,
+                             const RasterSettings& settings) override {
+    return ref_.project(g, cameras, settings);
+  }
+  void project_backward(const ConstProjectedGrads& d, const GaussiansGrad& grad, const DensifyStats& stats) override {
+    ref_.project_backward(d, grad, stats);
+  }
+  void rasterize(const ProjectedGaussians& pairs, std::span<const Camera> cameras, const RasterSettings& settings,
+                 const RenderOutputs& out) override {
+    ref_.rasterize(pairs, cameras, settings, out);
+  }
+  void rasterize_backward(const RenderOutputGrads& dout, const ProjectedGrads& d) override {
+    ref_.rasterize_backward(dout, d);
   }
 
  private:

@@ -1,12 +1,16 @@
 #pragma once
 // The CPU reference rasterizer, templated on the scalar: float behind the Rasterizer interface
 // (cpu_rasterizer.cpp), double in the finite-difference tests. It evaluates the same functions
-// as the CUDA backend by calling the shared math of kernels/raster_math.h, stage by stage:
-//   project  every (camera, Gaussian) pair: ProjectedGaussian + SH colour      [C, N] dense
-//   bin      per camera and 16x16 tile, the list of overlapping Gaussians sorted by (depth, index)
-//   raster   per pixel, front-to-back compositing; remembers T_final and the contributor count
-//   backward per pixel back-to-front replay -> one gradient slot per (tile, list entry),
-//            then fixed-order reductions to (camera, Gaussian) and to the parameters.
+// as the CUDA backend by calling the shared math of kernels/raster_math.h, in the public stages
+// of kernels/rasterizer.h:
+//   project            every (camera, Gaussian) pair: ProjectedGaussian + SH colour, in (camera, id)
+//                      order; packed keeps the visible pairs only
+//   rasterize          bin: per camera and 16x16 tile, the list of overlapping pairs sorted by
+//                      (depth, global id); raster: per pixel, front-to-back compositing, remembering
+//                      T_final and the contributor count
+//   rasterize_backward per pixel back-to-front replay -> one gradient slot per (tile, list entry),
+//                      then fixed-order sums per pair
+//   project_backward   per Gaussian, its pairs in camera order -> parameters and statistics
 // Determinism: every parallel job writes its own memory and every sum runs in a fixed order
 // (slots in tile order, then cameras in order), so results do not depend on the thread count.
 #include <algorithm>
@@ -23,85 +27,73 @@
 
 namespace splat::kernels::cpu {
 
-// GaussiansView / GaussiansGrad / DensifyStats / RenderOutputs with scalar T (same layouts).
-template <class T>
-struct GaussianArrays {
-  int64_t n = 0;
-  const T* means = nullptr;
-  const T* quats = nullptr;
-  const T* log_scales = nullptr;
-  const T* opacity_logits = nullptr;
-  const T* sh_dc = nullptr;
-  const T* sh_rest = nullptr;
-  int sh_rest_coeffs = 0;
-};
-template <class T>
-struct GaussianGradArrays {  // accumulated into; a null pointer skips that parameter
-  T* means = nullptr;
-  T* quats = nullptr;
-  T* log_scales = nullptr;
-  T* opacity_logits = nullptr;
-  T* sh_dc = nullptr;
-  T* sh_rest = nullptr;
-};
-template <class T>
-struct DensifyStatsArrays {  // definitions: raster_math.h, "DensifyStats"
-  T* grad2d_norm = nullptr;
-  T* grad2d_abs_norm = nullptr;
-  int32_t* visible_count = nullptr;
-  T* max_radius = nullptr;
-};
-template <class T>
-struct ImageArrays {
-  T* rgb = nullptr;    // [C,H,W,3]
-  T* alpha = nullptr;  // [C,H,W]
-  T* depth = nullptr;  // [C,H,W], optional
-};
-template <class T>
-struct ImageGradArrays {  // null means zero
-  const T* rgb = nullptr;
-  const T* alpha = nullptr;
-  const T* depth = nullptr;
-};
-
 template <class T>
 class ReferenceRasterizer {
  public:
   explicit ReferenceRasterizer(int threads) : threads_(std::max(1, threads)) {}
 
-  // The Gaussian arrays must stay alive and unchanged until backward (they are not copied:
-  // the trainer steps the optimiser only after backward, and the viewer never calls backward).
-  void forward(const GaussianArrays<T>& g, std::span<const Camera> cameras, const RasterSettings& settings,
-               const ImageArrays<T>& out) {
-    validate(g, cameras, settings);
+  // The one-rank shortcut: project, then rasterize what was projected. The Gaussian arrays must
+  // stay alive and unchanged until backward (they are not copied: the trainer steps the optimiser
+  // only after backward, and the viewer never calls backward).
+  void forward(const BasicGaussiansView<T>& g, std::span<const Camera> cameras, const RasterSettings& settings,
+               const BasicRenderOutputs<T>& out) {
+    rasterize(project(g, cameras, settings), cameras, settings, out);
+  }
+  void backward(const BasicRenderOutputGrads<T>& dout, const BasicGaussiansGrad<T>& grad,
+                const BasicDensifyStats<T>& stats) {
+    if (!has_project_ || !has_raster_) throw std::logic_error("ReferenceRasterizer::backward called before forward");
+    pair_grads_.assign(size_t(kProjectedGradFloats) * proj_.count, T(0));
+    const size_t n = size_t(proj_.count);
+    T* d = pair_grads_.data();
+    rasterize_backward(dout, {d, d + 4 * n, d + 8 * n});
+    project_backward({d, d + 4 * n, d + 8 * n}, grad, stats);
+  }
+
+  BasicProjected<T> project(const BasicGaussiansView<T>& g, std::span<const Camera> cameras,
+                            const RasterSettings& settings) {
+    validate_cameras(cameras);
+    validate_degree(g, settings);
     g_ = g;
-    cameras_.assign(cameras.begin(), cameras.end());
-    settings_ = settings;
-    width_ = cameras_.empty() ? 0 : cameras_[0].width;
-    height_ = cameras_.empty() ? 0 : cameras_[0].height;
-    tiles_x_ = raster::tiles_along(width_);
-    tiles_y_ = raster::tiles_along(height_);
-    project();
+    proj_cameras_.assign(cameras.begin(), cameras.end());
+    proj_settings_ = settings;
+    project_pairs(settings.packed);
+    has_project_ = true;
+    return proj_.view();
+  }
+
+  void project_backward(const BasicConstProjectedGrads<T>& d, const BasicGaussiansGrad<T>& grad,
+                        const BasicDensifyStats<T>& stats) {
+    if (!has_project_) throw std::logic_error("ReferenceRasterizer::project_backward called before project");
+    backward_gaussians(d, grad, stats);
+  }
+
+  void rasterize(const BasicProjected<T>& pairs, std::span<const Camera> cameras, const RasterSettings& settings,
+                 const BasicRenderOutputs<T>& out) {
+    validate_cameras(cameras);
+    validate_pairs(pairs, cameras.size());
+    pairs_ = pairs;
+    raster_cameras_.assign(cameras.begin(), cameras.end());
+    raster_settings_ = settings;
+    layout_images();
     bin();
-    rasterize(out);
-    has_forward_ = true;
+    composite(out);
+    has_raster_ = true;
   }
 
-  void backward(const ImageGradArrays<T>& dout, const GaussianGradArrays<T>& grad, const DensifyStatsArrays<T>& stats) {
-    if (!has_forward_) throw std::logic_error("ReferenceRasterizer::backward called before forward");
+  void rasterize_backward(const BasicRenderOutputGrads<T>& dout, const BasicProjectedGrads<T>& d) {
+    if (!has_raster_) throw std::logic_error("ReferenceRasterizer::rasterize_backward called before rasterize");
     backward_pixels(dout);
-    reduce_slots();
-    backward_gaussians(grad, stats);
+    reduce_slots(d);
   }
 
-  // Total number of (camera, tile, Gaussian) intersections of the last forward.
-  int64_t intersections() const { return static_cast<int64_t>(tile_gaussians_.size()); }
-  // Per pixel [C, H, W]: how many entries of its tile's list the last forward went through
-  // (the last composited one included); what the backward replay starts from.
+  // Total number of (camera, tile, pair) intersections of the last rasterize.
+  int64_t intersections() const { return static_cast<int64_t>(tile_entries_.size()); }
+  // Per output pixel: how many entries of its tile's list the last rasterize went through (the
+  // last composited one included); what the backward replay starts from.
   const std::vector<int32_t>& contributors() const { return n_contrib_; }
 
  private:
-  // Gradients of the loss with respect to one (camera, Gaussian)'s projected quantities.
+  // Gradients of the loss with respect to one pair's projected quantities.
   struct Grad2d {
     Vec2<T> mean2d;
     raster::Sym2<T> conic;
@@ -119,10 +111,48 @@ class ReferenceRasterizer {
     }
   };
 
-  static void validate(const GaussianArrays<T>& g, std::span<const Camera> cameras, const RasterSettings& s) {
+  // Storage of projected pairs in the public layout.
+  struct PairStore {
+    int64_t count = 0;
+    std::vector<int32_t> camera, half, tiles;
+    std::vector<int64_t> id;
+    std::vector<T> mean2d, conic_opacity, color_depth;
+    void resize(int64_t n) {
+      count = n;
+      camera.assign(n, 0);
+      id.assign(n, 0);
+      half.assign(2 * n, 0);
+      tiles.assign(n, 0);
+      mean2d.assign(2 * n, T(0));
+      conic_opacity.assign(4 * n, T(0));
+      color_depth.assign(4 * n, T(0));
+    }
+    BasicProjected<T> view() const {
+      return {count,      Precision::F32,      camera.data(),        id.data(), mean2d.data(),
+              conic_opacity.data(), color_depth.data(), half.data(), tiles.data()};
+    }
+  };
+
+  // One pair of a BasicProjected as the per-pixel math wants it.
+  struct Pair {
+    Vec2<T> mean2d;
+    raster::Sym2<T> conic;
+    T opacity, depth;
+    Vec3<T> color;
+  };
+  static Pair pair_at(const BasicProjected<T>& p, int64_t k) {
+    const T* co = p.conic_opacity + 4 * k;
+    const T* cd = p.color_depth + 4 * k;
+    return {{p.mean2d[2 * k], p.mean2d[2 * k + 1]}, {co[0], co[1], co[2]}, co[3], cd[3], {cd[0], cd[1], cd[2]}};
+  }
+
+  static void validate_cameras(std::span<const Camera> cameras) {
     for (const Camera& c : cameras)
-      if (c.width != cameras[0].width || c.height != cameras[0].height || c.width <= 0 || c.height <= 0)
-        throw std::invalid_argument("rasterizer: all cameras of one call need the same positive width and height");
+      if (c.width <= 0 || c.height <= 0)
+        throw std::invalid_argument("rasterizer: a camera has an empty image (" + std::to_string(c.width) + "x" +
+                                    std::to_string(c.height) + ")");
+  }
+  static void validate_degree(const BasicGaussiansView<T>& g, const RasterSettings& s) {
     if (s.sh_degree < 0 || s.sh_degree > 3)
       throw std::invalid_argument("rasterizer: sh_degree " + std::to_string(s.sh_degree) + " outside 0..3");
     if (sh_coeffs_for_degree(s.sh_degree) - 1 > g.sh_rest_coeffs)
@@ -131,6 +161,21 @@ class ReferenceRasterizer {
                                   " SH coefficients beyond DC, the Gaussians store " +
                                   std::to_string(g.sh_rest_coeffs));
   }
+  // The order BasicProjected promises is what makes depth ties break by global id here and in
+  // the CUDA backend (whose stable sorts keep the input order); refuse anything else.
+  static void validate_pairs(const BasicProjected<T>& p, size_t cameras) {
+    if (p.precision != Precision::F32)
+      throw std::invalid_argument(std::string("rasterizer: projected attributes in ") + precision_name(p.precision) +
+                                  "; only f32 is implemented");
+    for (int64_t k = 0; k < p.count; ++k) {
+      if (p.camera[k] < 0 || size_t(p.camera[k]) >= cameras)
+        throw std::invalid_argument("rasterizer: projected pair " + std::to_string(k) + " names camera " +
+                                    std::to_string(p.camera[k]) + " of " + std::to_string(cameras));
+      if (k > 0 && (p.camera[k] < p.camera[k - 1] || (p.camera[k] == p.camera[k - 1] && p.id[k] <= p.id[k - 1])))
+        throw std::invalid_argument("rasterizer: projected pairs are not in (camera, global id) order at pair " +
+                                    std::to_string(k));
+    }
+  }
 
   Vec3<T> load3(const T* p, int64_t i) const { return {p[3 * i], p[3 * i + 1], p[3 * i + 2]}; }
   raster::Quat<T> quat(int64_t i) const {
@@ -138,94 +183,139 @@ class ReferenceRasterizer {
     return {q[0], q[1], q[2], q[3]};
   }
   const T* rest_of(int64_t i) const { return g_.sh_rest ? g_.sh_rest + i * g_.sh_rest_coeffs * 3 : nullptr; }
-  int64_t pixels() const { return int64_t(width_) * height_; }
-  int tiles() const { return tiles_x_ * tiles_y_; }
 
-  void project() {
-    const int64_t n = g_.n, C = int64_t(cameras_.size());
-    proj_.assign(C * n, {});
-    colors_.assign(C * n, {});
+  // Every (camera, Gaussian) into pair c * N + i, then (packed) the visible ones compacted in order.
+  void project_pairs(bool packed) {
+    const int64_t n = g_.n, C = int64_t(proj_cameras_.size());
+    PairStore& all = packed ? scratch_ : proj_;
+    all.resize(C * n);
     parallel_for(n, threads_, [&](int64_t i) {
+      const Vec3<T> mean = load3(g_.means, i);
       for (int64_t c = 0; c < C; ++c) {
-        const Camera& cam = cameras_[c];
-        const Vec3<T> mean = load3(g_.means, i);
-        raster::ProjectedGaussian<T> p = raster::project_gaussian<T>(
-            cam, mean, quat(i), load3(g_.log_scales, i), g_.opacity_logits[i], T(settings_.near_plane),
-            T(settings_.far_plane), T(settings_.eps2d), settings_.antialiased);
-        if (p.visible)
-          colors_[c * n + i] = raster::sh_color<T, T>(settings_.sh_degree, mean - raster::camera_centre<T>(cam),
-                                                      g_.sh_dc + 3 * i, rest_of(i));
-        proj_[c * n + i] = p;
+        const Camera& cam = proj_cameras_[c];
+        const int64_t k = c * n + i;
+        all.camera[k] = int32_t(c);
+        all.id[k] = g_.first_id + i;
+        const raster::ProjectedGaussian<T> p = raster::project_gaussian<T>(
+            cam, mean, quat(i), load3(g_.log_scales, i), g_.opacity_logits[i], T(proj_settings_.near_plane),
+            T(proj_settings_.far_plane), T(proj_settings_.eps2d), proj_settings_.antialiased);
+        if (!p.visible) continue;
+        const Vec3<T> rgb = raster::sh_color<T, T>(proj_settings_.sh_degree, mean - raster::camera_centre<T>(cam),
+                                                   g_.sh_dc + 3 * i, rest_of(i));
+        all.tiles[k] = p.tiles.count();
+        all.half[2 * k] = p.half_x;
+        all.half[2 * k + 1] = p.half_y;
+        all.mean2d[2 * k] = p.mean2d.x;
+        all.mean2d[2 * k + 1] = p.mean2d.y;
+        T* co = all.conic_opacity.data() + 4 * k;
+        co[0] = p.conic.xx, co[1] = p.conic.xy, co[2] = p.conic.yy, co[3] = p.opacity;
+        T* cd = all.color_depth.data() + 4 * k;
+        cd[0] = rgb.x, cd[1] = rgb.y, cd[2] = rgb.z, cd[3] = p.depth;
       }
     });
+    pair_of_.resize(C * n);
+    if (!packed) {
+      for (int64_t k = 0; k < C * n; ++k) pair_of_[k] = k;
+      return;
+    }
+    int64_t visible = 0;
+    for (int64_t k = 0; k < C * n; ++k) pair_of_[k] = all.tiles[k] > 0 ? visible++ : -1;
+    proj_.resize(visible);
+    for (int64_t k = 0; k < C * n; ++k) {
+      const int64_t s = pair_of_[k];
+      if (s < 0) continue;
+      proj_.camera[s] = all.camera[k];
+      proj_.id[s] = all.id[k];
+      proj_.tiles[s] = all.tiles[k];
+      std::copy_n(all.half.begin() + 2 * k, 2, proj_.half.begin() + 2 * s);
+      std::copy_n(all.mean2d.begin() + 2 * k, 2, proj_.mean2d.begin() + 2 * s);
+      std::copy_n(all.conic_opacity.begin() + 4 * k, 4, proj_.conic_opacity.begin() + 4 * s);
+      std::copy_n(all.color_depth.begin() + 4 * k, 4, proj_.color_depth.begin() + 4 * s);
+    }
   }
 
-  // CSR lists per (camera, tile): tile_offsets_[c * tiles + t] .. [+1] into tile_gaussians_.
+  // Per camera of the rasterize call: its tile grid, the first of its tiles in the CSR lists and
+  // the first of its pixels in the outputs.
+  void layout_images() {
+    const size_t C = raster_cameras_.size();
+    tiles_x_.assign(C, 0);
+    tiles_y_.assign(C, 0);
+    tile_base_.assign(C + 1, 0);
+    pixel_base_ = image_offsets(raster_cameras_);
+    for (size_t c = 0; c < C; ++c) {
+      tiles_x_[c] = raster::tiles_along(raster_cameras_[c].width);
+      tiles_y_[c] = raster::tiles_along(raster_cameras_[c].height);
+      tile_base_[c + 1] = tile_base_[c] + int64_t(tiles_x_[c]) * tiles_y_[c];
+    }
+  }
+
+  raster::TileRect rect_of(int64_t k) const {
+    const int c = pairs_.camera[k];
+    return raster::tile_range(Vec2<T>{pairs_.mean2d[2 * k], pairs_.mean2d[2 * k + 1]}, pairs_.half[2 * k],
+                              pairs_.half[2 * k + 1], tiles_x_[c], tiles_y_[c]);
+  }
+  template <class F>
+  void for_tiles_of_pair(int64_t k, F&& f) const {
+    if (pairs_.tiles[k] <= 0) return;
+    const int c = pairs_.camera[k];
+    const raster::TileRect r = rect_of(k);
+    for (int ty = r.y0; ty < r.y1; ++ty)
+      for (int tx = r.x0; tx < r.x1; ++tx) f(tile_base_[c] + int64_t(ty) * tiles_x_[c] + tx);
+  }
+
+  // CSR lists per (camera, tile): tile_offsets_[tile] .. [+1] into tile_entries_ (pair indices),
+  // each sorted by (depth, global id).
   void bin() {
-    const int64_t n = g_.n, C = int64_t(cameras_.size());
-    const int nt = tiles();
-    tile_offsets_.assign(C * nt + 1, 0);
-    for (int64_t c = 0; c < C; ++c)
-      for (int64_t i = 0; i < n; ++i) {
-        const auto& p = proj_[c * n + i];
-        if (!p.visible) continue;
-        for (int ty = p.tiles.y0; ty < p.tiles.y1; ++ty)
-          for (int tx = p.tiles.x0; tx < p.tiles.x1; ++tx) ++tile_offsets_[c * nt + ty * tiles_x_ + tx + 1];
-      }
-    for (size_t k = 1; k < tile_offsets_.size(); ++k) tile_offsets_[k] += tile_offsets_[k - 1];
-    tile_gaussians_.resize(tile_offsets_.back());
+    tile_offsets_.assign(tile_base_.back() + 1, 0);
+    for (int64_t k = 0; k < pairs_.count; ++k) for_tiles_of_pair(k, [&](int64_t t) { ++tile_offsets_[t + 1]; });
+    for (size_t t = 1; t < tile_offsets_.size(); ++t) tile_offsets_[t] += tile_offsets_[t - 1];
+    tile_entries_.resize(tile_offsets_.back());
     std::vector<int64_t> fill(tile_offsets_.begin(), tile_offsets_.end() - 1);
-    for (int64_t c = 0; c < C; ++c)
-      for (int64_t i = 0; i < n; ++i) {
-        const auto& p = proj_[c * n + i];
-        if (!p.visible) continue;
-        for (int ty = p.tiles.y0; ty < p.tiles.y1; ++ty)
-          for (int tx = p.tiles.x0; tx < p.tiles.x1; ++tx)
-            tile_gaussians_[fill[c * nt + ty * tiles_x_ + tx]++] = static_cast<int32_t>(i);
-      }
-    parallel_for(C * nt, threads_, [&](int64_t ct) {
-      const int64_t c = ct / nt;
-      const raster::ProjectedGaussian<T>* pc = proj_.data() + c * n;
-      std::sort(tile_gaussians_.begin() + tile_offsets_[ct], tile_gaussians_.begin() + tile_offsets_[ct + 1],
-                [pc](int32_t a, int32_t b) {
-                  return pc[a].depth < pc[b].depth || (pc[a].depth == pc[b].depth && a < b);
+    for (int64_t k = 0; k < pairs_.count; ++k) for_tiles_of_pair(k, [&](int64_t t) { tile_entries_[fill[t]++] = k; });
+    const BasicProjected<T>& p = pairs_;
+    parallel_for(tile_base_.back(), threads_, [&](int64_t t) {
+      std::sort(tile_entries_.begin() + tile_offsets_[t], tile_entries_.begin() + tile_offsets_[t + 1],
+                [&p](int64_t a, int64_t b) {
+                  const T da = p.color_depth[4 * a + 3], db = p.color_depth[4 * b + 3];
+                  return da < db || (da == db && p.id[a] < p.id[b]);
                 });
     });
   }
 
-  // Calls f(c, pixel index within the camera, x, y) for every pixel of tile ct = c * tiles + t.
+  // Calls f(output pixel index, x, y) for every pixel of tile t (a tile of some camera).
   template <class F>
-  void for_pixels_of_tile(int64_t ct, F&& f) const {
-    const int64_t c = ct / tiles();
-    const int t = int(ct % tiles());
-    const int x0 = (t % tiles_x_) * raster::kTileSize, y0 = (t / tiles_x_) * raster::kTileSize;
-    for (int y = y0; y < std::min(height_, y0 + raster::kTileSize); ++y)
-      for (int x = x0; x < std::min(width_, x0 + raster::kTileSize); ++x) f(c, int64_t(y) * width_ + x, x, y);
+  void for_pixels_of_tile(int64_t t, F&& f) const {
+    const size_t c = size_t(std::upper_bound(tile_base_.begin(), tile_base_.end(), t) - tile_base_.begin()) - 1;
+    const int64_t local = t - tile_base_[c];
+    const int width = raster_cameras_[c].width, height = raster_cameras_[c].height;
+    const int x0 = int(local % tiles_x_[c]) * raster::kTileSize, y0 = int(local / tiles_x_[c]) * raster::kTileSize;
+    for (int y = y0; y < std::min(height, y0 + raster::kTileSize); ++y)
+      for (int x = x0; x < std::min(width, x0 + raster::kTileSize); ++x)
+        f(pixel_base_[c] + int64_t(y) * width + x, x, y);
   }
 
-  void rasterize(const ImageArrays<T>& out) {
-    const int64_t n = g_.n, C = int64_t(cameras_.size());
-    n_contrib_.assign(C * pixels(), 0);
-    t_final_.assign(C * pixels(), T(1));
-    depth_out_.assign(C * pixels(), T(0));
-    parallel_for(C * tiles(), threads_, [&](int64_t ct) {
-      const int32_t* list = tile_gaussians_.data() + tile_offsets_[ct];
-      const int64_t count = tile_offsets_[ct + 1] - tile_offsets_[ct];
-      for_pixels_of_tile(ct, [&](int64_t c, int64_t pix, int x, int y) {
+  void composite(const BasicRenderOutputs<T>& out) {
+    const int64_t pixels = pixel_base_.back();
+    n_contrib_.assign(pixels, 0);
+    t_final_.assign(pixels, T(1));
+    depth_out_.assign(pixels, T(0));
+    parallel_for(tile_base_.back(), threads_, [&](int64_t t) {
+      const int64_t* list = tile_entries_.data() + tile_offsets_[t];
+      const int64_t count = tile_offsets_[t + 1] - tile_offsets_[t];
+      for_pixels_of_tile(t, [&](int64_t o, int x, int y) {
         const Vec2<T> centre{T(x) + T(0.5), T(y) + T(0.5)};
         raster::PixelCompositor<T> comp;
         int32_t contributors = 0;
         for (int64_t k = 0; k < count; ++k) {
-          const auto& p = proj_[c * n + list[k]];
+          const Pair p = pair_at(pairs_, list[k]);
           T gauss;
           const T alpha = raster::gaussian_alpha(p.mean2d, p.conic, p.opacity, centre, gauss);
           if (alpha == T(0)) continue;
-          if (!comp.add(alpha, colors_[c * n + list[k]], p.depth)) break;
+          if (!comp.add(alpha, p.color, p.depth)) break;
           contributors = int32_t(k + 1);
         }
-        const int64_t o = c * pixels() + pix;
         T rgb[3], a, d;
-        comp.finish(settings_.background, rgb, a, d);
+        comp.finish(raster_settings_.background, rgb, a, d);
         n_contrib_[o] = contributors;
         t_final_[o] = comp.transmittance;
         depth_out_[o] = d;
@@ -237,29 +327,26 @@ class ReferenceRasterizer {
     });
   }
 
-  // One slot per (camera, tile, list entry): each tile job owns its slots.
-  void backward_pixels(const ImageGradArrays<T>& dout) {
-    const int64_t n = g_.n;
-    slots_.assign(tile_gaussians_.size(), Grad2d{});
-    parallel_for(int64_t(cameras_.size()) * tiles(), threads_, [&](int64_t ct) {
-      const int32_t* list = tile_gaussians_.data() + tile_offsets_[ct];
-      Grad2d* slot = slots_.data() + tile_offsets_[ct];
-      for_pixels_of_tile(ct, [&](int64_t c, int64_t pix, int x, int y) {
-        const int64_t o = c * pixels() + pix;
+  // One slot per (tile, list entry): each tile job owns its slots.
+  void backward_pixels(const BasicRenderOutputGrads<T>& dout) {
+    slots_.assign(tile_entries_.size(), Grad2d{});
+    parallel_for(tile_base_.back(), threads_, [&](int64_t t) {
+      const int64_t* list = tile_entries_.data() + tile_offsets_[t];
+      Grad2d* slot = slots_.data() + tile_offsets_[t];
+      for_pixels_of_tile(t, [&](int64_t o, int x, int y) {
         if (n_contrib_[o] == 0) return;
         const Vec2<T> centre{T(x) + T(0.5), T(y) + T(0.5)};
-        raster::PixelReplay<T> replay(settings_.background, t_final_[o], depth_out_[o],
+        raster::PixelReplay<T> replay(raster_settings_.background, t_final_[o], depth_out_[o],
                                       dout.rgb ? dout.rgb + 3 * o : nullptr, dout.alpha ? dout.alpha[o] : T(0),
                                       dout.depth ? dout.depth[o] : T(0));
         for (int64_t k = n_contrib_[o] - 1; k >= 0; --k) {
-          const int64_t ci = c * n + list[k];
-          const auto& p = proj_[ci];
+          const Pair p = pair_at(pairs_, list[k]);
           T gauss;
           const T alpha = raster::gaussian_alpha(p.mean2d, p.conic, p.opacity, centre, gauss);
           if (alpha == T(0)) continue;
           T dalpha, dz;
           Vec3<T> dcolor;
-          replay.step(alpha, colors_[ci], p.depth, dalpha, dcolor, dz);
+          replay.step(alpha, p.color, p.depth, dalpha, dcolor, dz);
           Grad2d& s = slot[k];
           Vec2<T> dmean{};
           raster::gaussian_alpha_vjp(p.mean2d, p.conic, p.opacity, centre, gauss, dalpha, dmean, s.conic, s.opacity);
@@ -272,19 +359,29 @@ class ReferenceRasterizer {
     });
   }
 
-  // Slots -> one Grad2d per (camera, Gaussian), in slot order; cameras are independent.
-  void reduce_slots() {
-    const int64_t n = g_.n;
-    grad2d_.assign(proj_.size(), Grad2d{});
-    parallel_for(int64_t(cameras_.size()), threads_, [&](int64_t c) {
-      for (int64_t k = tile_offsets_[c * tiles()]; k < tile_offsets_[(c + 1) * tiles()]; ++k)
-        grad2d_[c * n + tile_gaussians_[k]].add(slots_[k]);
+  // Slots -> one Grad2d per pair, in slot order. A pair's slots all lie in its camera's tiles,
+  // so cameras are independent jobs.
+  void reduce_slots(const BasicProjectedGrads<T>& d) {
+    std::vector<Grad2d> per_pair(size_t(pairs_.count));
+    parallel_for(int64_t(raster_cameras_.size()), threads_, [&](int64_t c) {
+      for (int64_t e = tile_offsets_[tile_base_[c]]; e < tile_offsets_[tile_base_[c + 1]]; ++e)
+        per_pair[tile_entries_[e]].add(slots_[e]);
+    });
+    parallel_for(pairs_.count, threads_, [&](int64_t k) {
+      const Grad2d& g = per_pair[k];
+      const T m[4] = {g.mean2d.x, g.mean2d.y, g.abs_mean2d.x, g.abs_mean2d.y};
+      const T co[4] = {g.conic.xx, g.conic.xy, g.conic.yy, g.opacity};
+      const T cd[4] = {g.color.x, g.color.y, g.color.z, g.depth};
+      std::copy_n(m, 4, d.mean2d + 4 * k);
+      std::copy_n(co, 4, d.conic_opacity + 4 * k);
+      std::copy_n(cd, 4, d.color_depth + 4 * k);
     });
   }
 
-  void backward_gaussians(const GaussianGradArrays<T>& grad, const DensifyStatsArrays<T>& stats) {
-    const int64_t n = g_.n, C = int64_t(cameras_.size());
-    const int rest_n = sh_coeffs_for_degree(settings_.sh_degree) - 1;
+  void backward_gaussians(const BasicConstProjectedGrads<T>& d, const BasicGaussiansGrad<T>& grad,
+                          const BasicDensifyStats<T>& stats) {
+    const int64_t n = g_.n, C = int64_t(proj_cameras_.size());
+    const int rest_n = sh_coeffs_for_degree(proj_settings_.sh_degree) - 1;
     parallel_for(n, threads_, [&](int64_t i) {
       const Vec3<T> mean = load3(g_.means, i), log_scale = load3(g_.log_scales, i);
       const raster::Quat<T> q = quat(i);
@@ -292,21 +389,25 @@ class ReferenceRasterizer {
       raster::Quat<T> dq{};
       T dlogit = 0, ddc[3] = {0, 0, 0}, drest[3 * (raster::kMaxShCoeffs - 1)] = {};
       for (int64_t c = 0; c < C; ++c) {
-        const auto& p = proj_[c * n + i];
-        if (!p.visible) continue;
-        const Camera& cam = cameras_[c];
-        const Grad2d& d = grad2d_[c * n + i];
-        raster::project_gaussian_vjp<T>(cam, mean, q, log_scale, g_.opacity_logits[i], T(settings_.eps2d),
-                                        settings_.antialiased, d.mean2d, d.conic, d.opacity, d.depth, dmean, dq, dls,
-                                        dlogit);
-        raster::sh_color_vjp<T, T>(settings_.sh_degree, mean - raster::camera_centre<T>(cam), g_.sh_dc + 3 * i,
-                                   rest_of(i), d.color, ddc, drest, dmean);
-        if (stats.grad2d_norm) stats.grad2d_norm[i] += raster::ndc_grad_norm(d.mean2d, width_, height_);
-        if (stats.grad2d_abs_norm) stats.grad2d_abs_norm[i] += raster::ndc_grad_norm(d.abs_mean2d, width_, height_);
+        const int64_t k = pair_of_[c * n + i];
+        if (k < 0 || proj_.tiles[k] == 0) continue;
+        const Camera& cam = proj_cameras_[c];
+        const T* m = d.mean2d + 4 * k;
+        const T* co = d.conic_opacity + 4 * k;
+        const T* cd = d.color_depth + 4 * k;
+        raster::project_gaussian_vjp<T>(cam, mean, q, log_scale, g_.opacity_logits[i], T(proj_settings_.eps2d),
+                                        proj_settings_.antialiased, Vec2<T>{m[0], m[1]},
+                                        raster::Sym2<T>{co[0], co[1], co[2]}, co[3], cd[3], dmean, dq, dls, dlogit);
+        raster::sh_color_vjp<T, T>(proj_settings_.sh_degree, mean - raster::camera_centre<T>(cam), g_.sh_dc + 3 * i,
+                                   rest_of(i), Vec3<T>{cd[0], cd[1], cd[2]}, ddc, drest, dmean);
+        if (stats.grad2d_norm) stats.grad2d_norm[i] += raster::ndc_grad_norm(Vec2<T>{m[0], m[1]}, cam.width, cam.height);
+        if (stats.grad2d_abs_norm)
+          stats.grad2d_abs_norm[i] += raster::ndc_grad_norm(Vec2<T>{m[2], m[3]}, cam.width, cam.height);
         if (stats.visible_count) stats.visible_count[i] += 1;
         if (stats.max_radius)
-          stats.max_radius[i] =
-              std::max(stats.max_radius[i], raster::screen_radius_fraction<T>(p.half_x, p.half_y, width_, height_));
+          stats.max_radius[i] = std::max(stats.max_radius[i], raster::screen_radius_fraction<T>(
+                                                                  proj_.half[2 * k], proj_.half[2 * k + 1],
+                                                                  cam.width, cam.height));
       }
       if (grad.means)
         for (int k = 0; k < 3; ++k) grad.means[3 * i + k] += dmean[k];
@@ -325,19 +426,28 @@ class ReferenceRasterizer {
   }
 
   int threads_;
-  bool has_forward_ = false;
-  GaussianArrays<T> g_;
-  std::vector<Camera> cameras_;
-  RasterSettings settings_;
-  int width_ = 0, height_ = 0, tiles_x_ = 0, tiles_y_ = 0;
-  std::vector<raster::ProjectedGaussian<T>> proj_;  // [C, N]
-  std::vector<Vec3<T>> colors_;                     // [C, N]
-  std::vector<int64_t> tile_offsets_;               // [C * tiles + 1]
-  std::vector<int32_t> tile_gaussians_;             // sorted lists, concatenated
-  std::vector<int32_t> n_contrib_;                  // [C, H, W]
-  std::vector<T> t_final_, depth_out_;              // [C, H, W]
-  std::vector<Grad2d> slots_;                       // per intersection
-  std::vector<Grad2d> grad2d_;                      // [C, N]
+
+  // The project stage.
+  bool has_project_ = false;
+  BasicGaussiansView<T> g_;
+  std::vector<Camera> proj_cameras_;
+  RasterSettings proj_settings_;
+  PairStore proj_, scratch_;       // the pairs; scratch_: every pair before packing
+  std::vector<int64_t> pair_of_;  // [C, N] -> pair index, -1 when packed away
+  std::vector<T> pair_grads_;     // backward's gradients of the pairs (the shortcut)
+
+  // The rasterize stage.
+  bool has_raster_ = false;
+  BasicProjected<T> pairs_;
+  std::vector<Camera> raster_cameras_;
+  RasterSettings raster_settings_;
+  std::vector<int> tiles_x_, tiles_y_;
+  std::vector<int64_t> tile_base_, pixel_base_;  // [C + 1]
+  std::vector<int64_t> tile_offsets_;            // [tiles + 1]
+  std::vector<int64_t> tile_entries_;            // sorted lists of pair indices, concatenated
+  std::vector<int32_t> n_contrib_;               // per output pixel
+  std::vector<T> t_final_, depth_out_;           // per output pixel
+  std::vector<Grad2d> slots_;                    // per intersection
 };
 
 }  // namespace splat::kernels::cpu

@@ -52,6 +52,7 @@ __global__ void emit_entries(ProjectedSlots s, TileGrid grid, const int32_t* ord
     int32_t slot = 0, count = 0, start = 0;
     raster::TileRect r;
     uint32_t cam_base = 0;
+    int tiles_x = 0;
     if (k < slots) {
       slot = order[k];
       count = s.tile_count[slot];
@@ -59,8 +60,10 @@ __global__ void emit_entries(ProjectedSlots s, TileGrid grid, const int32_t* ord
       if (count > 0) {
         const float2 m = s.mean2d[slot];
         const int2 h = s.half[slot];
-        r = raster::tile_range(Vec2f{m.x, m.y}, h.x, h.y, grid.tiles_x, grid.tiles_y);
-        cam_base = uint32_t(s.camera(slot)) * grid.tiles();
+        const ImageLayout& im = grid.images[s.camera(slot)];
+        r = raster::tile_range(Vec2f{m.x, m.y}, h.x, h.y, im.tiles_x, im.tiles_y);
+        cam_base = uint32_t(im.tile_offset);
+        tiles_x = im.tiles_x;
       }
     }
     for (int src = 0; src < 32; ++src) {
@@ -72,8 +75,9 @@ __global__ void emit_entries(ProjectedSlots s, TileGrid grid, const int32_t* ord
       const int w = __shfl_sync(full, r.x1 - r.x0, src);
       const int area = __shfl_sync(full, r.count(), src);
       const uint32_t cb = __shfl_sync(full, cam_base, src);
+      const int tx = __shfl_sync(full, tiles_x, src);
       for (int t = lane; t < n; t += 32) {
-        keys[st + t] = t < area ? Key(cb + uint32_t(y0 + t / w) * grid.tiles_x + x0 + t % w) : past_last_tile;
+        keys[st + t] = t < area ? Key(cb + uint32_t(y0 + t / w) * tx + x0 + t % w) : past_last_tile;
         values[st + t] = sl;
       }
     }
@@ -144,7 +148,7 @@ TileBins bin_and_sort(const ProjectedSlots& slots, const TileGrid& grid, int64_t
                              " tile intersections exceed the 2^31 the sorted index supports");
   if (slots.count >= (int64_t(1) << 31))
     throw std::runtime_error("CUDA rasterizer: more than 2^31 projected pairs in one call");
-  const uint64_t tiles_total = uint64_t(grid.cameras) * grid.tiles();
+  const uint64_t tiles_total = uint64_t(grid.total_tiles);
   if (tiles_total >= (uint64_t(1) << 31)) throw std::runtime_error("CUDA rasterizer: too many cameras x tiles");
   const uint32_t past_last_tile = static_cast<uint32_t>(tiles_total);
   auto slot = [&](int k) { return first_slot + k; };

@@ -7,7 +7,7 @@
 //     wherever C * tiles + 1 fits (less traffic in every pass), 32-bit otherwise.
 // Compared with sorting 64-bit (camera, tile, depth) keys this sorts 16- or 32-bit keys over ~15
 // bits instead of 64-bit keys over ~45. Ties in depth keep slot order (the depth sort is stable too),
-// i.e. increasing Gaussian index within a camera, as raster_math.h specifies.
+// i.e. increasing global id within a camera (the order kernels::ProjectedGaussians promises).
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -21,7 +21,7 @@ namespace splat::kernels::cuda {
 struct TileBins {
   int64_t intersections = 0;
   const int32_t* slot_of_entry = nullptr;  // [intersections] slot ids sorted by (camera, tile, depth)
-  const int2* ranges = nullptr;            // [cameras * tiles] half-open [begin, end) into slot_of_entry
+  const int2* ranges = nullptr;            // [grid.total_tiles] half-open [begin, end) into slot_of_entry
 };
 
 // Workspace slots this stage uses, from `first_slot` on.

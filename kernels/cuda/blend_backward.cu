@@ -48,13 +48,13 @@ struct PixelBackward {
   raster::PixelReplay<float> replay;
 };
 
-__device__ inline PixelBackward load_pixel(int px, int py, int camera, const TileGrid& grid, const Background& bg,
+__device__ inline PixelBackward load_pixel(int px, int py, const ImageLayout& im, const Background& bg,
                                            const PixelState& state, const RenderOutputGrads& dout) {
   int contributors = 0;
   float t_final = 1.f, depth_out = 0.f, dalpha = 0.f, ddepth = 0.f;
   float drgb[3] = {0.f, 0.f, 0.f};
-  if (px < grid.width && py < grid.height) {
-    const int64_t pix = (int64_t(camera) * grid.height + py) * grid.width + px;
+  if (px < im.width && py < im.height) {
+    const int64_t pix = im.pixel_offset + int64_t(py) * im.width + px;
     contributors = state.contributors[pix];
     t_final = state.final_transmittance[pix];
     depth_out = state.depth[pix];
@@ -73,10 +73,10 @@ struct ThreadPixels {
   PixelBackward p[kP];
 };
 template <size_t... I>
-__device__ inline ThreadPixels load_pixels(std::index_sequence<I...>, int px, int py0, int camera, const TileGrid& grid,
+__device__ inline ThreadPixels load_pixels(std::index_sequence<I...>, int px, int py0, const ImageLayout& im,
                                            const Background& bg, const PixelState& state,
                                            const RenderOutputGrads& dout) {
-  return {{load_pixel(px, py0 + 4 * int(I), camera, grid, bg, state, dout)...}};
+  return {{load_pixel(px, py0 + 4 * int(I), im, bg, state, dout)...}};
 }
 
 // kAbs: the AbsGS statistic is wanted; kDepthAlpha: a depth or an alpha gradient is given (the
@@ -91,20 +91,20 @@ __global__ void __launch_bounds__(kThreads)
   __shared__ float4 s_color_depth[kThreads];
   __shared__ int s_max_contributors;
 
-  const int camera = blockIdx.z;
-  const int tile = blockIdx.y * grid.tiles_x + blockIdx.x;
+  const ImageLayout im = grid.images[blockIdx.z];
+  if (int(blockIdx.x) >= im.tiles_x || int(blockIdx.y) >= im.tiles_y) return;  // the whole block: a smaller camera
   // Each warp covers an 8 x 4kP pixel block, lane l the column l % 8 at rows l / 8 + 4i: a compact
   // footprint leaves more warps with no pixel touched by a small Gaussian, and those skip it.
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int px = blockIdx.x * raster::kTileSize + (warp % 2) * 8 + lane % 8;
   const int py0 = blockIdx.y * raster::kTileSize + (warp / 2) * 4 * kP + lane / 8;
-  ThreadPixels t = load_pixels(std::make_index_sequence<kP>{}, px, py0, camera, grid, bg, state, dout);
+  ThreadPixels t = load_pixels(std::make_index_sequence<kP>{}, px, py0, im, bg, state, dout);
   auto& pixels = t.p;
   int thread_max = 0;
 #pragma unroll
   for (int i = 0; i < kP; ++i) thread_max = max(thread_max, pixels[i].contributors);
 
-  const int2 range = bins.ranges[int64_t(camera) * grid.tiles() + tile];
+  const int2 range = bins.ranges[im.tile_offset + blockIdx.y * im.tiles_x + blockIdx.x];
   if (threadIdx.x == 0) s_max_contributors = 0;
   __syncthreads();
   const int warp_max = __reduce_max_sync(0xffffffffu, thread_max);  // uniform skip bound of the warp
@@ -171,7 +171,7 @@ __global__ void __launch_bounds__(kThreads)
 void blend_backward(const ProjectedSlots& slots, const TileBins& bins, const TileGrid& grid, const float* background,
                     const PixelState& state, const RenderOutputGrads& dout, const ProjectedGrads& dslots,
                     bool abs_stats, cudaStream_t stream) {
-  const dim3 blocks(grid.tiles_x, grid.tiles_y, grid.cameras);
+  const dim3 blocks(grid.max_tiles_x, grid.max_tiles_y, grid.cameras);
   Background bg{{background[0], background[1], background[2]}};
   const bool depth_alpha = dout.depth || dout.alpha;
   auto kernel = abs_stats ? (depth_alpha ? blend_backward_kernel<true, true> : blend_backward_kernel<true, false>)

@@ -1,4 +1,5 @@
-// Forward blending: one block per (camera, tile), one thread per pixel. The tile's depth-sorted
+// Forward blending: one block per (camera, tile), one thread per pixel (outputs laid out as
+// RenderOutputs says: each camera at its own size, one after the other). The tile's depth-sorted
 // Gaussians are staged through shared memory in batches of one per thread, so each is read from
 // global memory once per tile instead of once per pixel; the block stops as soon as every pixel
 // is saturated or the list is exhausted.
@@ -20,14 +21,14 @@ __global__ void __launch_bounds__(kBlockPixels)
   __shared__ float4 s_conic_opacity[kBlockPixels];
   __shared__ float4 s_color_depth[kBlockPixels];
 
-  const int camera = blockIdx.z;
-  const int tile = blockIdx.y * grid.tiles_x + blockIdx.x;
+  const ImageLayout im = grid.images[blockIdx.z];
+  if (int(blockIdx.x) >= im.tiles_x || int(blockIdx.y) >= im.tiles_y) return;  // the whole block: a smaller camera
   const int px = blockIdx.x * raster::kTileSize + threadIdx.x % raster::kTileSize;
   const int py = blockIdx.y * raster::kTileSize + threadIdx.x / raster::kTileSize;
-  const bool inside = px < grid.width && py < grid.height;
+  const bool inside = px < im.width && py < im.height;
   const Vec2f pixel{px + 0.5f, py + 0.5f};
 
-  const int2 range = bins.ranges[int64_t(camera) * grid.tiles() + tile];
+  const int2 range = bins.ranges[im.tile_offset + blockIdx.y * im.tiles_x + blockIdx.x];
   raster::PixelCompositor<float> comp;
   bool done = !inside;
   int contributors = 0;
@@ -57,7 +58,7 @@ __global__ void __launch_bounds__(kBlockPixels)
     }
   }
   if (!inside) return;
-  const int64_t pix = (int64_t(camera) * grid.height + py) * grid.width + px;
+  const int64_t pix = im.pixel_offset + int64_t(py) * im.width + px;
   float rgb[3], alpha, depth;
   comp.finish(bg.rgb, rgb, alpha, depth);
   out.rgb[3 * pix] = rgb[0];
@@ -74,7 +75,7 @@ __global__ void __launch_bounds__(kBlockPixels)
 
 void blend_forward(const ProjectedSlots& slots, const TileBins& bins, const TileGrid& grid, const float* background,
                    const RenderOutputs& out, const PixelState& state, cudaStream_t stream) {
-  const dim3 blocks(grid.tiles_x, grid.tiles_y, grid.cameras);
+  const dim3 blocks(grid.max_tiles_x, grid.max_tiles_y, grid.cameras);
   Background bg{{background[0], background[1], background[2]}};
   blend_forward_kernel<<<blocks, kBlockPixels, 0, stream>>>(slots, bins, grid, bg, out, state);
   check_launch("blend forward");

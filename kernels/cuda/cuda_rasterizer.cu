@@ -1,17 +1,21 @@
 // The CUDA backend of the Rasterizer contract: strings the stages of raster_stages.cuh together.
 //
-// forward:  cameras -> device; project (dense [C,N], or packed: count, prefix sum, compact);
-//           ONE small device->host copy of the intersection (and packed slot) totals to size the
-//           sort; bin + sort; blend. Everything else stays asynchronous on the caller's stream.
-// backward: blend backward into per-slot gradients; project backward into the Gaussians.
+// project:   cameras (+ image layouts) -> device; dense [C,N] or packed (count, prefix sum,
+//            compact); ONE small device->host copy of the intersection (and packed slot) totals.
+// rasterize: bin + sort the pairs' tile entries; blend. Pairs from elsewhere (the rasterize stage)
+//            need their own totals copy; forward reuses the one of its projection.
+// backward:  blend backward into per-pair gradients; project backward into the Gaussians.
+// Everything else stays asynchronous on the caller's stream.
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 #include <thrust/iterator/transform_iterator.h>
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/cuda_rasterizer.h"
@@ -26,14 +30,15 @@ namespace {
 
 // Workspace slots (cuda_workspace.cuh); binning uses kBinningSlots from kBinning on.
 enum Slot : int {
-  kCameras,
+  kCameras,  // the projection's cameras, then their image layouts
+  kRasterLayouts,
   kMean2d,
   kConicOpacity,
   kColorDepth,
   kHalf,
   kTileCount,
   kCameraOf,
-  kGaussianOf,
+  kIdOf,
   kPairTiles,
   kPairSlotEnd,
   kScanTemp,
@@ -57,25 +62,30 @@ __global__ void packed_slot_total(const int32_t* slot_end, int64_t last, int64_t
   totals[1] = slot_end[last];
 }
 
-void validate(const GaussiansView& g, std::span<const Camera> cameras, const RasterSettings& s,
-              const RenderOutputs& out) {
-  auto fail = [](const std::string& what) { throw std::invalid_argument("CUDA rasterizer: " + what); };
+[[noreturn]] void fail(const std::string& what) { throw std::invalid_argument("CUDA rasterizer: " + what); }
+
+void validate_cameras(std::span<const Camera> cameras) {
   if (cameras.empty()) fail("no cameras");
   for (const Camera& c : cameras)
-    if (c.width != cameras[0].width || c.height != cameras[0].height)
-      fail("all cameras of one call must share width and height");
-  if (cameras[0].width <= 0 || cameras[0].height <= 0) fail("camera has an empty image");
+    if (c.width <= 0 || c.height <= 0)
+      fail("a camera has an empty image (" + std::to_string(c.width) + "x" + std::to_string(c.height) + ")");
+}
+
+void validate_gaussians(const GaussiansView& g, const RasterSettings& s) {
   if (s.sh_degree < 0 || s.sh_degree > 3) fail("sh_degree must be 0..3, got " + std::to_string(s.sh_degree));
   if (sh_coeffs_for_degree(s.sh_degree) - 1 > g.sh_rest_coeffs)
     fail("sh_degree " + std::to_string(s.sh_degree) + " needs " + std::to_string(sh_coeffs_for_degree(s.sh_degree) - 1) +
          " SH rest coefficients, the Gaussians store " + std::to_string(g.sh_rest_coeffs));
   if (g.sh_rest_coeffs < 0 || g.sh_rest_coeffs > 15)
     fail("sh_rest_coeffs must be 0..15 (up to degree 3), got " + std::to_string(g.sh_rest_coeffs));
-  if (!out.rgb) fail("RenderOutputs.rgb is required");
   if (g.n > 0 && (!g.means || !g.quats || !g.log_scales || !g.opacity_logits || !g.sh_dc ||
                   (g.sh_rest_coeffs > 0 && !g.sh_rest)))
     fail("GaussiansView has a null parameter array");
   if (g.n >= (int64_t(1) << 31)) fail("more than 2^31 Gaussians in one shard");
+}
+
+void validate_outputs(const RenderOutputs& out) {
+  if (!out.rgb) fail("RenderOutputs.rgb is required");
 }
 
 class CudaRasterizer final : public Rasterizer, public CudaRasterizerProbe {
@@ -90,7 +100,7 @@ class CudaRasterizer final : public Rasterizer, public CudaRasterizerProbe {
     const DeviceScope scope(where_.ordinal, std::nothrow);
     if (!scope.ok()) return;
     cudaFreeHost(host_totals_);
-    cudaFreeHost(host_cameras_);
+    cudaFreeHost(staging_);
   }
 
   ComputeContext context() const override { return where_; }
@@ -104,28 +114,137 @@ class CudaRasterizer final : public Rasterizer, public CudaRasterizerProbe {
 
   void forward(const GaussiansView& g, std::span<const Camera> cameras, const RasterSettings& settings,
                const RenderOutputs& out) override {
-    validate(g, cameras, settings, out);
+    validate_gaussians(g, settings);
+    validate_cameras(cameras);
+    validate_outputs(out);
     const DeviceScope scope(where_.ordinal);
     clock_.restart();
     clock_.mark("start", stream_);
-    have_forward_ = false;
+    const std::vector<ImageLayout> layouts = image_layouts(cameras);
+    const ImageLayout* images = upload_cameras(cameras, layouts);
+    const int64_t intersections = project_pairs(g, settings, /*public_pairs=*/false);
+    rasterize_pairs(slots_, tile_grid(layouts, images), intersections, settings, out);
+  }
+
+  void backward(const RenderOutputGrads& dout, const GaussiansGrad& grad, const DensifyStats& stats) override {
+    if (!have_project_ || !have_raster_)
+      throw std::logic_error("CUDA rasterizer: backward called without a successful forward");
+    const DeviceScope scope(where_.ordinal);
+    clock_.mark("backward start", stream_);
+    if (slots_.count == 0) return;
+    const size_t n = static_cast<size_t>(slots_.count);
+    float4* all = ws_.get<float4>(kSlotGrads, 3 * n);
+    check(cudaMemsetAsync(all, 0, 3 * n * sizeof(float4), stream_), "clearing gradients");
+    const ProjectedGrads d{all, all + n, all + 2 * n};
+    blend_backward(raster_slots_, bins_, grid_, background_, state_, dout, d, stats.grad2d_abs_norm != nullptr,
+                   stream_);
+    clock_.mark("blend backward", stream_);
+    cuda::project_backward(g_, setup_, slots_, d, grad, stats, stream_);
+    clock_.mark("project backward", stream_);
+  }
+
+  kernels::ProjectedGaussians project(const GaussiansView& g, std::span<const Camera> cameras,
+                                      const RasterSettings& settings) override {
+    validate_gaussians(g, settings);
+    validate_cameras(cameras);
+    const DeviceScope scope(where_.ordinal);
+    clock_.restart();
+    clock_.mark("start", stream_);
+    have_raster_ = false;  // forward's rasterization read the projection this call replaces
+    upload_cameras(cameras, image_layouts(cameras));
+    project_pairs(g, settings, /*public_pairs=*/true);
+    return slots_.view();
+  }
+
+  void project_backward(const ConstProjectedGrads& d, const GaussiansGrad& grad, const DensifyStats& stats) override {
+    if (!have_project_) throw std::logic_error("CUDA rasterizer: project_backward called without a successful project");
+    const DeviceScope scope(where_.ordinal);
+    if (slots_.count == 0) return;
+    const ProjectedGrads dslots{reinterpret_cast<float4*>(const_cast<float*>(d.mean2d)),
+                                reinterpret_cast<float4*>(const_cast<float*>(d.conic_opacity)),
+                                reinterpret_cast<float4*>(const_cast<float*>(d.color_depth))};
+    cuda::project_backward(g_, setup_, slots_, dslots, grad, stats, stream_);
+    clock_.mark("project backward", stream_);
+  }
+
+  void rasterize(const kernels::ProjectedGaussians& pairs, std::span<const Camera> cameras,
+                 const RasterSettings& settings, const RenderOutputs& out) override {
+    validate_cameras(cameras);
+    validate_outputs(out);
+    if (pairs.count >= (int64_t(1) << 31)) fail("more than 2^31 projected pairs in one call");
+    const ProjectedSlots input = ProjectedSlots::over(pairs);
+    const DeviceScope scope(where_.ordinal);
+    clock_.mark("rasterize start", stream_);
+    const std::vector<ImageLayout> layouts = image_layouts(cameras);
+    const ImageLayout* images = upload(kRasterLayouts, layouts.data(), layouts.size() * sizeof(ImageLayout));
+    int64_t intersections = 0;
+    if (input.count > 0)
+      intersections = read_totals(input.tile_count, nullptr, input.count)[0];
+    else
+      check(cudaStreamSynchronize(stream_), "uploading image layouts");
+    rasterize_pairs(input, tile_grid(layouts, images), intersections, settings, out);
+  }
+
+  void rasterize_backward(const RenderOutputGrads& dout, const kernels::ProjectedGrads& d) override {
+    if (!have_raster_) throw std::logic_error("CUDA rasterizer: rasterize_backward called without a successful rasterize");
+    const DeviceScope scope(where_.ordinal);
+    if (raster_slots_.count == 0) return;
+    const size_t bytes = static_cast<size_t>(raster_slots_.count) * sizeof(float4);
+    for (float* a : {d.mean2d, d.conic_opacity, d.color_depth})
+      check(cudaMemsetAsync(a, 0, bytes, stream_), "clearing pair gradients");
+    const ProjectedGrads dslots{reinterpret_cast<float4*>(d.mean2d), reinterpret_cast<float4*>(d.conic_opacity),
+                                reinterpret_cast<float4*>(d.color_depth)};
+    blend_backward(raster_slots_, bins_, grid_, background_, state_, dout, dslots, /*abs_stats=*/true, stream_);
+    clock_.mark("blend backward", stream_);
+  }
+
+ private:
+  // Copies `bytes` from the host into workspace slot `slot` through pinned staging. Every stage
+  // synchronises (its totals copy) before the next upload, so the staging buffer is free again.
+  template <class T>
+  const T* upload(int slot, const T* host, size_t bytes) {
+    if (bytes > staging_capacity_) {
+      cudaFreeHost(staging_);
+      staging_ = nullptr;
+      staging_capacity_ = 0;
+      check(cudaMallocHost(&staging_, bytes), "allocating pinned staging");
+      staging_capacity_ = bytes;
+    }
+    std::memcpy(staging_, host, bytes);
+    void* dev = ws_.bytes(slot, bytes);
+    check(cudaMemcpyAsync(dev, staging_, bytes, cudaMemcpyHostToDevice, stream_), "uploading cameras");
+    return static_cast<const T*>(dev);
+  }
+
+  // The projection's cameras, followed by their image layouts (one copy): sets setup_'s cameras and
+  // returns the device layouts.
+  const ImageLayout* upload_cameras(std::span<const Camera> cameras, const std::vector<ImageLayout>& layouts) {
+    const size_t camera_bytes = (cameras.size() * sizeof(Camera) + 15) / 16 * 16;
+    std::vector<unsigned char> blob(camera_bytes + layouts.size() * sizeof(ImageLayout));
+    std::memcpy(blob.data(), cameras.data(), cameras.size() * sizeof(Camera));
+    std::memcpy(blob.data() + camera_bytes, layouts.data(), layouts.size() * sizeof(ImageLayout));
+    const unsigned char* dev = upload(kCameras, blob.data(), blob.size());
+    setup_.cameras = reinterpret_cast<const Camera*>(dev);
+    setup_.cameras_count = static_cast<int>(cameras.size());
+    return reinterpret_cast<const ImageLayout*>(dev + camera_bytes);
+  }
+
+  // The project stage into slots_ (cameras uploaded already). public_pairs: name every pair with its
+  // camera and global id also in the dense layout. Returns the intersections of the pairs.
+  int64_t project_pairs(const GaussiansView& g, const RasterSettings& settings, bool public_pairs) {
+    have_project_ = false;
     g_ = g;
-    for (int c = 0; c < 3; ++c) background_[c] = settings.background[c];
-    const int C = static_cast<int>(cameras.size());
-    grid_ = TileGrid::of(cameras[0].width, cameras[0].height, C);
-    setup_.cameras = upload_cameras(cameras);
-    setup_.grid = grid_;
     setup_.sh_degree = settings.sh_degree;
     setup_.near_plane = settings.near_plane;
     setup_.far_plane = settings.far_plane;
     setup_.eps2d = settings.eps2d;
     setup_.antialiased = settings.antialiased;
-
-    const int64_t pairs = int64_t(C) * g.n;
+    const int64_t pairs = int64_t(setup_.cameras_count) * g.n;
     int64_t intersections = 0;
     slots_ = ProjectedSlots{};
     slots_.gaussians = g.n;
     slots_.packed = settings.packed;
+    slots_.first_id = g.first_id;
     if (pairs == 0) {
       slots_.count = 0;
       // No totals copy synchronises this call; do it here so the camera staging is free next time.
@@ -133,6 +252,10 @@ class CudaRasterizer final : public Rasterizer, public CudaRasterizerProbe {
     } else if (!settings.packed) {
       slots_.count = pairs;
       allocate_slot_arrays(pairs);
+      if (public_pairs) {
+        slots_.camera_of = ws_.get<int32_t>(kCameraOf, pairs);
+        slots_.id_of = ws_.get<int64_t>(kIdOf, pairs);
+      }
       project_dense(g, setup_, slots_, stream_);
       clock_.mark("project", stream_);
       intersections = read_totals(slots_.tile_count, nullptr, pairs)[0];
@@ -150,53 +273,30 @@ class CudaRasterizer final : public Rasterizer, public CudaRasterizerProbe {
       if (slots_.count > 0) {
         allocate_slot_arrays(slots_.count);
         slots_.camera_of = ws_.get<int32_t>(kCameraOf, slots_.count);
-        slots_.gaussian_of = ws_.get<int32_t>(kGaussianOf, slots_.count);
+        slots_.id_of = ws_.get<int64_t>(kIdOf, slots_.count);
         project_packed(g, setup_, pair_tiles, pair_slot_end, slots_, stream_);
       }
       clock_.mark("project (packed write)", stream_);
     }
+    have_project_ = true;
+    return intersections;
+  }
 
-    bins_ = bin_and_sort(slots_, grid_, intersections, ws_, kBinning, clock_, stream_);
-
-    const int64_t pixels = int64_t(C) * grid_.width * grid_.height;
+  // The rasterize stage: bins `input` (which must stay valid until backward) and blends it.
+  void rasterize_pairs(const ProjectedSlots& input, const TileGrid& grid, int64_t intersections,
+                       const RasterSettings& settings, const RenderOutputs& out) {
+    have_raster_ = false;
+    raster_slots_ = input;
+    grid_ = grid;
+    for (int c = 0; c < 3; ++c) background_[c] = settings.background[c];
+    bins_ = bin_and_sort(raster_slots_, grid_, intersections, ws_, kBinning, clock_, stream_);
+    const int64_t pixels = grid_.total_pixels;
     state_.final_transmittance = ws_.get<float>(kFinalT, pixels);
     state_.contributors = ws_.get<int32_t>(kContributors, pixels);
     state_.depth = ws_.get<float>(kDepth, pixels);
-    blend_forward(slots_, bins_, grid_, background_, out, state_, stream_);
+    blend_forward(raster_slots_, bins_, grid_, background_, out, state_, stream_);
     clock_.mark("blend forward", stream_);
-    have_forward_ = true;
-  }
-
-  void backward(const RenderOutputGrads& dout, const GaussiansGrad& grad, const DensifyStats& stats) override {
-    if (!have_forward_) throw std::logic_error("CUDA rasterizer: backward called without a successful forward");
-    const DeviceScope scope(where_.ordinal);
-    clock_.mark("backward start", stream_);
-    if (slots_.count == 0) return;
-    const size_t n = static_cast<size_t>(slots_.count);
-    float4* all = ws_.get<float4>(kSlotGrads, 3 * n);
-    check(cudaMemsetAsync(all, 0, 3 * n * sizeof(float4), stream_), "clearing gradients");
-    const ProjectedGrads d{all, all + n, all + 2 * n};
-    blend_backward(slots_, bins_, grid_, background_, state_, dout, d, stats.grad2d_abs_norm != nullptr, stream_);
-    clock_.mark("blend backward", stream_);
-    project_backward(g_, setup_, slots_, d, grad, stats, stream_);
-    clock_.mark("project backward", stream_);
-  }
-
- private:
-  const Camera* upload_cameras(std::span<const Camera> cameras) {
-    // Pinned staging: the previous forward's copy has completed (its totals copy synchronised
-    // after it), so the staging buffer is free to overwrite.
-    if (cameras.size() > host_camera_capacity_) {
-      cudaFreeHost(host_cameras_);
-      host_cameras_ = nullptr;
-      check(cudaMallocHost(&host_cameras_, cameras.size() * sizeof(Camera)), "allocating pinned cameras");
-      host_camera_capacity_ = cameras.size();
-    }
-    std::copy(cameras.begin(), cameras.end(), host_cameras_);
-    Camera* dev = ws_.get<Camera>(kCameras, cameras.size());
-    check(cudaMemcpyAsync(dev, host_cameras_, cameras.size() * sizeof(Camera), cudaMemcpyHostToDevice, stream_),
-          "uploading cameras");
-    return dev;
+    have_raster_ = true;
   }
 
   void allocate_slot_arrays(int64_t count) {
@@ -241,16 +341,20 @@ class CudaRasterizer final : public Rasterizer, public CudaRasterizerProbe {
   CudaWorkspace ws_;
   StageClock clock_;
   int64_t* host_totals_ = nullptr;
-  Camera* host_cameras_ = nullptr;
-  size_t host_camera_capacity_ = 0;
+  void* staging_ = nullptr;
+  size_t staging_capacity_ = 0;
 
-  // What forward keeps for backward.
-  bool have_forward_ = false;
+  // What the project stage keeps for its backward.
+  bool have_project_ = false;
   GaussiansView g_;
-  float background_[3] = {0, 0, 0};
-  TileGrid grid_;
   ProjectionSetup setup_;
   ProjectedSlots slots_;
+
+  // What the rasterize stage keeps for its backward (forward: raster_slots_ is slots_).
+  bool have_raster_ = false;
+  ProjectedSlots raster_slots_;
+  TileGrid grid_;
+  float background_[3] = {0, 0, 0};
   TileBins bins_;
   PixelState state_;
 };

@@ -47,7 +47,7 @@ __device__ void add_pair(const GaussiansView& g, const ProjectionSetup& setup, i
   raster::sh_color_vjp<float, float>(D, dir, g.sh_dc + 3 * i, rest, Vec3f{dcd.x, dcd.y, dcd.z}, acc.dc, drest,
                                      acc.mean);
 
-  const int w = setup.grid.width, h = setup.grid.height;
+  const int w = cam.width, h = cam.height;
   acc.grad2d += raster::ndc_grad_norm(Vec2f{dm.x, dm.y}, w, h);
   acc.grad2d_abs += raster::ndc_grad_norm(Vec2f{dm_abs.x, dm_abs.y}, w, h);
   const int2 half = slots.half[slot];
@@ -104,7 +104,7 @@ __global__ void __launch_bounds__(kThreads) project_backward_dense(GaussiansView
     const int64_t i = first + threadIdx.x;
     if (threadIdx.x < count) {
       GaussianGradSum acc;
-      for (int c = 0; c < setup.grid.cameras; ++c) {
+      for (int c = 0; c < setup.cameras_count; ++c) {
         const int64_t slot = c * g.n + i;
         if (slots.tile_count[slot] > 0)
           add_pair<D>(g, setup, c, i, slot, slots, dslots, s_rest + threadIdx.x * row, s_drest + threadIdx.x * row,
@@ -128,7 +128,7 @@ __global__ void project_backward_packed(GaussiansView g, ProjectionSetup setup, 
        s += int64_t(gridDim.x) * blockDim.x) {
     GaussianGradSum acc;
     float drest[active > 0 ? active : 1] = {};
-    const int64_t i = slots.gaussian_of[s];
+    const int64_t i = slots.id_of[s] - slots.first_id;
     const float* rest = g.sh_rest ? g.sh_rest + i * g.sh_rest_coeffs * 3 : nullptr;
     add_pair<D>(g, setup, slots.camera_of[s], i, s, slots, dslots, rest, drest, acc);
     flush(grad, stats, i, acc);

@@ -46,7 +46,7 @@ __global__ void project_kernel(GaussiansView g, ProjectionSetup setup, Projected
   const int64_t n = g.n;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
     const GaussianParams p = load_params(g, i);
-    for (int c = 0; c < setup.grid.cameras; ++c) {
+    for (int c = 0; c < setup.cameras_count; ++c) {
       const int64_t pair = c * n + i;
       if constexpr (pass == Pass::PackedWrite) {
         if (pair_tiles[pair] == 0) continue;  // culled in the counting pass
@@ -60,6 +60,10 @@ __global__ void project_kernel(GaussiansView g, ProjectionSetup setup, Projected
         pair_tiles[pair] = tiles;
       } else if constexpr (pass == Pass::Dense) {
         slots.tile_count[pair] = tiles;
+        if (slots.camera_of) {  // public pairs name every pair explicitly
+          slots.camera_of[pair] = c;
+          slots.id_of[pair] = slots.first_id + i;
+        }
         if (tiles) write_slot(g, setup, cam, i, p, pg, slots, pair);
       } else {
         // The slot keeps the counting pass's tile count: that is what the intersection buffer was
@@ -67,7 +71,7 @@ __global__ void project_kernel(GaussiansView g, ProjectionSetup setup, Projected
         const int64_t slot = pair_slot_end[pair] - 1;
         slots.tile_count[slot] = pair_tiles[pair];
         slots.camera_of[slot] = c;
-        slots.gaussian_of[slot] = static_cast<int32_t>(i);
+        slots.id_of[slot] = slots.first_id + i;
         write_slot(g, setup, cam, i, p, pg, slots, slot);
       }
     }

@@ -2,12 +2,15 @@
 // Device-side layout of projected (camera, Gaussian) pairs, shared by the CUDA stages.
 //
 // A "slot" is one projected pair. Dense layout: slot = camera * N + gaussian for every pair (culled
-// pairs have tile_count 0). Packed layout: only visible pairs, compacted in (camera, gaussian) order
-// by a prefix sum, with camera_of/gaussian_of saying which pair a slot holds. Attributes are packed
-// into 16-byte vectors so that the blending kernels read each with one load.
+// pairs have tile_count 0). Explicit layout (packed projection, and any pairs handed to the
+// rasterize stage): camera_of/id_of say which pair a slot holds. Attributes are packed into 16-byte
+// vectors so that the blending kernels read each with one load: this is the device view of the
+// public kernels::ProjectedGaussians (same arrays, CUDA vector types).
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <span>
+#include <vector>
 
 #include "kernels/raster_math.h"
 
@@ -19,17 +22,22 @@ constexpr int kBlockPixels = raster::kTileSize * raster::kTileSize;
 struct ProjectedSlots {
   int64_t count = 0;                 // number of slots
   int64_t gaussians = 0;             // N of the shard (dense: slot / N is the camera)
-  bool packed = false;
+  bool packed = false;               // explicit layout
+  int64_t first_id = 0;              // global id of the shard's row 0 (id_of[s] - first_id is the row)
   float2* mean2d = nullptr;          // pixel coordinates
   float4* conic_opacity = nullptr;   // conic (a, b, c) of the inverse 2D covariance, opacity
   float4* color_depth = nullptr;     // rgb after SH, camera-space depth
   int2* half = nullptr;              // half sizes of the screen box in pixels (raster::screen_half_extent)
   int32_t* tile_count = nullptr;     // tiles the box covers (0: culled)
-  int32_t* camera_of = nullptr;      // packed only
-  int32_t* gaussian_of = nullptr;    // packed only
+  int32_t* camera_of = nullptr;      // explicit layout (dense: also filled when the pairs are made public)
+  int64_t* id_of = nullptr;          // global ids, alongside camera_of
 
   __device__ int camera(int64_t s) const { return packed ? camera_of[s] : static_cast<int>(s / gaussians); }
-  __device__ int64_t gaussian(int64_t s) const { return packed ? gaussian_of[s] : s % gaussians; }
+  __device__ int64_t gaussian(int64_t s) const { return packed ? id_of[s] - first_id : s % gaussians; }
+
+  // The public view of these slots, and slots over public pairs (explicit layout, read only).
+  ProjectedGaussians view() const;
+  static ProjectedSlots over(const ProjectedGaussians& pairs);
 };
 
 // Gradients of the loss w.r.t. the projected attributes, accumulated per slot by the backward blend:
@@ -44,15 +52,26 @@ struct ProjectedGrads {
   float4* color_depth = nullptr;
 };
 
-// Per-camera image geometry, constant over one call.
-struct TileGrid {
+// One camera's image in a call: its size, tile grid, and where its tiles and pixels start in the
+// call's tile ranges and outputs (cameras of one call may differ in size).
+struct ImageLayout {
   int width = 0, height = 0;
   int tiles_x = 0, tiles_y = 0;
-  int cameras = 0;
-  static TileGrid of(int width, int height, int cameras) {
-    return {width, height, raster::tiles_along(width), raster::tiles_along(height), cameras};
-  }
-  __host__ __device__ int tiles() const { return tiles_x * tiles_y; }
+  int64_t tile_offset = 0;
+  int64_t pixel_offset = 0;
 };
+
+// The images of one call. The blending kernels launch max_tiles_x x max_tiles_y x cameras blocks;
+// a block past its camera's tiles returns at once.
+struct TileGrid {
+  int cameras = 0;
+  int max_tiles_x = 0, max_tiles_y = 0;
+  int64_t total_tiles = 0, total_pixels = 0;
+  const ImageLayout* images = nullptr;  // [cameras] on the device
+};
+
+// Layouts of the cameras' images, and the grid over them (images: the device copy of `layouts`).
+std::vector<ImageLayout> image_layouts(std::span<const Camera> cameras);
+TileGrid tile_grid(std::span<const ImageLayout> layouts, const ImageLayout* images);
 
 }  // namespace splat::kernels::cuda

@@ -15,7 +15,7 @@ namespace splat::kernels::cuda {
 // What projection needs besides the Gaussians: the cameras (device memory) and the settings.
 struct ProjectionSetup {
   const Camera* cameras = nullptr;  // [C] on the device
-  TileGrid grid;
+  int cameras_count = 0;
   int sh_degree = 0;
   float near_plane = 0, far_plane = 0, eps2d = 0;
   bool antialiased = false;

@@ -31,22 +31,22 @@ struct Scene {
   std::vector<Camera> cameras;
   RasterSettings settings;
 
-  kernels::cpu::GaussianArrays<double> view() const {
+  kernels::BasicGaussiansView<double> view() const {
     return {n, means.data(), quats.data(), log_scales.data(), logits.data(), dc.data(), rest.data(),
             kernels::sh_coeffs_for_degree(degree) - 1};
   }
-  int64_t pixels() const { return int64_t(cameras.size()) * cameras[0].width * cameras[0].height; }
+  int64_t pixels() const { return kernels::image_offsets(cameras).back(); }
 };
 
-Scene random_scene(unsigned seed, int n, int degree, bool antialiased) {
+Scene random_scene(unsigned seed, int n, int degree, bool antialiased, bool mixed_sizes = false) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> U(-1, 1);
   Scene s;
   s.degree = degree;
   s.n = n;
   s.cameras = {splat::test::look_at_camera({0, 0, -4}, {0, 0, 0}, 24, 20, 22),
-               splat::test::look_at_camera({2.5, -0.5, -3.2}, {0, 0, 0}, 24, 20, 22),
-               splat::test::look_at_camera({-1.5, 1, -3.7}, {0.1, 0, 0}, 24, 20, 20)};
+               splat::test::look_at_camera({2.5, -0.5, -3.2}, {0, 0, 0}, mixed_sizes ? 35 : 24, mixed_sizes ? 13 : 20, 22),
+               splat::test::look_at_camera({-1.5, 1, -3.7}, {0.1, 0, 0}, mixed_sizes ? 17 : 24, mixed_sizes ? 29 : 20, 20)};
   s.settings.sh_degree = degree;
   s.settings.antialiased = antialiased;
   s.settings.background[0] = 0.3f;
@@ -97,7 +97,7 @@ struct SceneGrads {
   explicit SceneGrads(const Scene& s)
       : means(s.means.size()), quats(s.quats.size()), log_scales(s.log_scales.size()), logits(s.logits.size()),
         dc(s.dc.size()), rest(s.rest.size()) {}
-  kernels::cpu::GaussianGradArrays<double> arrays() {
+  kernels::BasicGaussiansGrad<double> arrays() {
     return {means.data(), quats.data(), log_scales.data(), logits.data(), dc.data(), rest.data()};
   }
 };
@@ -227,6 +227,12 @@ TEST_CASE("reference rasterizer gradients match finite differences, SH degree 2"
 
 TEST_CASE("reference rasterizer gradients match finite differences, SH degree 3", "[raster_cpu]") {
   for (bool aa : {false, true}) check_scene_gradients(10, 3, aa);
+}
+
+TEST_CASE("gradients match finite differences for cameras of different sizes in one call", "[raster_cpu]") {
+  // 24x20, 35x13 and 17x29: tile grids of 2x2, 3x1 and 2x2 whose last tiles are cut differently.
+  Scene s = random_scene(23, 22, 1, false, /*mixed_sizes=*/true);
+  check_gradients(s, 23, "mixed sizes");
 }
 
 TEST_CASE("gradients match finite differences where alpha clamps and pixels saturate", "[raster_cpu]") {
@@ -426,12 +432,13 @@ TEST_CASE("bad rasterizer input is rejected with a clear error", "[raster_cpu]")
   auto r = kernels::make_cpu_rasterizer(1);
   Camera a, b;
   a.width = 8, a.height = 8, b.width = 16, b.height = 8;
-  const std::vector<Camera> cams{a, b};
   float rgb[16 * 8 * 3 * 2], alpha[16 * 8 * 2];
   RasterSettings settings;
   settings.sh_degree = 0;
-  CHECK_THROWS_WITH(r->forward({}, cams, settings, {rgb, alpha, nullptr}),
-                    Catch::Contains("same positive width and height"));
+  Camera empty = b;
+  empty.height = 0;
+  CHECK_THROWS_WITH(r->forward({}, std::vector<Camera>{a, empty}, settings, {rgb, alpha, nullptr}),
+                    Catch::Contains("a camera has an empty image (16x0)"));
   settings.sh_degree = 2;
   CHECK_THROWS_WITH(r->forward({}, std::span<const Camera>(&a, 1), settings, {rgb, alpha, nullptr}),
                     Catch::Contains("needs 8 SH coefficients"));

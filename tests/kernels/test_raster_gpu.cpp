@@ -299,10 +299,10 @@ TEST_CASE("CUDA rasterizer rejects bad input with a message naming the problem",
   settings.sh_degree = 2;  // the scene stores degree 1
   CHECK_THROWS_WITH(r->forward(g, s.cameras, settings, {rgb.data(), nullptr, nullptr}),
                     Catch::Contains("sh_degree 2 needs 8 SH rest coefficients"));
-  std::vector<Camera> mixed = s.cameras;
-  mixed[1].width = 32;
-  CHECK_THROWS_WITH(r->forward(g, mixed, s.settings, {rgb.data(), nullptr, nullptr}),
-                    Catch::Contains("share width and height"));
+  std::vector<Camera> empty = s.cameras;
+  empty[1].width = 0;
+  CHECK_THROWS_WITH(r->forward(g, empty, s.settings, {rgb.data(), nullptr, nullptr}),
+                    Catch::Contains("a camera has an empty image (0x44)"));
   CHECK_THROWS_WITH(r->backward({}, {}, {}), Catch::Contains("without a successful forward"));
 }
 

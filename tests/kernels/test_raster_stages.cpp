@@ -1,0 +1,465 @@
+// The public rasterizer stages (project, rasterize and their backward) on both backends:
+//  - shards projected separately, their pairs gathered per camera in rank order (what the
+//    multi-GPU exchange does) and rasterized together, render and differentiate like the whole
+//    model in one forward/backward;
+//  - depth ties break by global id, whatever shard the Gaussians come from;
+//  - cameras of different sizes in one call render like one call per camera;
+//  - [gpu] the CUDA stages against the CPU reference, stage by stage, fed the same inputs.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <array>
+#include <memory>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/buffer.h"
+#include "kernels/rasterizer.h"
+#include "tests/kernels/raster_test_scenes.h"
+#include "tests/support/test_support.h"
+
+using namespace splat;
+using kernels::Buffer;
+using kernels::Camera;
+using kernels::Device;
+using kernels::RasterSettings;
+using Floats = std::vector<float>;
+
+namespace {
+
+template <class T>
+Buffer<T> on(Device d, const std::vector<T>& host) {
+  Buffer<T> b(d);
+  b.upload(host);
+  return b;
+}
+template <class T>
+std::vector<T> from(Device d, const T* p, size_t n) {
+  std::vector<T> h(n);
+  if (n) kernels::copy_bytes(h.data(), Device::CPU, p, d, n * sizeof(T));
+  return h;
+}
+
+// Random Gaussians around the origin (SH degree 1), seen by three cameras.
+struct Scene {
+  int64_t n = 0;
+  Floats means, quats, log_scales, logits, dc, rest;
+  std::vector<Camera> cameras;
+  RasterSettings settings;
+  int64_t pixels() const { return kernels::image_offsets(cameras).back(); }
+};
+
+Scene random_scene(unsigned seed, int n, bool mixed_sizes) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> U(-1, 1);
+  Scene s;
+  s.n = n;
+  s.cameras = {test::look_at_camera({0, 0, -4}, {0, 0, 0}, 48, 40, 45),
+               test::look_at_camera({2.5, -0.5, -3.2}, {0, 0, 0}, mixed_sizes ? 70 : 48, mixed_sizes ? 21 : 40, 50),
+               test::look_at_camera({-1.5, 1, -3.7}, {0.1, 0, 0}, mixed_sizes ? 33 : 48, mixed_sizes ? 58 : 40, 40)};
+  s.settings.sh_degree = 1;
+  s.settings.background[0] = 0.3f, s.settings.background[1] = 0.5f, s.settings.background[2] = 0.7f;
+  for (int i = 0; i < n; ++i) {
+    s.means.insert(s.means.end(), {1.4f * U(rng), 1.0f * U(rng), 1.0f * U(rng)});
+    s.quats.insert(s.quats.end(), {1 + 0.5f * U(rng), 0.6f * U(rng), 0.6f * U(rng), 0.6f * U(rng)});
+    for (int k = 0; k < 3; ++k) s.log_scales.push_back(std::log(0.08f + 0.05f * (1 + U(rng))));
+    const float opacity = 0.5f + 0.4f * U(rng);
+    s.logits.push_back(std::log(opacity / (1 - opacity)));
+    for (int k = 0; k < 3; ++k) s.dc.push_back(0.45f + 0.75f * U(rng));
+    for (int k = 0; k < 9; ++k) s.rest.push_back(0.25f * U(rng));
+  }
+  for (int i = 0; i < 3; ++i) s.means[3 * i + 2] = -9.f - i;  // behind every camera
+  return s;
+}
+
+// Rows [first, first + count) of a scene on device d, as one rank's shard.
+struct Shard {
+  int64_t first = 0, n = 0;
+  Buffer<float> means, quats, log_scales, logits, dc, rest;
+  Shard(Device d, const Scene& s, int64_t first_row, int64_t count) : first(first_row), n(count) {
+    auto rows = [&](const Floats& v, int width) {
+      return on(d, Floats(v.begin() + first * width, v.begin() + (first + n) * width));
+    };
+    means = rows(s.means, 3), quats = rows(s.quats, 4), log_scales = rows(s.log_scales, 3);
+    logits = rows(s.logits, 1), dc = rows(s.dc, 3), rest = rows(s.rest, 9);
+  }
+  kernels::GaussiansView view() const {
+    return {n, means.data(), quats.data(), log_scales.data(), logits.data(), dc.data(), rest.data(), 3, first};
+  }
+};
+
+// Gradients and statistics of n Gaussians, accumulated into.
+struct Grads {
+  Buffer<float> means, quats, log_scales, logits, dc, rest, grad2d, grad2d_abs, max_radius;
+  Buffer<int32_t> visible;
+  Grads(Device d, int64_t n) {
+    auto z = [&](size_t k) {
+      Buffer<float> b(d, k);
+      b.zero();
+      return b;
+    };
+    means = z(3 * n), quats = z(4 * n), log_scales = z(3 * n), logits = z(n), dc = z(3 * n), rest = z(9 * n);
+    grad2d = z(n), grad2d_abs = z(n), max_radius = z(n);
+    visible = Buffer<int32_t>(d, size_t(n));
+    visible.zero();
+  }
+  kernels::GaussiansGrad grad() {
+    return {means.data(), quats.data(), log_scales.data(), logits.data(), dc.data(), rest.data()};
+  }
+  kernels::DensifyStats stats() { return {grad2d.data(), grad2d_abs.data(), visible.data(), max_radius.data()}; }
+  // Every array on the host, concatenated, and the visible counts.
+  Floats all() const {
+    Floats out;
+    for (const Buffer<float>* b : {&means, &quats, &log_scales, &logits, &dc, &rest, &grad2d, &grad2d_abs, &max_radius}) {
+      const Floats h = b->download();
+      out.insert(out.end(), h.begin(), h.end());
+    }
+    return out;
+  }
+};
+
+// Projected pairs on the host, in the public layout.
+struct HostPairs {
+  std::vector<int32_t> camera, half, tiles;
+  std::vector<int64_t> id;
+  Floats mean2d, conic_opacity, color_depth;
+  size_t count() const { return camera.size(); }
+
+  static HostPairs of(Device d, const kernels::ProjectedGaussians& p) {
+    const size_t n = size_t(p.count);
+    return {from(d, p.camera, n),     from(d, p.half, 2 * n),          from(d, p.tiles, n),
+            from(d, p.id, n),         from(d, p.mean2d, 2 * n),        from(d, p.conic_opacity, 4 * n),
+            from(d, p.color_depth, 4 * n)};
+  }
+  // Pair k of `o` appended.
+  void take(const HostPairs& o, size_t k) {
+    camera.push_back(o.camera[k]), tiles.push_back(o.tiles[k]), id.push_back(o.id[k]);
+    half.insert(half.end(), o.half.begin() + 2 * k, o.half.begin() + 2 * k + 2);
+    mean2d.insert(mean2d.end(), o.mean2d.begin() + 2 * k, o.mean2d.begin() + 2 * k + 2);
+    conic_opacity.insert(conic_opacity.end(), o.conic_opacity.begin() + 4 * k, o.conic_opacity.begin() + 4 * k + 4);
+    color_depth.insert(color_depth.end(), o.color_depth.begin() + 4 * k, o.color_depth.begin() + 4 * k + 4);
+  }
+};
+
+// HostPairs on a device, as a ProjectedGaussians view.
+struct DevicePairs {
+  Buffer<int32_t> camera, half, tiles;
+  Buffer<int64_t> id;
+  Buffer<float> mean2d, conic_opacity, color_depth;
+  int64_t count;
+  DevicePairs(Device d, const HostPairs& h)
+      : camera(on(d, h.camera)), half(on(d, h.half)), tiles(on(d, h.tiles)), id(on(d, h.id)), mean2d(on(d, h.mean2d)),
+        conic_opacity(on(d, h.conic_opacity)), color_depth(on(d, h.color_depth)), count(int64_t(h.count())) {}
+  kernels::ProjectedGaussians view() const {
+    return {count,          Precision::F32,       camera.data(), id.data(), mean2d.data(), conic_opacity.data(),
+            color_depth.data(), half.data(), tiles.data()};
+  }
+};
+
+// Gradients of `count` pairs (the public 3 x [count,4] layout), on a device.
+struct PairGrads {
+  Buffer<float> mean2d, conic_opacity, color_depth;
+  PairGrads(Device d, size_t count) : mean2d(d, 4 * count), conic_opacity(d, 4 * count), color_depth(d, 4 * count) {}
+  kernels::ProjectedGrads grads() { return {mean2d.data(), conic_opacity.data(), color_depth.data()}; }
+  kernels::ConstProjectedGrads view() const { return {mean2d.data(), conic_opacity.data(), color_depth.data()}; }
+  Floats host() const {
+    Floats out = mean2d.download();
+    for (const Buffer<float>* b : {&conic_opacity, &color_depth}) {
+      const Floats h = b->download();
+      out.insert(out.end(), h.begin(), h.end());
+    }
+    return out;
+  }
+};
+
+std::unique_ptr<kernels::Rasterizer> rasterizer(Device d) {
+  return d == Device::CPU ? kernels::make_cpu_rasterizer(2) : kernels::make_cuda_rasterizer();
+}
+
+// Images and gradients of one render.
+struct Render {
+  Floats rgb, alpha, depth, grads;
+};
+
+struct Upstream {
+  Floats rgb, alpha, depth;
+  Upstream(int64_t pixels, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> U(-1, 1);
+    for (int64_t i = 0; i < 3 * pixels; ++i) rgb.push_back(U(rng));
+    for (int64_t i = 0; i < pixels; ++i) alpha.push_back(U(rng)), depth.push_back(0.1f * U(rng));
+  }
+};
+
+// The one-rank shortcut.
+Render whole(Device d, const Scene& s, bool packed, const Upstream& up) {
+  const Shard all(d, s, 0, s.n);
+  Grads g(d, s.n);
+  Buffer<float> rgb(d, 3 * s.pixels()), alpha(d, s.pixels()), depth(d, s.pixels());
+  auto r = rasterizer(d);
+  RasterSettings settings = s.settings;
+  settings.packed = packed;
+  r->forward(all.view(), s.cameras, settings, {rgb.data(), alpha.data(), depth.data()});
+  auto drgb = on(d, up.rgb), dalpha = on(d, up.alpha), ddepth = on(d, up.depth);
+  r->backward({drgb.data(), dalpha.data(), ddepth.data()}, g.grad(), g.stats());
+  return {rgb.download(), alpha.download(), depth.download(), g.all()};
+}
+
+// `shards` ranks, each projecting its rows; the pairs of every camera gathered in rank order and
+// rasterized by one renderer; their gradients returned to the owners, who finish the backward.
+Render sharded(Device d, const Scene& s, int shards, bool packed, const Upstream& up) {
+  RasterSettings settings = s.settings;
+  settings.packed = packed;
+  std::vector<Shard> parts;
+  std::vector<std::unique_ptr<kernels::Rasterizer>> ranks;
+  std::vector<HostPairs> projected;
+  for (int r = 0; r < shards; ++r) {
+    const int64_t first = s.n * r / shards, last = s.n * (r + 1) / shards;
+    parts.emplace_back(d, s, first, last - first);
+    ranks.push_back(rasterizer(d));
+    projected.push_back(HostPairs::of(d, ranks.back()->project(parts.back().view(), s.cameras, settings)));
+  }
+  // The exchange: camera by camera, rank by rank; origin[k] = (rank, pair index there).
+  HostPairs gathered;
+  std::vector<std::pair<int, size_t>> origin;
+  for (int c = 0; c < int(s.cameras.size()); ++c)
+    for (int r = 0; r < shards; ++r)
+      for (size_t k = 0; k < projected[r].count(); ++k)
+        if (projected[r].camera[k] == c) gathered.take(projected[r], k), origin.emplace_back(r, k);
+  const DevicePairs pairs(d, gathered);
+  Buffer<float> rgb(d, 3 * s.pixels()), alpha(d, s.pixels()), depth(d, s.pixels());
+  auto renderer = rasterizer(d);
+  renderer->rasterize(pairs.view(), s.cameras, settings, {rgb.data(), alpha.data(), depth.data()});
+  PairGrads dpairs(d, gathered.count());
+  auto drgb = on(d, up.rgb), dalpha = on(d, up.alpha), ddepth = on(d, up.depth);
+  renderer->rasterize_backward({drgb.data(), dalpha.data(), ddepth.data()}, dpairs.grads());
+  // The reverse exchange: each rank's pair gradients in its own pair order.
+  const Floats all_d = dpairs.host();
+  const size_t m = gathered.count();
+  Render out{rgb.download(), alpha.download(), depth.download(), {}};
+  std::vector<Floats> per_rank(shards);
+  for (int r = 0; r < shards; ++r) per_rank[r].assign(12 * projected[r].count(), 0.f);
+  for (size_t k = 0; k < m; ++k) {
+    const auto [r, j] = origin[k];
+    const size_t n = projected[r].count();
+    for (int part = 0; part < 3; ++part)
+      for (int v = 0; v < 4; ++v) per_rank[r][part * 4 * n + 4 * j + v] = all_d[part * 4 * m + 4 * k + v];
+  }
+  std::vector<Floats> shard_grads;
+  for (int r = 0; r < shards; ++r) {
+    const size_t n = projected[r].count();
+    const Buffer<float> dr = on(d, per_rank[r]);
+    Grads g(d, parts[r].n);
+    ranks[r]->project_backward({dr.data(), dr.data() + 4 * n, dr.data() + 8 * n}, g.grad(), g.stats());
+    shard_grads.push_back(g.all());
+  }
+  // Concatenate every array over the shards, in the layout Grads::all uses for the whole model.
+  const int widths[] = {3, 4, 3, 1, 3, 9, 1, 1, 1};
+  std::vector<size_t> at(shards, 0);
+  for (int w : widths)
+    for (int r = 0; r < shards; ++r) {
+      const size_t len = size_t(w * parts[r].n);
+      out.grads.insert(out.grads.end(), shard_grads[r].begin() + at[r], shard_grads[r].begin() + at[r] + len);
+      at[r] += len;
+    }
+  return out;
+}
+
+double rel_err(const Floats& a, const Floats& b) {
+  REQUIRE(a.size() == b.size());
+  double d = 0, n = 0;
+  for (size_t i = 0; i < a.size(); ++i) d += (double(a[i]) - b[i]) * (double(a[i]) - b[i]), n += double(b[i]) * b[i];
+  return std::sqrt(d) / std::max(std::sqrt(n), 1e-6);
+}
+
+// CPU: every sum runs in a fixed order, so sharding changes nothing at all. CUDA: images are
+// exact too (the same pairs in the same order); gradients are summed with atomics in an order that
+// changes from run to run, hence a float-rounding tolerance.
+void check_sharded_equals_whole(Device d) {
+  for (const bool mixed : {false, true})
+    for (const bool packed : {false, true})
+      for (const int shards : {2, 3, 4}) {
+        INFO("mixed sizes " << mixed << ", packed " << packed << ", " << shards << " shards");
+        const Scene s = random_scene(11 + shards, 90, mixed);
+        const Upstream up(s.pixels(), 5);
+        const Render a = whole(d, s, packed, up), b = sharded(d, s, shards, packed, up);
+        CHECK(a.rgb == b.rgb);
+        CHECK(a.alpha == b.alpha);
+        CHECK(a.depth == b.depth);
+        if (d == Device::CPU)
+          CHECK(a.grads == b.grads);
+        else
+          CHECK(rel_err(b.grads, a.grads) < 1e-5);
+      }
+}
+
+// Two Gaussians at the same depth, one per shard: the lower global id is composited first, in
+// whichever shard (and rank order) it lies.
+void check_depth_ties(Device d) {
+  Camera cam;
+  cam.fx = cam.fy = 40, cam.cx = 16.3f, cam.cy = 11.7f, cam.width = 32, cam.height = 24;
+  const float push = 1.5f / 0.28209479f;  // colour 0.5 ± 1.5, clamped to 0 or 2
+  RasterSettings settings;
+  settings.sh_degree = 0;
+  for (const bool red_first : {true, false}) {
+    INFO("red has the lower id: " << red_first);
+    // Shard 0 holds red, shard 1 green; ids say which comes first.
+    const int64_t red_id = red_first ? 4 : 9, green_id = red_first ? 9 : 4;
+    HostPairs gathered;
+    std::vector<HostPairs> shards;
+    for (const auto& [id, colour] : {std::pair{red_id, std::array<float, 3>{push, -push, -push}},
+                                     std::pair{green_id, std::array<float, 3>{-push, push, -push}}}) {
+      const Floats mean{0, 0, 4}, quat{1, 0, 0, 0}, scale(3, std::log(4.f / 12)), logit{1.f};
+      const Floats dc(colour.begin(), colour.end());
+      auto m = on(d, mean), q = on(d, quat), sc = on(d, scale), l = on(d, logit), c = on(d, dc);
+      auto r = rasterizer(d);
+      shards.push_back(HostPairs::of(
+          d, r->project({1, m.data(), q.data(), sc.data(), l.data(), c.data(), nullptr, 0, id},
+                        std::span<const Camera>(&cam, 1), settings)));
+    }
+    // Gathered by global id, as ranks in id order deliver them.
+    const int lower = red_first ? 0 : 1;
+    gathered.take(shards[lower], 0);
+    gathered.take(shards[1 - lower], 0);
+    const DevicePairs pairs(d, gathered);
+    Buffer<float> rgb(d, 32 * 24 * 3);
+    rasterizer(d)->rasterize(pairs.view(), std::span<const Camera>(&cam, 1), settings, {rgb.data(), nullptr, nullptr});
+    const Floats img = rgb.download();
+    const int o = 3 * (11 * 32 + 16);
+    if (red_first)
+      CHECK(img[o] > 2 * img[o + 1]);
+    else
+      CHECK(img[o + 1] > 2 * img[o]);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("sharded stages render and differentiate like the whole model (CPU)", "[raster_cpu][stages]") {
+  check_sharded_equals_whole(Device::CPU);
+}
+
+TEST_CASE("depth ties break by global id across shards (CPU)", "[raster_cpu][stages]") { check_depth_ties(Device::CPU); }
+
+TEST_CASE("cameras of different sizes in one call render like one call per camera (CPU)", "[raster_cpu][stages]") {
+  const Scene s = random_scene(3, 60, /*mixed_sizes=*/true);
+  const Shard all(Device::CPU, s, 0, s.n);
+  auto r = kernels::make_cpu_rasterizer(2);
+  Floats rgb(3 * s.pixels());
+  r->forward(all.view(), s.cameras, s.settings, {rgb.data(), nullptr, nullptr});
+  const auto offsets = kernels::image_offsets(s.cameras);
+  for (size_t c = 0; c < s.cameras.size(); ++c) {
+    Floats one(3 * (offsets[c + 1] - offsets[c]));
+    r->forward(all.view(), std::span<const Camera>(&s.cameras[c], 1), s.settings, {one.data(), nullptr, nullptr});
+    CHECK(std::equal(one.begin(), one.end(), rgb.begin() + 3 * offsets[c]));
+  }
+}
+
+TEST_CASE("the rasterize stage refuses pairs it cannot render correctly (CPU)", "[raster_cpu][stages]") {
+  const Scene s = random_scene(4, 30, false);
+  const Shard all(Device::CPU, s, 0, s.n);
+  auto r = kernels::make_cpu_rasterizer(1);
+  RasterSettings settings = s.settings;
+  settings.packed = true;
+  HostPairs pairs = HostPairs::of(Device::CPU, r->project(all.view(), s.cameras, settings));
+  REQUIRE(pairs.count() > 10);
+  Floats rgb(3 * s.pixels());
+  auto try_render = [&](const HostPairs& h, Precision precision = Precision::F32) {
+    const DevicePairs d(Device::CPU, h);
+    kernels::ProjectedGaussians v = d.view();
+    v.precision = precision;
+    kernels::make_cpu_rasterizer(1)->rasterize(v, s.cameras, settings, {rgb.data(), nullptr, nullptr});
+  };
+  CHECK_NOTHROW(try_render(pairs));
+  HostPairs swapped = pairs;
+  std::swap(swapped.id[3], swapped.id[4]);
+  if (swapped.camera[3] == swapped.camera[4])
+    CHECK_THROWS_WITH(try_render(swapped), Catch::Contains("not in (camera, global id) order at pair 4"));
+  HostPairs bad_camera = pairs;
+  bad_camera.camera.back() = 3;
+  CHECK_THROWS_WITH(try_render(bad_camera), Catch::Contains("names camera 3 of 3"));
+  CHECK_THROWS_WITH(try_render(pairs, Precision::BF16), Catch::Contains("projected attributes in bf16"));
+}
+
+TEST_CASE("CUDA stages match the CPU reference stage by stage", "[raster][gpu][stages]") {
+  if (!splat::test::gpu_or_skip("CUDA rasterizer stages vs CPU")) return;
+  for (const bool packed : {false, true}) {
+    INFO("packed " << packed);
+    const Scene s = random_scene(21, 120, /*mixed_sizes=*/true);
+    RasterSettings settings = s.settings;
+    settings.packed = packed;
+    const Shard cpu_shard(Device::CPU, s, 0, s.n), gpu_shard(Device::CUDA, s, 0, s.n);
+    auto cpu = kernels::make_cpu_rasterizer(2);
+    auto gpu = kernels::make_cuda_rasterizer();
+    // project: the same pairs in the same order, attributes to float rounding.
+    const HostPairs pc = HostPairs::of(Device::CPU, cpu->project(cpu_shard.view(), s.cameras, settings));
+    const HostPairs pg = HostPairs::of(Device::CUDA, gpu->project(gpu_shard.view(), s.cameras, settings));
+    REQUIRE(pg.count() == pc.count());
+    CHECK(pg.camera == pc.camera);
+    CHECK(pg.id == pc.id);
+    CHECK(pg.tiles == pc.tiles);
+    std::vector<int32_t> half_c, half_g;
+    Floats attr_c, attr_g;
+    for (size_t k = 0; k < pc.count(); ++k) {
+      if (pc.tiles[k] == 0) continue;  // culled: attributes undefined
+      for (int v = 0; v < 2; ++v) half_c.push_back(pc.half[2 * k + v]), half_g.push_back(pg.half[2 * k + v]);
+      for (int v = 0; v < 2; ++v) attr_c.push_back(pc.mean2d[2 * k + v]), attr_g.push_back(pg.mean2d[2 * k + v]);
+      for (int v = 0; v < 4; ++v)
+        attr_c.push_back(pc.conic_opacity[4 * k + v]), attr_g.push_back(pg.conic_opacity[4 * k + v]),
+            attr_c.push_back(pc.color_depth[4 * k + v]), attr_g.push_back(pg.color_depth[4 * k + v]);
+    }
+    CHECK(half_g == half_c);
+    CHECK(rel_err(attr_g, attr_c) < 1e-5);
+
+    // rasterize + rasterize_backward on the CPU's pairs, uploaded.
+    const DevicePairs on_cpu(Device::CPU, pc), on_gpu(Device::CUDA, pc);
+    const Upstream up(s.pixels(), 8);
+    Floats rgb_c(3 * s.pixels()), alpha_c(s.pixels()), depth_c(s.pixels());
+    Buffer<float> rgb_g(Device::CUDA, 3 * s.pixels()), alpha_g(Device::CUDA, s.pixels()),
+        depth_g(Device::CUDA, s.pixels());
+    cpu->rasterize(on_cpu.view(), s.cameras, settings, {rgb_c.data(), alpha_c.data(), depth_c.data()});
+    gpu->rasterize(on_gpu.view(), s.cameras, settings, {rgb_g.data(), alpha_g.data(), depth_g.data()});
+    CHECK(rel_err(rgb_g.download(), rgb_c) < 1e-6);
+    CHECK(rel_err(alpha_g.download(), alpha_c) < 1e-6);
+    CHECK(rel_err(depth_g.download(), depth_c) < 1e-6);
+    PairGrads dc(Device::CPU, pc.count()), dg(Device::CUDA, pc.count());
+    auto drgb = on(Device::CUDA, up.rgb), dalpha = on(Device::CUDA, up.alpha), ddepth = on(Device::CUDA, up.depth);
+    cpu->rasterize_backward({up.rgb.data(), up.alpha.data(), up.depth.data()}, dc.grads());
+    gpu->rasterize_backward({drgb.data(), dalpha.data(), ddepth.data()}, dg.grads());
+    CHECK(rel_err(dg.host(), dc.host()) < 1e-5);
+
+    // project_backward from the CPU's pair gradients, uploaded.
+    const Floats d_host = dc.host();
+    const size_t m = pc.count();
+    const Buffer<float> d_gpu = on(Device::CUDA, d_host);
+    Grads gc(Device::CPU, s.n), gg(Device::CUDA, s.n);
+    cpu->project_backward({d_host.data(), d_host.data() + 4 * m, d_host.data() + 8 * m}, gc.grad(), gc.stats());
+    gpu->project_backward({d_gpu.data(), d_gpu.data() + 4 * m, d_gpu.data() + 8 * m}, gg.grad(), gg.stats());
+    CHECK(rel_err(gg.all(), gc.all()) < 1e-5);
+    CHECK(gg.visible.download() == gc.visible.download());
+  }
+}
+
+TEST_CASE("CUDA sharded stages render and differentiate like the whole model", "[raster][gpu][stages]") {
+  if (!splat::test::gpu_or_skip("CUDA sharded stages")) return;
+  check_sharded_equals_whole(Device::CUDA);
+}
+
+TEST_CASE("CUDA depth ties break by global id across shards", "[raster][gpu][stages]") {
+  if (!splat::test::gpu_or_skip("CUDA depth ties")) return;
+  check_depth_ties(Device::CUDA);
+}
+
+TEST_CASE("CUDA cameras of different sizes match the CPU reference", "[raster][gpu][stages]") {
+  if (!splat::test::gpu_or_skip("CUDA mixed camera sizes")) return;
+  for (const bool packed : {false, true}) {
+    const Scene s = random_scene(6, 150, /*mixed_sizes=*/true);
+    const Upstream up(s.pixels(), 9);
+    const Render c = whole(Device::CPU, s, packed, up), g = whole(Device::CUDA, s, packed, up);
+    CHECK(rel_err(g.rgb, c.rgb) < 1e-6);
+    CHECK(rel_err(g.depth, c.depth) < 1e-6);
+    CHECK(rel_err(g.grads, c.grads) < 1e-5);
+  }
+}
