@@ -7,7 +7,8 @@
 
 #include "app/commands.h"
 #include "app/path_args.h"
-#include "app/run_folder.h"
+#include "app/device_arg.h"
+#include "core/run/run_config.h"
 #include "core/train/evaluator.h"
 #include "core/model/ply_io.h"
 #include "core/train/trainer.h"

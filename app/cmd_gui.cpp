@@ -1,9 +1,11 @@
 // `splatlab gui [folder|file.ply] [--demo] [--steps N] [--screenshot out.png] [--exit]`: the
 // viewer-trainer window. It is also what `splatlab` does without a subcommand (`splatlab <folder>`
-// opens that scene), so the scene positional is registered on the top-level app as well.
+// opens that scene, `splatlab --demo` the demo scene), so the scene positional and --demo are
+// registered on the top-level app as well.
 #include <cstdio>
 #include <memory>
 
+#include "app/cli_checks.h"
 #include "app/commands.h"
 #include "app/path_args.h"
 #ifdef SPLATLAB_HAS_GUI
@@ -24,10 +26,11 @@ struct GuiArgs {
 CommandRun add_gui_command(CLI::App& app) {
   auto args = std::make_shared<GuiArgs>();
   app.add_option("scene", args->scene, "Without a subcommand: open this COLMAP folder or .ply file in the viewer");
+  app.add_flag("--demo", args->demo, "Without a subcommand: open the built-in demo scene in the viewer");
   auto* sub = app.add_subcommand("gui", "Open the viewer-trainer window (the default without a subcommand)");
   sub->add_option("scene", args->scene, "COLMAP scene folder or .ply file of Gaussians to open");
   sub->add_flag("--demo", args->demo, "Open the built-in demo scene");
-  sub->add_option("--steps", args->steps, "Scripted: training steps before the screenshot")->check(CLI::NonNegativeNumber);
+  sub->add_option("--steps", args->steps, "Scripted: training steps before the screenshot")->check(at_least(0));
   sub->add_option("--screenshot", args->screenshot, "Scripted: save a PNG of the whole window");
   sub->add_flag("--exit", args->exit, "Scripted: quit once loaded (and after --steps and --screenshot)");
   return [args]() {

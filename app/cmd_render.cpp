@@ -1,5 +1,10 @@
-// `splatlab render <run> --camera <index|name> --out x.png`: one view of a run's Gaussians.
+// `splatlab render <run> --camera <index|name> --out x.png [--width W] [--height H]`: one view of a
+// run's Gaussians, at the view's training size or another. Views are numbered as everywhere on the
+// command line (`info --cameras`): 0-based, in image-name order.
+#include <algorithm>
+#include <cctype>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -8,7 +13,8 @@
 
 #include "app/commands.h"
 #include "app/path_args.h"
-#include "app/run_folder.h"
+#include "app/device_arg.h"
+#include "core/run/run_config.h"
 #include "core/model/device_gaussians.h"
 #include "core/train/evaluator.h"
 #include "core/model/ply_io.h"
@@ -23,7 +29,31 @@ struct RenderArgs {
   std::string out;
   std::string ply;
   std::string device;
+  int width = 0, height = 0;  // 0: the view's own (the other side keeps the view's aspect ratio)
 };
+
+// render writes PNG only: any other name would hold PNG bytes under a misleading extension.
+void check_png_name(const std::string& out) {
+  std::string ext = std::filesystem::path(out).extension().string();
+  for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+  if (ext != ".png")
+    throw std::invalid_argument("--out " + quote_user_text(out, 400) + ": render writes PNG images; name the file *.png");
+}
+
+// The view's camera at another image size: focal lengths and principal point scale with it.
+kernels::Camera resized(kernels::Camera cam, int width, int height) {
+  if (width == 0 && height == 0) return cam;
+  if (width == 0) width = std::max(1, int(std::lround(double(height) * cam.width / cam.height)));
+  if (height == 0) height = std::max(1, int(std::lround(double(width) * cam.height / cam.width)));
+  const float sx = float(width) / float(cam.width), sy = float(height) / float(cam.height);
+  cam.fx *= sx;
+  cam.cx *= sx;
+  cam.fy *= sy;
+  cam.cy *= sy;
+  cam.width = width;
+  cam.height = height;
+  return cam;
+}
 
 // A view by image name, or by index into the scene's views (sorted by name) when all digits.
 int find_view(const Scene& scene, const std::string& camera) {
@@ -46,6 +76,7 @@ int run_render(const RenderArgs& a) {
   check_path_argument("run folder", run);
   if (!a.ply.empty()) check_path_argument("--ply", a.ply);
   check_path_argument("--out", a.out);
+  check_png_name(a.out);
   const nlohmann::json config = read_run_config(run);
   const kernels::Device dev = parse_device(a.device);
   const Scene scene = load_run_scene(config, false);
@@ -53,7 +84,7 @@ int run_render(const RenderArgs& a) {
   const GaussianModel model = read_ply(a.ply.empty() ? run / run_files::kPly : std::filesystem::path(a.ply));
   DeviceGaussians g(dev, GaussianState::from_model(model));
   auto raster = dev == kernels::Device::CPU ? kernels::make_cpu_rasterizer() : kernels::make_cuda_rasterizer();
-  const kernels::Camera cam = scene.views[v].to_kernel_camera();
+  const kernels::Camera cam = resized(scene.views[v].to_kernel_camera(), a.width, a.height);
   kernels::RasterSettings s;
   s.sh_degree = std::min(config.value("sh_degree", 3), model.sh_degree());
   const auto bg = config.value("background", std::vector<float>{0, 0, 0});
@@ -72,8 +103,13 @@ CommandRun add_render_command(CLI::App& app) {
   auto* sub = app.add_subcommand("render", "Render one camera of a trained run to a PNG");
   auto a = std::make_shared<RenderArgs>();
   sub->add_option("run", a->run, "Run folder written by `splatlab train`")->required();
-  sub->add_option("--camera", a->camera, "View index (0-based, views sorted by name) or image name")->required();
-  sub->add_option("--out", a->out, "Output PNG file")->required();
+  sub->add_option("--camera", a->camera, "View index (0-based in image-name order, as `info --cameras` lists) or image name")
+      ->required();
+  sub->add_option("--out", a->out, "Output PNG file (*.png)")->required();
+  sub->add_option("--width", a->width, "Image width in pixels (default: the view's; alone, keeps its aspect ratio)")
+      ->check(CLI::Range(16, 16384));
+  sub->add_option("--height", a->height, "Image height in pixels (default: the view's; alone, keeps its aspect ratio)")
+      ->check(CLI::Range(16, 16384));
   sub->add_option("--ply", a->ply, "Gaussians to render (default: <run>/point_cloud.ply)");
   sub->add_option("--device", a->device, "cpu or cuda (default: cuda when a CUDA device exists, else cpu)")
       ->check(CLI::IsMember({"cpu", "cuda"}));

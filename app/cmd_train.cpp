@@ -1,18 +1,20 @@
 // `splatlab train <scene>`: headless training on one device with a live progress line, JSONL
-// metrics, periodic test evaluation, a checkpoint on Ctrl-C, and point_cloud.ply at the end.
+// metrics, periodic test evaluation, a checkpoint on Ctrl-C, SIGTERM or SIGHUP, and point_cloud.ply
+// at the end. `train --resume RUN` continues RUN in its folder with its recorded settings.
 #include <algorithm>
-#include <atomic>
-#include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <unistd.h>
 
 #include "app/commands.h"
 #include "app/path_args.h"
-#include "app/run_folder.h"
+#include "app/cli_checks.h"
+#include "app/device_arg.h"
+#include "app/stop_signals.h"
+#include "app/train_folder.h"
 #include "app/scene_args.h"
 #include "core/train/checkpoint.h"
 #include "core/model/gaussian_model.h"
@@ -27,7 +29,8 @@ namespace fs = std::filesystem;
 
 struct TrainArgs {
   std::string scene;
-  int steps = 30000;
+  int images = 30000;
+  int steps = 0;
   std::string strategy = "default";
   int batch_size = 1;
   bool packed = false;
@@ -48,59 +51,75 @@ struct TrainArgs {
   int threads = 0;
   int stop_at = 0;
   bool profile = false;
-  const CLI::Option* steps_option = nullptr;  // to tell an explicit --steps from the default
+  bool overwrite = false;
+  CLI::App* command = nullptr;  // --resume restores the options the command line leaves out
+  // To tell an explicit budget from the default (a resumed run keeps its checkpoint's).
+  CLI::Option* images_option = nullptr;
+  const CLI::Option* steps_option = nullptr;
 };
 
-// Set by the signal handlers, read at step boundaries: the handler itself only flips a flag.
-std::atomic<bool> g_interrupted{false};
-std::atomic<bool> g_export_requested{false};
-extern "C" void on_sigint(int) { g_interrupted = true; }
-extern "C" void on_sigusr1(int) { g_export_requested = true; }
+// The options a run records in config.json (under their names: --data-factor as data_factor) and
+// a bare --resume restores; the budget is the checkpoint's own.
+const std::vector<std::string> kRecordedOptions = {
+    "--strategy",   "--batch-size", "--packed",    "--data-factor", "--undistort",
+    "--fisheye-fov", "--eval-every", "--log-every", "--checkpoint-every", "--seed",
+    "--sh-degree",  "--background", "--cap-max",   "--absgrad"};
 
 void add_train_options(CLI::App* sub, TrainArgs& a) {
-  sub->add_option("scene", a.scene, "COLMAP scene folder (images/, sparse/0/), or 'demo' for the generated demo scene")
-      ->required();
+  sub->add_option("scene", a.scene,
+                  "COLMAP scene folder (images/, sparse/0/), or 'demo' for the generated demo scene; with --resume "
+                  "RUN, defaults to the run's");
+  a.images_option = sub->add_option("--images", a.images,
+                                    "Training images in the whole run (the budget: a step trains --batch-size of "
+                                    "them). Every schedule counts images, so the same budget gives the same run at "
+                                    "any batch size; with --resume, defaults to the checkpoint's")
+                        ->capture_default_str()
+                        ->check(at_least(1));
   a.steps_option = sub->add_option("--steps", a.steps,
-                                   "Optimisation steps in the whole run (each renders --batch-size training views); "
-                                   "with --resume, defaults to the checkpoint's")
-                       ->capture_default_str()
-                       ->check(CLI::PositiveNumber);
+                                   "Instead of --images: this many steps, a budget of steps x --batch-size images "
+                                   "(at batch size 1 the same as --images)")
+                       ->check(at_least(1))
+                       ->excludes(a.images_option);
   sub->add_option("--strategy", a.strategy,
                   "Densification: 'default' (3DGS clone/split/prune/reset) or 'mcmc' (relocation up to --cap-max)")
       ->capture_default_str()->check(CLI::IsMember({"default", "mcmc"}));
   sub->add_option("--batch-size", a.batch_size,
-                  "Training views per step; learning rates follow the sqrt(B) rule")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+                  "Training views per step; learning rates follow the sqrt(B) rule, schedules count images")
+      ->capture_default_str()->check(at_least(1));
   sub->add_flag("--packed", a.packed, "Packed rasterization: keep only visible (camera, Gaussian) pairs (saves memory)");
   sub->add_flag("--amp", a.amp, "Mixed precision (not implemented yet: rejected)");
   sub->add_option("--gpus", a.gpus, "Number of GPUs (only 1 is implemented yet; more is rejected)")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+      ->capture_default_str()->check(at_least(1));
   add_scene_options(sub, a.scene_args);
-  sub->add_option("--out", a.out, "Run folder for config, metrics, checkpoints and the PLY (default runs/<scene name>)");
+  sub->add_option("--out", a.out,
+                  "Run folder for config, metrics, checkpoints and the PLY (default runs/<scene name>, or the "
+                  "--resume run's own folder)");
+  sub->add_flag("--overwrite", a.overwrite, "Replace the run in an --out folder that already holds one");
   sub->add_option("--eval-every", a.eval_every,
-                  "Evaluate PSNR/SSIM on the test views every N steps (0: only at the end)")
-      ->capture_default_str()->check(CLI::NonNegativeNumber);
-  sub->add_option("--log-every", a.log_every, "Write a metrics.jsonl line every N steps")
-      ->capture_default_str()->check(CLI::PositiveNumber);
-  sub->add_option("--checkpoint-every", a.checkpoint_every, "Also write checkpoint.ckpt every N steps (0: never)")
-      ->capture_default_str()->check(CLI::NonNegativeNumber);
+                  "Evaluate PSNR/SSIM on the test views every N images (0: only at the end)")
+      ->capture_default_str()->check(at_least(0));
+  sub->add_option("--log-every", a.log_every, "Write a metrics.jsonl line every N images")
+      ->capture_default_str()->check(at_least(1));
+  sub->add_option("--checkpoint-every", a.checkpoint_every, "Also write checkpoint.ckpt every N images (0: never)")
+      ->capture_default_str()->check(at_least(0));
   sub->add_option("--seed", a.seed, "Seed of the camera order and of the strategy's random choices")
       ->capture_default_str();
   sub->add_option("--resume", a.resume,
-                  "Continue from a checkpoint file or a run folder (its checkpoint.ckpt); same camera order as an "
-                  "uninterrupted run");
+                  "Continue a run folder (its checkpoint.ckpt) in place, with the settings its config.json records; "
+                  "options given as well override them, with a note. Also takes a checkpoint file. Same camera "
+                  "order as an uninterrupted run");
   sub->add_option("--device", a.device, "cpu or cuda (default: cuda when a CUDA device exists, else cpu)")
       ->check(CLI::IsMember({"cpu", "cuda"}));
-  sub->add_option("--sh-degree", a.sh_degree, "Highest spherical-harmonics degree (grows by 1 every 1000 steps)")
+  sub->add_option("--sh-degree", a.sh_degree, "Highest spherical-harmonics degree (grows by 1 every 1000 images)")
       ->capture_default_str()->check(CLI::Range(0, 3));
   sub->add_option("--background", a.background, "Background colour r g b in [0,1]")->expected(3)->capture_default_str();
-  sub->add_option("--cap-max", a.cap_max, "mcmc: most Gaussians")->capture_default_str()->check(CLI::PositiveNumber);
+  sub->add_option("--cap-max", a.cap_max, "mcmc: most Gaussians")->capture_default_str()->check(at_least(1));
   sub->add_flag("--absgrad", a.absgrad, "default: grow on the absolute 2D gradient (AbsGS) instead of the plain one");
   sub->add_option("--threads", a.threads, "CPU backend threads (0: all cores)")->capture_default_str();
   sub->add_option("--stop-at", a.stop_at,
-                  "Stop after this step of the --steps schedule (evaluates and saves a checkpoint there; "
-                  "--resume continues the same schedule); 0: run all steps")
-      ->capture_default_str()->check(CLI::NonNegativeNumber);
+                  "Stop with the step that reaches this many images of the budget's schedule (evaluates and "
+                  "saves a checkpoint there; --resume continues the same schedule); 0: run the whole budget")
+      ->capture_default_str()->check(at_least(0));
   sub->add_flag("--profile", a.profile,
                 "Time the phases of each step with device events and print a table at the end (waits for every "
                 "step: a little slower)");
@@ -127,9 +146,18 @@ void print_profile(const Trainer& t, double eval_s, double wall_s) {
                wall_s);
 }
 
+// The image budget the flags ask for: --images, or --steps at a batch size.
+int image_budget(const TrainArgs& a, int batch_size) {
+  if (a.steps_option->count() == 0) return a.images;
+  if (a.steps > std::numeric_limits<int>::max() / batch_size)
+    throw std::invalid_argument("--steps " + std::to_string(a.steps) + " at batch size " + std::to_string(batch_size) +
+                                ": more images than a run can count");
+  return a.steps * batch_size;
+}
+
 TrainerOptions trainer_options(const TrainArgs& a, kernels::Device dev) {
   TrainerOptions o{.device = dev,
-                   .steps = a.steps,
+                   .images = image_budget(a, a.batch_size),
                    .batch_size = a.batch_size,
                    .packed = a.packed,
                    .sh_degree_cap = a.sh_degree,
@@ -142,35 +170,51 @@ TrainerOptions trainer_options(const TrainArgs& a, kernels::Device dev) {
   return o;
 }
 
-fs::path checkpoint_path(const std::string& resume) {
-  const fs::path p = resume;
-  return fs::is_directory(p) ? p / run_files::kCheckpoint : p;
+// One progress line; fields are dropped, least useful first, to fit `columns` (0: no limit).
+std::string progress_line(const TrainingRun& training, int start, int total, float loss, int64_t gaussians, int columns) {
+  const Trainer& trainer = training.trainer();
+  const int done = trainer.images_done();
+  const double el = training.seconds();
+  std::vector<ProgressPiece> pieces = progress_pieces("train", done - start, total - start, el);
+  char text[64];
+  std::snprintf(text, sizeof text, "loss %.4f", loss);
+  pieces.push_back({text, 1});
+  if (training.last_psnr()) std::snprintf(text, sizeof text, "PSNR %.2f", *training.last_psnr());
+  else std::snprintf(text, sizeof text, "PSNR -");
+  pieces.push_back({text, 1});
+  std::snprintf(text, sizeof text, "%lld G", static_cast<long long>(gaussians));
+  pieces.push_back({text, 2});
+  std::snprintf(text, sizeof text, "image %d  step %d", done, trainer.steps_done());
+  pieces.push_back({text, 5});
+  return fit_progress(pieces, columns);
 }
 
-int run_train(const TrainArgs& a) {
+int run_train(TrainArgs& a) {
   if (a.amp) throw std::invalid_argument("--amp: not implemented yet: comes with mixed precision");
   if (a.gpus > 1) throw std::invalid_argument("--gpus " + std::to_string(a.gpus) + ": not implemented yet: comes with multi-GPU");
   const kernels::Device dev = parse_device(a.device);
+  const TrainFolderPlan plan = plan_train_folder(*a.command, a.scene, a.resume, a.out, a.overwrite, kRecordedOptions);
   if (a.scene != "demo") check_path_argument("scene", a.scene);
-  if (!a.resume.empty()) check_path_argument("--resume", a.resume);
-  if (!a.out.empty()) check_path_argument("--out", a.out);
   const fs::path scene_folder = resolve_scene_folder(a.scene);
-  const fs::path run = a.out.empty() ? fs::path("runs") / fs::absolute(scene_folder).lexically_normal().filename() : fs::path(a.out);
-  fs::create_directories(run);
 
   const TrainerOptions options = trainer_options(a, dev);
   nlohmann::json config{{"scene", a.scene},
                         {"scene_folder", fs::absolute(scene_folder).string()},
                         {"device", dev == kernels::Device::CUDA ? "cuda" : "cpu"},
-                        {"steps", a.steps},
+                        {"images", options.images},
                         {"strategy", a.strategy},
                         {"batch_size", a.batch_size},
                         {"packed", a.packed},
                         {"antialiased", options.antialiased},
                         {"seed", a.seed},
                         {"sh_degree", a.sh_degree},
-                        {"background", a.background}};
-  write_scene_args(config, a.scene_args);
+                        {"background", a.background},
+                        {"eval_every", a.eval_every},
+                        {"log_every", a.log_every},
+                        {"checkpoint_every", a.checkpoint_every},
+                        {"cap_max", a.cap_max},
+                        {"absgrad", a.absgrad}};
+  write_scene_settings(config, scene_load_options(a.scene_args));
   const Scene scene = load_run_scene(config, true);
   std::fprintf(stderr, "scene %s: %zu views (%zu train, %zu test), %zu points, extent %.3f; device %s\n",
                scene.root.c_str(), scene.views.size(), scene.train_indices().size(), scene.test_indices().size(),
@@ -186,88 +230,81 @@ int run_train(const TrainArgs& a) {
   ro.eval_every = a.eval_every;
   ro.eval_at_end = true;
   ro.stop_at = a.stop_at;
-  ro.metrics_file = run / run_files::kMetrics;
-  ro.append_metrics = !a.resume.empty();
   ro.checkpoint_every = a.checkpoint_every;
-  ro.checkpoint_file = run / run_files::kCheckpoint;
+  // Stop signals save from here on; earlier ones end the command before it has made anything.
+  StopSignals signals;
+  const RunFolder run = open_train_folder(plan, a.overwrite);  // removed again if this fails before saving
+  run.attach(ro);
   PointInitOptions init;
   init.sh_degree = a.sh_degree;  // no storage (or optimizer state) for coefficients never used
   TrainingRun training(scene, init_from_points(scene.points, init), options, ro);
   Trainer& trainer = training.trainer();
   if (!a.resume.empty()) {
-    restore_trainer_checkpoint(trainer, checkpoint_path(a.resume));
-    if (a.steps_option->count() > 0) trainer.set_total_steps(a.steps);
-    std::fprintf(stderr, "resumed at step %d with %lld Gaussians\n", trainer.steps_done(),
-                 static_cast<long long>(trainer.gaussians().size()));
+    restore_trainer_checkpoint(trainer, plan.checkpoint);
+    const bool budget_given = a.images_option->count() > 0 || a.steps_option->count() > 0;
+    if (budget_given) trainer.set_total_images(image_budget(a, trainer.options().batch_size));
+    std::fprintf(stderr, "resumed at image %d (step %d) with %lld Gaussians\n", trainer.images_done(),
+                 trainer.steps_done(), static_cast<long long>(trainer.gaussians().size()));
   }
   if (a.profile) trainer.set_profiling(true);
-  auto export_ply = [&]() { write_ply(run / run_files::kPly, trainer.gaussians().to_model()); };
+  auto export_ply = [&]() { run.save_ply(trainer.gaussians().to_model()); };
 
-  config["steps"] = trainer.options().steps;  // a resumed run keeps its checkpoint's schedule
-  write_run_config(run, config);
-  std::signal(SIGINT, on_sigint);
-  std::signal(SIGUSR1, on_sigusr1);
+  config["images"] = trainer.options().images;  // a resumed run keeps its checkpoint's schedule
+  config["batch_size"] = trainer.options().batch_size;  // and its batch size
+  run.write_config(config);
   const bool tty = isatty(fileno(stderr));
-  const int start_step = trainer.steps_done();
-  // The schedule spans options().steps; this run may end earlier (--stop-at).
-  const int total = training.end_step();
-  const bool stops_early = total < trainer.options().steps;
-  if (start_step >= total) {  // only a resumed run can start at or past its end
-    const std::string at = "the run is already at step " + std::to_string(start_step);
-    if (a.stop_at > 0 && a.stop_at < trainer.options().steps)
+  // Progress counts images: the schedule spans options().images; this run may end earlier (--stop-at).
+  const int start = trainer.images_done();
+  const int total = training.end_images();
+  const bool stops_early = total < trainer.options().images;
+  if (start >= total) {  // only a resumed run can start at or past its end
+    const std::string at = "the run is already at image " + std::to_string(start);
+    if (a.stop_at > 0 && a.stop_at < trainer.options().images)
       throw std::invalid_argument("--stop-at " + std::to_string(a.stop_at) + ": " + at);
-    if (a.steps_option->count() > 0) throw std::invalid_argument("--steps " + std::to_string(a.steps) + ": " + at);
-    throw std::invalid_argument(checkpoint_path(a.resume).string() + ": the checkpoint is at step " +
-                                std::to_string(start_step) + ", the end of its " + std::to_string(total) +
-                                "-step schedule: nothing left to train (pass a larger --steps to continue)");
+    if (a.images_option->count() > 0) throw std::invalid_argument("--images " + std::to_string(a.images) + ": " + at);
+    if (a.steps_option->count() > 0)
+      throw std::invalid_argument("--steps " + std::to_string(a.steps) + " (" + std::to_string(trainer.options().images) +
+                                  " images): " + at);
+    throw std::invalid_argument(plan.checkpoint.string() + ": the checkpoint is at image " +
+                                std::to_string(start) + ", the end of its " + std::to_string(total) +
+                                "-image budget: nothing left to train (pass a larger --images to continue)");
   }
-  // The progress line: redrawn at most 4 times a second on a terminal, else once per tenth of the run.
+  // The progress line: redrawn in place on a terminal (ProgressCadence: at most 4 times a second,
+  // cut to the terminal's width), else a line at each tenth of the run and at least every 5 s.
+  ProgressCadence cadence(tty, total - start);
   float loss = 0;
-  auto last_draw = std::chrono::steady_clock::now();
-  int last_decile = 0;
-  while (!training.done() && !g_interrupted) {
+  while (!training.done() && !signals.stop_signal()) {
     const RunStep step = training.step();
-    const int done = trainer.steps_done();
-    const bool draw_now =
-        tty ? std::chrono::duration<double>(std::chrono::steady_clock::now() - last_draw).count() > 0.25
-            : (done - start_step) * 10 / std::max(1, total - start_step) > last_decile;
+    const int done = trainer.images_done();
+    const bool draw_now = cadence.due(done - start) || training.done();
     if (step.metrics) loss = float(step.metrics->loss);
     else if (draw_now) loss = trainer.read_loss();  // waits for the GPU: only when shown
-    if (draw_now || training.done()) {
-      const double el = training.seconds();
-      std::string line = format_progress("train", done - start_step, total - start_step, el);
-      char psnr[32] = "PSNR -";
-      if (training.last_psnr()) std::snprintf(psnr, sizeof psnr, "PSNR %.2f", *training.last_psnr());
-      char extra[200];
-      std::snprintf(extra, sizeof extra, "  step %d  %.1f img/s  loss %.4f  %s  %lld G", done,
-                    el > 0 ? (done - start_step) * double(trainer.options().batch_size) / el : 0.0, loss, psnr,
-                    static_cast<long long>(step.result.gaussians));
-      line += extra;
+    if (draw_now) {
+      const std::string line = progress_line(training, start, total, loss, step.result.gaussians, tty ? terminal_columns(stderr) : 0);
       std::fprintf(stderr, tty ? "\r%s\033[K" : "%s\n", line.c_str());
-      last_draw = std::chrono::steady_clock::now();
-      last_decile = (done - start_step) * 10 / std::max(1, total - start_step);
     }
-    if (g_export_requested.exchange(false)) {
+    if (signals.take_export_request()) {
       export_ply();
-      std::fprintf(stderr, "%sexported %s at step %d\n", tty ? "\n" : "", (run / run_files::kPly).c_str(), done);
+      std::fprintf(stderr, "%sexported %s at image %d\n", tty ? "\n" : "", run.ply_file().c_str(), done);
     }
   }
   if (tty) std::fprintf(stderr, "\n");
   const double loop_s = training.seconds();
-  std::signal(SIGINT, SIG_DFL);
-  save_trainer_checkpoint(trainer, run / run_files::kCheckpoint);
+  signals.restore_defaults();  // a second signal while saving ends the process (the checkpoint is written atomically)
+  run.save_checkpoint(trainer);
   export_ply();
-  if (g_interrupted) {
-    std::fprintf(stderr, "interrupted at step %d: saved %s and %s (continue with --resume %s)\n",
-                 trainer.steps_done(), (run / run_files::kCheckpoint).c_str(), (run / run_files::kPly).c_str(),
-                 run.c_str());
-    return 0;
+  if (const int sig = signals.stop_signal()) {
+    std::fprintf(stderr, "%s at image %d (step %d): saved %s and %s; continue with: splatlab train --resume %s\n",
+                 StopSignals::name(sig), trainer.images_done(), trainer.steps_done(), run.checkpoint_file().c_str(),
+                 run.ply_file().c_str(), run.dir().c_str());
+    return StopSignals::exit_code(sig);
   }
   char psnr[48] = "";
   if (training.last_psnr()) std::snprintf(psnr, sizeof psnr, ", test PSNR %.3f dB", *training.last_psnr());
-  std::fprintf(stderr, "done: %d steps%s in %.1f s, %lld Gaussians%s; wrote %s\n", trainer.steps_done(),
-               stops_early ? (" of a " + std::to_string(trainer.options().steps) + "-step schedule").c_str() : "",
-               loop_s, static_cast<long long>(trainer.gaussians().size()), psnr, (run / run_files::kPly).c_str());
+  std::fprintf(stderr, "done: %d images (%d steps)%s in %.1f s, %lld Gaussians%s; wrote %s\n", trainer.images_done(),
+               trainer.steps_done(),
+               stops_early ? (" of a " + std::to_string(trainer.options().images) + "-image budget").c_str() : "",
+               loop_s, static_cast<long long>(trainer.gaussians().size()), psnr, run.ply_file().c_str());
   print_profile(trainer, training.eval_seconds(), loop_s);
   return 0;
 }
@@ -278,9 +315,11 @@ CommandRun add_train_command(CLI::App& app) {
   auto* sub = app.add_subcommand("train", "Train a scene headless on one device (CPU backend or one GPU)");
   auto args = std::make_shared<TrainArgs>();
   add_train_options(sub, *args);
+  args->command = sub;
   sub->footer(
       "Run folder: config.json, metrics.jsonl (JSON lines), checkpoint.ckpt, point_cloud.ply.\n"
-      "Ctrl-C saves a checkpoint and the PLY, then exits; `kill -USR1 <pid>` exports the PLY without stopping.");
+      "Ctrl-C, SIGTERM and SIGHUP save a checkpoint and the PLY, then exit (130, 143, 129); `kill -USR1 <pid>` "
+      "exports the PLY without stopping.");
   return [args]() { return run_train(*args); };
 }
 

@@ -1,5 +1,7 @@
 #include "app/scene_args.h"
 
+#include "core/scene/demo_scene.h"
+
 namespace splat::app {
 
 void add_scene_options(CLI::App* sub, SceneArgs& a) {
@@ -25,18 +27,9 @@ SceneLoadOptions scene_load_options(const SceneArgs& a) {
   return o;
 }
 
-void write_scene_args(nlohmann::json& config, const SceneArgs& a) {
-  config["data_factor"] = a.data_factor;
-  config["undistort"] = a.undistort;
-  config["fisheye_fov"] = a.fisheye_fov;
-}
-
-SceneArgs read_scene_args(const nlohmann::json& config) {
-  SceneArgs a;
-  a.data_factor = config.at("data_factor").get<int>();
-  a.undistort = config.value("undistort", a.undistort);
-  a.fisheye_fov = config.value("fisheye_fov", a.fisheye_fov);
-  return a;
+std::filesystem::path resolve_scene_folder(const std::string& scene_arg) {
+  if (scene_arg == "demo") return demo::ensure_demo_scene(demo::default_demo_folder()).folder;
+  return scene_arg;
 }
 
 }  // namespace splat::app

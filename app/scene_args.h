@@ -1,11 +1,11 @@
 #pragma once
 // The command-line options that decide how a scene folder is loaded (data factor, undistortion),
-// shared by `train` and `info` and stored in a run's config.json so `eval`, `render` and
-// `--resume` load the scene exactly as training did.
+// shared by `train` and `info`; a run stores them in its config.json (core/run/run_config.h) so
+// that `eval`, `render` and `--resume` load the scene exactly as training did.
+#include <filesystem>
 #include <string>
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 
 #include "core/scene/scene_loader.h"
 
@@ -22,9 +22,8 @@ void add_scene_options(CLI::App* sub, SceneArgs& a);
 // Load options for these arguments; throws std::invalid_argument for a bad mode.
 SceneLoadOptions scene_load_options(const SceneArgs& a);
 
-// The arguments as config.json keys, and back (keys a config written before they existed lacks
-// take their defaults).
-void write_scene_args(nlohmann::json& config, const SceneArgs& a);
-SceneArgs read_scene_args(const nlohmann::json& config);
+// The scene folder for a command-line scene argument: "demo" makes sure the generated demo scene
+// exists (in its cache folder) and returns that folder; anything else is returned as given.
+std::filesystem::path resolve_scene_folder(const std::string& scene_arg);
 
 }  // namespace splat::app

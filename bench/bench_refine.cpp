@@ -107,7 +107,7 @@ int main(int argc, char** argv) {
   const BenchModel m = make_model(n);
   const DefaultStrategyOptions o;
   StepInfo info;
-  info.step = kStep;
+  info.first_image = kStep;
   info.scene_extent = kExtent;
 
   const GrowDecision d = decide_growth(m.state.col(Group::LogScales).value, m.stats, o, 1, kExtent);

@@ -165,7 +165,7 @@ std::unique_ptr<TrainingSession> start_training(const Args& args) {
   GaussianModel init = init_from_points(scene.points);
   TrainerOptions opt;
   opt.device = kernels::Device::CUDA;
-  opt.steps = 1000000;  // never finishes during the benchmark
+  opt.images = 1000000;  // never finishes during the benchmark
   auto session = std::make_unique<TrainingSession>(std::move(scene), std::move(init), opt);
   session->start();
   return session;

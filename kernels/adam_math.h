@@ -2,6 +2,7 @@
 // One Adam update of one element, shared by the CPU reference and the CUDA kernel so that
 // both backends evaluate the same expression (and agree to rounding).
 #include <cmath>
+#include <type_traits>
 
 #include "kernels/hd.h"
 
@@ -22,16 +23,12 @@ struct AdamStepConstants {
 // opposite sign that can nearly cancel, that single rounding difference becomes a large
 // relative one. With these the CUDA step is bitwise the CPU step (IEEE sqrt and division
 // are nvcc's defaults).
-SPLAT_HD float mul_rn(float a, float b) {
+template <class T>
+SPLAT_HD T mul_rn(T a, T b) {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "Adam runs in float or double");
 #if defined(__CUDA_ARCH__)
-  return __fmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-SPLAT_HD double mul_rn(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dmul_rn(a, b);
+  if constexpr (std::is_same_v<T, float>) return __fmul_rn(a, b);
+  else return __dmul_rn(a, b);
 #else
   return a * b;
 #endif

@@ -88,16 +88,17 @@ using DensifyStats = BasicDensifyStats<float>;
 // Projected (camera, Gaussian) pairs: what the project stage produces and the rasterize stage
 // consumes, the unit the multi-GPU exchange sends. One entry per pair, structure of arrays; the
 // vector attributes are 16-byte rows so a GPU thread reads each with one load.
-//  - Order: ascending camera, and within a camera ascending global id. The project stage emits
-//    them so, and pairs gathered from shards in rank order keep it; the rasterize stage relies on
-//    it (depth ties break by global id, so a sharded render equals the unsharded one).
+//  - Order: within a camera, ascending global id. The project stage emits pairs ordered by
+//    (camera, id), and pairs received from shards in rank order keep the order within each camera
+//    (cameras may interleave); the rasterize stage relies on it (depth ties break by global id, so
+//    a sharded render equals the unsharded one).
 //  - Dense (RasterSettings::packed false): every (camera, Gaussian) pair, culled ones with
 //    tiles 0 and undefined attributes. Packed: only the visible pairs.
 template <class T>
 struct BasicProjected {
   int64_t count = 0;
   Precision precision = Precision::F32;  // storage of the float attributes (only F32 exists yet)
-  const int32_t* camera = nullptr;       // [count] index into the call's cameras
+  const int32_t* camera = nullptr;       // [count] index of the camera in the batch
   const int64_t* id = nullptr;           // [count] global Gaussian id
   const T* mean2d = nullptr;             // [count,2] pixel coordinates
   const T* conic_opacity = nullptr;      // [count,4] conic (xx, xy, yy) of the inverse 2D covariance, opacity
@@ -112,19 +113,14 @@ using ProjectedGaussians = BasicProjected<float>;
 //                 (x, y), the AbsGS statistic
 //   conic_opacity [count,4] dL/dconic (Sym2 convention, raster_math.h), dL/dopacity
 //   color_depth   [count,4] dL/dcolor, dL/ddepth
-template <class T>
-struct BasicProjectedGrads {
-  T* mean2d = nullptr;
-  T* conic_opacity = nullptr;
-  T* color_depth = nullptr;
+// P is T* (written by rasterize_backward) or const T* (read by project_backward).
+template <class P>
+struct ProjectedGradArrays {
+  P mean2d = nullptr, conic_opacity = nullptr, color_depth = nullptr;
 };
+template <class T> using BasicProjectedGrads = ProjectedGradArrays<T*>;
+template <class T> using BasicConstProjectedGrads = ProjectedGradArrays<const T*>;
 using ProjectedGrads = BasicProjectedGrads<float>;
-template <class T>
-struct BasicConstProjectedGrads {
-  const T* mean2d = nullptr;
-  const T* conic_opacity = nullptr;
-  const T* color_depth = nullptr;
-};
 using ConstProjectedGrads = BasicConstProjectedGrads<float>;
 inline constexpr int kProjectedGradFloats = 12;  // per pair
 
@@ -206,9 +202,11 @@ class Rasterizer {
   virtual void project_backward(const ConstProjectedGrads& d, const GaussiansGrad& grad,
                                 const DensifyStats& stats) = 0;
 
-  // Stage 2: renders pairs (in the order BasicProjected describes) into the cameras' images.
-  // `pairs` must stay valid and unchanged until rasterize_backward.
-  virtual void rasterize(const ProjectedGaussians& pairs, std::span<const Camera> cameras,
+  // Stage 2: renders pairs (in the order BasicProjected describes) into the images of `cameras`,
+  // which are the batch's cameras first_camera .. first_camera + cameras.size() - 1 (a rank
+  // renders its block of the batch; pairs name cameras by their index in the batch). `pairs`
+  // must stay valid and unchanged until rasterize_backward.
+  virtual void rasterize(const ProjectedGaussians& pairs, std::span<const Camera> cameras, int first_camera,
                          const RasterSettings& settings, const RenderOutputs& out) = 0;
   // Back-propagates the last rasterize into `d`, aligned with its pairs (overwritten; culled
   // pairs get zeros).

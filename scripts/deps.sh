@@ -9,7 +9,8 @@ splatlab_install_deps() (
   packages=(cmake ninja-build ccache pkg-config g++ python3 python3-venv
             libimgui-dev libglfw3-dev libgl-dev libegl-dev catch2 libcli11-dev nlohmann-json3-dev libstb-dev
             xvfb xauth
-            clang libclang-rt-dev lld)  # the fuzz targets (fuzz/): clang, libFuzzer + sanitizer runtimes, lld
+            clang libclang-rt-dev lld  # the fuzz targets (fuzz/): clang, libFuzzer + sanitizer runtimes, lld
+            libopenmpi-dev openmpi-bin)  # MPI ranks (core/dist/mpi): CPU ranks as processes, NCCL bootstrap
   missing=()
   for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -11,7 +11,7 @@ void TrainingController::start(ViewerState& viewer) {
       throw std::runtime_error(scene->root + ": training needs the scene's training images");
     TrainerOptions opt;
     opt.device = device_;
-    opt.steps = settings.steps;
+    opt.images = settings.steps;  // the run's budget counts images (core/train/image_schedule.h)
     opt.strategy = kStrategies[settings.strategy];
     opt.batch_size = settings.batch_size;
     opt.packed = settings.packed;

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <initializer_list>
 #include <new>
 #include <set>
 #include <string_view>
@@ -78,11 +79,10 @@ CameraModel model_from_id(const fs::path& file, int camera_id, int id) {
   throw SceneError(file, "camera " + std::to_string(camera_id) + " has unknown camera model id " + std::to_string(id));
 }
 
-// Resolves a model by name (text files).
-CameraModel model_from_name(const fs::path& file, int line, int camera_id, std::string_view name) {
+// Resolves a model by name (text files); `where` starts the message ("line N: ").
+CameraModel model_from_name(const fs::path& file, const std::string& where, int camera_id, std::string_view name) {
   for (int i = 0; i < kSupportedModels; ++i)
     if (name == kModels[i].name) return static_cast<CameraModel>(i);
-  const std::string where = "line " + std::to_string(line) + ": ";
   for (const ModelSpec& m : kModels)
     if (name == m.name) throw SceneError(file, where + unsupported_model_message(camera_id, m.name));
   throw SceneError(file, where + "camera " + std::to_string(camera_id) + " has unknown camera model " + quote_user_text(name));
@@ -93,6 +93,16 @@ std::string num(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", v);
   return buf;
+}
+
+// A quaternion, translation or position for a message: "(1, 0, 0, 0)".
+std::string num_tuple(std::initializer_list<double> values) {
+  std::string s = "(";
+  for (double v : values) {
+    if (s.size() > 1) s += ", ";
+    s += num(v);
+  }
+  return s + ")";
 }
 
 // Sizes, and every parameter by its role in the model (model_param_names): focal lengths positive
@@ -141,7 +151,7 @@ void check_image(const fs::path& file, const std::string& where, const Image& im
   const std::string who = where + "image " + std::to_string(im.id) + " " + quote_user_text(im.name);
   check_image_name(file, who, im.name);
   const auto& q = im.qvec;
-  const std::string qtext = "(" + num(q[0]) + ", " + num(q[1]) + ", " + num(q[2]) + ", " + num(q[3]) + ")";
+  const std::string qtext = num_tuple({q[0], q[1], q[2], q[3]});
   for (double c : q)
     if (!std::isfinite(c)) throw SceneError(file, who + " has a non-finite rotation quaternion " + qtext);
   double qnorm = 0;
@@ -150,7 +160,7 @@ void check_image(const fs::path& file, const std::string& where, const Image& im
     throw SceneError(file, who + " has a rotation quaternion " + qtext + " of length " + num(qnorm) +
                                ", which is not a rotation (COLMAP writes length 1)");
   const Vec3d& t = im.tvec;
-  const std::string ttext = "(" + num(t.x) + ", " + num(t.y) + ", " + num(t.z) + ")";
+  const std::string ttext = num_tuple({t.x, t.y, t.z});
   if (!std::isfinite(t.x) || !std::isfinite(t.y) || !std::isfinite(t.z))
     throw SceneError(file, who + " has a non-finite translation " + ttext);
   if (std::max({std::abs(t.x), std::abs(t.y), std::abs(t.z)}) > kMaxCoordinate)
@@ -161,7 +171,7 @@ void check_image(const fs::path& file, const std::string& where, const Image& im
 // point whose error it never computed).
 void check_point(const fs::path& file, const std::string& where, const Point& p) {
   const std::string who = where + "point " + std::to_string(p.id);
-  const std::string xyz = "(" + num(p.xyz.x) + ", " + num(p.xyz.y) + ", " + num(p.xyz.z) + ")";
+  const std::string xyz = num_tuple({p.xyz.x, p.xyz.y, p.xyz.z});
   if (!std::isfinite(p.xyz.x) || !std::isfinite(p.xyz.y) || !std::isfinite(p.xyz.z))
     throw SceneError(file, who + " has a non-finite position " + xyz);
   if (std::max({std::abs(p.xyz.x), std::abs(p.xyz.y), std::abs(p.xyz.z)}) > kMaxCoordinate)
@@ -271,12 +281,12 @@ class TextFile {
     return true;
   }
 
-  int line_no() const { return line_no_; }
   const fs::path& path() const { return path_; }
 
-  [[noreturn]] void fail(const std::string& problem) const {
-    throw SceneError(path_, "line " + std::to_string(line_no_) + ": " + problem);
-  }
+  // "line N: ", the start of every message about the current line.
+  std::string where() const { return "line " + std::to_string(line_no_) + ": "; }
+
+  [[noreturn]] void fail(const std::string& problem) const { throw SceneError(path_, where() + problem); }
 
  private:
   fs::path path_;
@@ -284,8 +294,10 @@ class TextFile {
   int line_no_ = 0;
 };
 
-std::vector<std::string_view> split_ws(std::string_view s) {
-  std::vector<std::string_view> out;
+using Tokens = std::vector<std::string_view>;
+
+Tokens split_ws(std::string_view s) {
+  Tokens out;
   size_t i = 0;
   while (i < s.size()) {
     while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
@@ -317,9 +329,47 @@ fs::file_type file_type_of(const fs::path& p) {
   return st.type();
 }
 
-void expect_tokens(const TextFile& f, const std::vector<std::string_view>& toks, size_t n, const char* layout) {
+void expect_tokens(const TextFile& f, const Tokens& toks, size_t n, const char* layout) {
   if (toks.size() < n)
     f.fail("expected " + std::to_string(n) + " fields (" + layout + "), found " + std::to_string(toks.size()));
+}
+
+// ---- records ------------------------------------------------------------------------------
+// Each of the six readers is the loop below around the reading of one record.
+
+// A binary file: the record count (checked against the bytes left, as records of at least
+// min_record_bytes), the records, each filled in by read_record(f, record), and nothing after.
+template <class T, class ReadRecord>
+std::vector<T> read_bin_records(const fs::path& file, const char* count_what, uint64_t min_record_bytes,
+                                ReadRecord read_record) {
+  BinaryFile f(file);
+  std::vector<T> records(f.read_count(count_what, min_record_bytes));
+  for (T& r : records) read_record(f, r);
+  f.expect_end();
+  return records;
+}
+
+// A text file: one record a line that is neither blank nor a comment, split at whitespace into at
+// least min_fields fields (`layout` names them for the error), made into a T by
+// parse_record(f, line, fields); it may read further lines (images.txt's keypoint lines).
+template <class T, class ParseRecord>
+std::vector<T> read_text_records(const fs::path& file, size_t min_fields, const char* layout, ParseRecord parse_record) {
+  TextFile f(file);
+  std::vector<T> records;
+  std::string line;
+  while (f.next_record(line)) {
+    const Tokens toks = split_ws(line);
+    expect_tokens(f, toks, min_fields, layout);
+    records.push_back(parse_record(f, line, toks));
+  }
+  return records;
+}
+
+// Three doubles in x, y, z order, COLMAP's binary layout of positions and translations.
+Vec3d read_vec3(BinaryFile& f, const char* what) {
+  Vec3d v;
+  for (int i = 0; i < 3; ++i) v[i] = f.read<double>(what);
+  return v;
 }
 
 }  // namespace
@@ -381,11 +431,7 @@ Reconstruction read_reconstruction(const fs::path& sparse_dir) {
 }
 
 std::vector<Camera> read_cameras_bin(const fs::path& file) {
-  BinaryFile f(file);
-  constexpr uint64_t kMinRecord = 4 + 4 + 8 + 8;
-  const uint64_t n = f.read_count("the camera count", kMinRecord);
-  std::vector<Camera> cams(n);
-  for (Camera& c : cams) {
+  const auto read_camera = [&](BinaryFile& f, Camera& c) {
     c.id = f.read<int32_t>("a camera id");
     const int32_t model = f.read<int32_t>("a camera model id");
     c.model = model_from_id(file, c.id, model);
@@ -399,65 +445,46 @@ std::vector<Camera> read_cameras_bin(const fs::path& file) {
     c.params.resize(model_param_count(c.model));
     for (double& p : c.params) p = f.read<double>("camera parameters");
     check_camera(file, "", c);
-  }
-  f.expect_end();
+  };
+  std::vector<Camera> cams = read_bin_records<Camera>(file, "the camera count", 4 + 4 + 8 + 8, read_camera);
   check_unique_camera_ids(file, cams);
   return cams;
 }
 
 std::vector<Image> read_images_bin(const fs::path& file) {
-  BinaryFile f(file);
-  constexpr uint64_t kMinRecord = 4 + 4 * 8 + 3 * 8 + 4 + 1 + 8;
-  const uint64_t n = f.read_count("the image count", kMinRecord);
-  std::vector<Image> images(n);
-  for (Image& im : images) {
+  const auto read_image = [&](BinaryFile& f, Image& im) {
     im.id = f.read<int32_t>("an image id");
     for (double& q : im.qvec) q = f.read<double>("an image rotation");
-    im.tvec.x = f.read<double>("an image translation");
-    im.tvec.y = f.read<double>("an image translation");
-    im.tvec.z = f.read<double>("an image translation");
+    im.tvec = read_vec3(f, "an image translation");
     im.camera_id = f.read<int32_t>("an image camera id");
     im.name = f.read_cstring("an image name");
     check_image(file, "", im);
     // Keypoints (x, y as doubles, point3D id as int64) are not used: skip them.
     const uint64_t num_points2d = f.read_count("a keypoint count", 8 + 8 + 8);
     f.skip(num_points2d * 24, "image keypoints");
-  }
-  f.expect_end();
-  return images;
+  };
+  return read_bin_records<Image>(file, "the image count", 4 + 4 * 8 + 3 * 8 + 4 + 1 + 8, read_image);
 }
 
 std::vector<Point> read_points_bin(const fs::path& file) {
-  BinaryFile f(file);
-  constexpr uint64_t kMinRecord = 8 + 3 * 8 + 3 + 8 + 8;
-  const uint64_t n = f.read_count("the point count", kMinRecord);
-  std::vector<Point> points(n);
-  for (Point& p : points) {
+  const auto read_point = [&](BinaryFile& f, Point& p) {
     p.id = f.read<uint64_t>("a point id");
-    p.xyz.x = f.read<double>("a point position");
-    p.xyz.y = f.read<double>("a point position");
-    p.xyz.z = f.read<double>("a point position");
+    p.xyz = read_vec3(f, "a point position");
     for (uint8_t& c : p.rgb) c = f.read<uint8_t>("a point colour");
     p.error = f.read<double>("a point error");
     check_point(file, "", p);
     // Track entries (image id, keypoint index as int32) are not used: skip them.
     const uint64_t track = f.read_count("a track length", 4 + 4);
     f.skip(track * 8, "a point track");
-  }
-  f.expect_end();
-  return points;
+  };
+  return read_bin_records<Point>(file, "the point count", 8 + 3 * 8 + 3 + 8 + 8, read_point);
 }
 
 std::vector<Camera> read_cameras_txt(const fs::path& file) {
-  TextFile f(file);
-  std::vector<Camera> cams;
-  std::string line;
-  while (f.next_record(line)) {
-    const auto toks = split_ws(line);
-    expect_tokens(f, toks, 4, "CAMERA_ID MODEL WIDTH HEIGHT PARAMS...");
+  const auto parse_camera = [&](const TextFile& f, const std::string&, const Tokens& toks) {
     Camera c;
     c.id = parse_number<int>(f, toks[0], "a camera id");
-    c.model = model_from_name(file, f.line_no(), c.id, toks[1]);
+    c.model = model_from_name(file, f.where(), c.id, toks[1]);
     c.width = parse_number<int>(f, toks[2], "a width");
     c.height = parse_number<int>(f, toks[3], "a height");
     const size_t want = model_param_count(c.model);
@@ -465,20 +492,16 @@ std::vector<Camera> read_cameras_txt(const fs::path& file) {
       f.fail(std::string(camera_model_name(c.model)) + " takes " + std::to_string(want) + " parameters, found " +
              std::to_string(toks.size() - 4));
     for (size_t i = 0; i < want; ++i) c.params.push_back(parse_number<double>(f, toks[4 + i], "a camera parameter"));
-    check_camera(file, "line " + std::to_string(f.line_no()) + ": ", c);
-    cams.push_back(std::move(c));
-  }
+    check_camera(file, f.where(), c);
+    return c;
+  };
+  std::vector<Camera> cams = read_text_records<Camera>(file, 4, "CAMERA_ID MODEL WIDTH HEIGHT PARAMS...", parse_camera);
   check_unique_camera_ids(file, cams);
   return cams;
 }
 
 std::vector<Image> read_images_txt(const fs::path& file) {
-  TextFile f(file);
-  std::vector<Image> images;
-  std::string line;
-  while (f.next_record(line)) {
-    const auto toks = split_ws(line);
-    expect_tokens(f, toks, 10, "IMAGE_ID QW QX QY QZ TX TY TZ CAMERA_ID NAME");
+  const auto parse_image = [&](TextFile& f, const std::string& line, const Tokens& toks) {
     Image im;
     im.id = parse_number<int>(f, toks[0], "an image id");
     for (int i = 0; i < 4; ++i) im.qvec[i] = parse_number<double>(f, toks[1 + i], "a quaternion component");
@@ -489,28 +512,24 @@ std::vector<Image> read_images_txt(const fs::path& file) {
     rest.remove_prefix(toks[9].data() - line.data());
     while (!rest.empty() && std::isspace(static_cast<unsigned char>(rest.back()))) rest.remove_suffix(1);
     im.name = std::string(rest);
-    check_image(file, "line " + std::to_string(f.line_no()) + ": ", im);
+    check_image(file, f.where(), im);
     // The keypoint line always follows its image line (possibly empty); we only check its shape.
-    if (f.next_raw(line)) {
-      const auto pts = split_ws(line);
+    std::string keypoints;
+    if (f.next_raw(keypoints)) {
+      const auto pts = split_ws(keypoints);
       if (pts.size() % 3 != 0) f.fail("keypoint line must hold triples X Y POINT3D_ID, found " + std::to_string(pts.size()) + " fields");
       for (size_t i = 0; i < pts.size(); ++i)
         if (i % 3 == 2) parse_number<int64_t>(f, pts[i], "a point3D id");
         else if (!std::isfinite(parse_number<double>(f, pts[i], "a keypoint coordinate")))
           f.fail("keypoint coordinate " + quote_user_text(pts[i]) + " is not finite");
     }
-    images.push_back(std::move(im));
-  }
-  return images;
+    return im;
+  };
+  return read_text_records<Image>(file, 10, "IMAGE_ID QW QX QY QZ TX TY TZ CAMERA_ID NAME", parse_image);
 }
 
 std::vector<Point> read_points_txt(const fs::path& file) {
-  TextFile f(file);
-  std::vector<Point> points;
-  std::string line;
-  while (f.next_record(line)) {
-    const auto toks = split_ws(line);
-    expect_tokens(f, toks, 8, "POINT3D_ID X Y Z R G B ERROR TRACK...");
+  const auto parse_point = [&](const TextFile& f, const std::string&, const Tokens& toks) {
     Point p;
     p.id = parse_number<uint64_t>(f, toks[0], "a point id");
     for (int i = 0; i < 3; ++i) p.xyz[i] = parse_number<double>(f, toks[1 + i], "a coordinate");
@@ -520,12 +539,12 @@ std::vector<Point> read_points_txt(const fs::path& file) {
       p.rgb[i] = static_cast<uint8_t>(c);
     }
     p.error = parse_number<double>(f, toks[7], "a reprojection error");
-    check_point(file, "line " + std::to_string(f.line_no()) + ": ", p);
+    check_point(file, f.where(), p);
     if ((toks.size() - 8) % 2 != 0) f.fail("track must hold pairs IMAGE_ID POINT2D_IDX");
     for (size_t i = 8; i < toks.size(); ++i) parse_number<int64_t>(f, toks[i], "a track entry");
-    points.push_back(p);
-  }
-  return points;
+    return p;
+  };
+  return read_text_records<Point>(file, 8, "POINT3D_ID X Y Z R G B ERROR TRACK...", parse_point);
 }
 
 }  // namespace splat::colmap

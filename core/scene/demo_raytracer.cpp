@@ -69,37 +69,22 @@ bool checker_parity(double a, double b, double c, double period) {
 }  // namespace
 
 DemoWorld::DemoWorld() {
-  Material red;
-  red.albedo = {0.75, 0.12, 0.10};
-  red.specular = 0.15;
-  red.shininess = 20;
-  Material gold;  // the glossy one: a sharp highlight and a mirror reflection
-  gold.albedo = {0.80, 0.62, 0.22};
-  gold.specular = 0.9;
-  gold.shininess = 120;
-  gold.reflectivity = 0.35;
-  Material striped;
-  striped.albedo = {0.92, 0.90, 0.85};
-  striped.albedo2 = {0.38, 0.16, 0.62};
-  striped.texture = Texture::Stripes;
-  striped.texture_period = 0.15;
-  Material teal;
-  teal.albedo = {0.10, 0.60, 0.55};
-  teal.specular = 0.3;
+  // Material fields not named keep Material's defaults (solid, matte, shininess 32).
+  const Material red{.albedo = {0.75, 0.12, 0.10}, .specular = 0.15, .shininess = 20};
+  // The glossy one: a sharp highlight and a mirror reflection.
+  const Material gold{.albedo = {0.80, 0.62, 0.22}, .specular = 0.9, .shininess = 120, .reflectivity = 0.35};
+  const Material striped{
+      .albedo = {0.92, 0.90, 0.85}, .albedo2 = {0.38, 0.16, 0.62}, .texture = Texture::Stripes, .texture_period = 0.15};
+  const Material teal{.albedo = {0.10, 0.60, 0.55}, .specular = 0.3};
   spheres_ = {{{-1.0, 0.2, 0.55}, 0.55, red},
               {{0.8, -0.7, 0.6}, 0.6, gold},
               {{0.3, 1.1, 0.45}, 0.45, striped},
               {{-0.3, -1.4, 0.25}, 0.25, teal}};
 
-  Material blue;
-  blue.albedo = {0.15, 0.30, 0.80};
-  Material checker;
-  checker.albedo = {0.90, 0.50, 0.08};
-  checker.albedo2 = {0.95, 0.92, 0.75};
-  checker.texture = Texture::Checker;
-  checker.texture_period = 0.2;
-  Material green;
-  green.albedo = {0.30, 0.68, 0.25};
+  const Material blue{.albedo = {0.15, 0.30, 0.80}};
+  const Material checker{
+      .albedo = {0.90, 0.50, 0.08}, .albedo2 = {0.95, 0.92, 0.75}, .texture = Texture::Checker, .texture_period = 0.2};
+  const Material green{.albedo = {0.30, 0.68, 0.25}};
   boxes_ = {{{1.3, 0.7, 0.4}, {0.4, 0.3, 0.4}, 0.5, blue},
             {{-0.9, -0.9, 0.3}, {0.3, 0.3, 0.3}, -0.3, checker},
             {{0.1, -0.1, 0.7}, {0.15, 0.15, 0.7}, 0.25, green}};
@@ -113,10 +98,7 @@ DemoWorld::DemoWorld() {
     bound_radius_ = std::max(bound_radius_, norm(s.center - bound_center_) + s.radius);
   for (const Box& b : boxes_) bound_radius_ = std::max(bound_radius_, norm(b.center - bound_center_) + norm(b.half));
 
-  ground_.albedo = {0.80, 0.78, 0.72};
-  ground_.albedo2 = {0.30, 0.32, 0.36};
-  ground_.texture = Texture::Checker;
-  ground_.texture_period = 0.5;
+  ground_ = {.albedo = {0.80, 0.78, 0.72}, .albedo2 = {0.30, 0.32, 0.36}, .texture = Texture::Checker, .texture_period = 0.5};
 
   sun_dir_ = normalized({-0.45, -0.35, 0.82});
   // Four fixed directions on a ring of 0.04 rad around the sun: an area light with a penumbra.

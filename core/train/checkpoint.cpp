@@ -255,12 +255,20 @@ namespace {
 // schedule. The nested states' own keys are checked by their owners as they load them.
 void check_trainer_state(const std::string& file, const nlohmann::json& s, const Trainer& trainer) {
   const FieldReader f(s, file, "checkpoint trainer state");
-  const int64_t steps = f.integer("steps", 1, std::numeric_limits<int>::max(), "the run's schedule");
-  f.integer("step", 0, steps, "steps done, at most the " + std::to_string(steps) + " of the run's schedule");
   // A batch holds distinct training views (a larger one repeats views within one step), and every
   // view in it has full-image buffers on the device: the scene's training views bound it.
   const auto train_views = static_cast<int64_t>(trainer.scene().train_indices().size());
-  f.integer("batch_size", 1, train_views, "views per step, at most the scene's " + std::to_string(train_views) + " training views");
+  const int64_t batch =
+      f.integer("batch_size", 1, train_views, "views per step, at most the scene's " + std::to_string(train_views) + " training views");
+  constexpr int64_t kMaxImages = std::numeric_limits<int>::max();
+  if (s.contains("images")) {
+    const int64_t budget = f.integer("total_images", 1, kMaxImages, "the run's image budget");
+    const int64_t images = f.integer("images", 0, budget, "images done, at most the run's budget of " + std::to_string(budget));
+    f.integer("step", 0, images, "steps done, at most one per image done");
+  } else {  // written before images were counted: the trainer takes steps x batch size for them
+    const int64_t steps = f.integer("steps", 1, kMaxImages / batch, "the run's schedule, in steps of its batch size");
+    f.integer("step", 0, steps, "steps done, at most the " + std::to_string(steps) + " of the run's schedule");
+  }
   f.integer("sh_degree_cap", 0, 3, "spherical-harmonics degree");
   f.boolean("packed");
   const std::string strategy = f.text("strategy");

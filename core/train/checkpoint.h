@@ -43,8 +43,8 @@ void write_checkpoint(const std::filesystem::path& file, const Checkpoint& ckpt)
 Checkpoint read_checkpoint(const std::filesystem::path& file);
 
 class Trainer;
-// Trainer <-> checkpoint file. restore checks the trainer state's fields (step within the
-// schedule, batch size within the scene's training views, ...) before the trainer takes any.
+// Trainer <-> checkpoint file. restore checks the trainer state's fields (images and steps
+// within the budget, batch size within the scene's training views, ...) before the trainer takes any.
 void save_trainer_checkpoint(const Trainer& trainer, const std::filesystem::path& file);
 void restore_trainer_checkpoint(Trainer& trainer, const std::filesystem::path& file);
 

@@ -13,7 +13,7 @@ MetricsLog::MetricsLog(const std::filesystem::path& file, bool append)
 }
 
 void MetricsLog::write(const MetricsRecord& r) {
-  nlohmann::json j{{"step", r.step}, {"loss", r.loss}, {"gaussians", r.gaussians}, {"step_ms", r.step_ms},
+  nlohmann::json j{{"step", r.step}, {"images", r.images}, {"loss", r.loss}, {"gaussians", r.gaussians}, {"step_ms", r.step_ms},
                    {"wall_s", r.wall_s}};
   if (r.psnr) j["psnr"] = *r.psnr;
   if (r.ssim) j["ssim"] = *r.ssim;

@@ -1,7 +1,7 @@
 #pragma once
 // Training metrics as JSON Lines (one object per line), so a run can be plotted or compared
 // with any tool while it is still being written:
-//   {"step":..,"loss":..,"psnr":..,"ssim":..,"gaussians":..,"step_ms":..,"gpu_mem_mb":..,"wall_s":..}
+//   {"step":..,"images":..,"loss":..,"psnr":..,"ssim":..,"gaussians":..,"step_ms":..,"gpu_mem_mb":..,"wall_s":..}
 // psnr/ssim are present only on evaluation lines; gpu_mem_mb only on the CUDA backend.
 #include <cstdint>
 #include <filesystem>
@@ -13,7 +13,8 @@
 namespace splat {
 
 struct MetricsRecord {
-  int step = 0;  // steps done
+  int step = 0;    // steps done
+  int images = 0;  // training images done (runs at different batch sizes compare at equal images)
   double loss = 0;
   std::optional<double> psnr, ssim;
   int64_t gaussians = 0;

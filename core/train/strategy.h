@@ -13,13 +13,14 @@
 
 namespace splat {
 
-// What a strategy needs to know about the step just taken.
+// What a strategy needs to know about the step just taken. Schedules count images
+// (core/train/image_schedule.h): the step trained images [first_image, first_image + batch_size).
 struct StepInfo {
-  int step = 0;            // 0-based index of this step
-  int total_steps = 0;
+  int first_image = 0;     // images trained before this step
   int batch_size = 1;      // cameras rendered in this step (the loss is their mean)
+  int total_images = 0;    // the run's image budget
   double scene_extent = 1; // Scene::extent
-  float means_lr = 0;      // learning rate the means had in this step (MCMC's noise scales with it)
+  float means_lr = 0;      // learning rate the means had in this step, batch scaling included (MCMC's noise)
 };
 
 class Strategy {
@@ -27,8 +28,9 @@ class Strategy {
   virtual ~Strategy() = default;
   virtual std::string name() const = 0;
 
-  // Whether backward should accumulate kernels::DensifyStats in this step (they cost time).
-  virtual bool wants_stats(int step) const = 0;
+  // Whether backward should accumulate kernels::DensifyStats in the step that starts after
+  // `first_image` images (they cost time).
+  virtual bool wants_stats(int first_image) const = 0;
 
   // After backward, before the optimizer: add gradients of the strategy's own loss terms
   // (MCMC's regularisers) to g.grad(). The default adds none.

@@ -5,9 +5,11 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
+#include "core/train/image_schedule.h"
 #include "kernels/hd_math.h"
 
 namespace splat {
@@ -144,25 +146,25 @@ SplitChildren split_children(std::span<const float> means, std::span<const float
 
 DefaultStrategy::DefaultStrategy(const DefaultStrategyOptions& o, uint64_t seed) : o_(o), rng_(seed) {}
 
-bool DefaultStrategy::wants_stats(int step) const { return step < o_.refine_stop; }
+bool DefaultStrategy::wants_stats(int first_image) const { return first_image < o_.refine_stop; }
 
 bool DefaultStrategy::after_step(const StepInfo& info, DeviceGaussians& g) {
-  const int step = info.step;
-  if (step >= o_.refine_stop) return false;
-  const bool refine = step > o_.refine_start && step % o_.refine_every == 0;
-  const bool reset = step > 0 && step % o_.reset_every == 0;
+  // The events whose image falls in this step (one of each at most, however large the batch).
+  const int first = info.first_image, end = std::min(first + info.batch_size, o_.refine_stop);
+  const std::optional<int> refine = first_multiple_in(std::max(first, o_.refine_start + 1), end, o_.refine_every);
+  const bool reset = first_multiple_in(std::max(first, 1), end, o_.reset_every).has_value();
   if (!refine && !reset) return false;
   // Size pruning waits for the first opacity reset, as in 3DGS: before it, large Gaussians are
   // still what covers the background.
   if (refine) {
-    this->refine(info, g, step > o_.reset_every);  // zeroes the statistics too
+    this->refine(info, g, *refine > o_.reset_every);  // zeroes the statistics too
   } else {
     // Each refinement looks at the window since the last refinement or reset.
     g.zero_grad();
     g.zero_stats();
   }
   if (reset) g.cap_values(Group::Opacity, logit(o_.reset_opacity));
-  return refine;
+  return refine.has_value();
 }
 
 const RefinementPlan& RefinementPlanner::plan(DeviceGaussians& g, const DefaultStrategyOptions& o,

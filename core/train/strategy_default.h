@@ -1,9 +1,10 @@
 #pragma once
-// The adaptive density control of the original 3DGS paper: every `refine_every` steps in
-// [refine_start, refine_stop), Gaussians whose mean screen-space position gradient is large are
+// The adaptive density control of the original 3DGS paper: every `refine_every` images in
+// (refine_start, refine_stop), Gaussians whose mean screen-space position gradient is large are
 // cloned (small ones: under-reconstruction) or split in two (large ones: over-reconstruction);
-// nearly transparent and oversized ones are pruned; every `reset_every` steps all opacities are
-// pulled down so that the optimizer has to re-justify each Gaussian.
+// nearly transparent and oversized ones are pruned; every `reset_every` images all opacities are
+// pulled down so that the optimizer has to re-justify each Gaussian. The schedule counts training
+// images (core/train/image_schedule.h), so it is the same at every batch size.
 //
 // A refinement is planned on the host by RefinementPlanner, which downloads only the small columns
 // the rules read (opacity, log scales, statistics) and the parents of splits, and carried out on
@@ -22,7 +23,7 @@ struct DefaultStrategyOptions {
   float grad_threshold = 2e-4f;      // mean |dL/dmean2d| (NDC-scaled) above which a Gaussian grows
   bool absgrad = false;              // AbsGS: use the summed absolute per-pixel gradient instead
   float absgrad_threshold = 8e-4f;   // AbsGS's own threshold (that statistic is larger)
-  int refine_start = 500;
+  int refine_start = 500;            // images, like the three below
   int refine_stop = 15000;
   int refine_every = 100;
   int reset_every = 3000;
@@ -52,9 +53,11 @@ float opacity_logit_cut(float min_opacity);
 float log_scale_cut(double max_scale);
 
 // Rows to clone and to split (disjoint; ascending). log_scales: 3 floats per row. A row grows when
-// its mean 2D gradient (accumulated norm / visible count, times the batch size because the
-// trainer's loss is the mean over the batch, which scales each camera's gradient by 1/B) is above
-// the threshold; stats needs visible_count and the gradient sum that o.absgrad selects.
+// its mean 2D gradient over the cameras that saw it (accumulated norm / visible count, both summed
+// per camera, times the batch size because the trainer's loss is the mean over the batch, which
+// scales each camera's gradient by 1/B) is above the threshold: a per-image mean, the same
+// statistic at every batch size as long as the batch stays the same over the window. stats needs
+// visible_count and the gradient sum that o.absgrad selects.
 GrowDecision decide_growth(std::span<const float> log_scales, const HostDensifyStats& stats,
                            const DefaultStrategyOptions& o, int batch_size, double extent);
 
@@ -106,7 +109,7 @@ class DefaultStrategy final : public Strategy {
  public:
   explicit DefaultStrategy(const DefaultStrategyOptions& o = {}, uint64_t seed = 0);
   std::string name() const override { return "default"; }
-  bool wants_stats(int step) const override;
+  bool wants_stats(int first_image) const override;
   bool after_step(const StepInfo& info, DeviceGaussians& g) override;
   nlohmann::json state() const override;
   void load_state(const nlohmann::json& s) override;

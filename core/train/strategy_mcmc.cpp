@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/train/image_schedule.h"
 #include "kernels/hd_math.h"
 #include "kernels/mcmc.h"
 
@@ -111,18 +112,23 @@ void McmcStrategy::add_loss_gradients(const StepInfo&, DeviceGaussians& g) {
 
 bool McmcStrategy::after_step(const StepInfo& info, DeviceGaussians& g) {
   bool changed = false;
-  const int step = info.step;
-  if (step > o_.refine_start && step < o_.refine_stop && step % o_.refine_every == 0) {
+  // One refinement when an image of this step is on the schedule (core/train/image_schedule.h).
+  const int first = info.first_image, end = std::min(first + info.batch_size, o_.refine_stop);
+  if (first_multiple_in(std::max(first, o_.refine_start + 1), end, o_.refine_every)) {
     RowEditPlan plan(g);
     relocate_dead(plan, o_, rng_);
     grow_towards_cap(plan, o_, rng_);
     plan.apply(g);
     changed = true;
   }
+  // The noise is a random walk of the means, one draw per step with a spread proportional to the
+  // means' learning rate. info.means_lr carries the sqrt(B) batch scaling (kernels/adam.h), as in
+  // gsplat, and that keeps the walk's variance per image the same at every batch: B times the
+  // variance per step, over B times fewer steps.
   kernels::McmcNoiseParams p;
   p.scale = double(o_.noise_lr) * double(info.means_lr);
   p.seed = noise_seed_;
-  p.step = uint64_t(step);
+  p.step = uint64_t(first);
   kernels::mcmc_add_position_noise(g.device(), g.param(Group::Means).data(), g.param(Group::Quats).data(),
                                    g.param(Group::LogScales).data(), g.param(Group::Opacity).data(), g.size(), p);
   return changed;

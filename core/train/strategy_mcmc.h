@@ -18,7 +18,7 @@ namespace splat {
 
 struct McmcStrategyOptions {
   int64_t cap = 1000000;       // most Gaussians ever
-  int refine_start = 500;
+  int refine_start = 500;      // images, like the two below (core/train/image_schedule.h)
   int refine_stop = 25000;
   int refine_every = 100;
   float min_opacity = 0.005f;  // at or below: dead
@@ -54,8 +54,8 @@ int64_t grow_towards_cap(RowEditPlan& s, const McmcStrategyOptions& o, Rng& rng)
 
 class McmcStrategy final : public Strategy {
  public:
-  // The noise of step s is drawn from (seed, s) alone (kernels/mcmc_math.h), so the seed and the
-  // refinement RNG are all the state a resumed run needs.
+  // The noise of the step that starts after k images is drawn from (seed, k) alone
+  // (kernels/mcmc_math.h), so the seed and the refinement RNG are all the state a resumed run needs.
   explicit McmcStrategy(const McmcStrategyOptions& o = {}, uint64_t seed = 0);
   std::string name() const override { return "mcmc"; }
   bool wants_stats(int) const override { return false; }

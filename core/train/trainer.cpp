@@ -88,11 +88,11 @@ Trainer::Trainer(const Scene& scene, const GaussianModel& init, const TrainerOpt
       opt_(options),
       strategy_(make_strategy(options)),
       raster_(make_rasterizer(options)),
-      loss_(kernels::make_photometric_loss(options.device, options.ssim_weight)),
+      loss_(options.device, options.ssim_weight),
       sampler_(scene.train_indices(), options.seed) {
   if (scene.images.size() != scene.views.size())
     throw std::invalid_argument("trainer: the scene's images are not loaded (" + scene.root + ")");
-  if (opt_.steps < 0) throw std::invalid_argument("trainer: negative step count");
+  set_total_images(opt_.images);
   set_batch_size(opt_.batch_size);
   set_sh_degree_cap(opt_.sh_degree_cap);
   g_ = std::make_unique<DeviceGaussians>(opt_.device, GaussianState::from_model(init));
@@ -113,8 +113,6 @@ Trainer::Trainer(const Scene& scene, const GaussianModel& init, const TrainerOpt
   rgb_ = Buffer<float>(opt_.device);
   grad_rgb_ = Buffer<float>(opt_.device);
   alpha_ = Buffer<float>(opt_.device);
-  target_ = Buffer<float>(opt_.device);
-  mask_ = Buffer<uint8_t>(opt_.device);
 }
 
 Trainer::~Trainer() = default;
@@ -124,38 +122,31 @@ void Trainer::set_batch_size(int b) {
   opt_.batch_size = b;
 }
 
+void Trainer::set_total_images(int images) {
+  if (images < 0) throw std::invalid_argument("trainer: negative image budget " + std::to_string(images));
+  opt_.images = images;
+}
+
 void Trainer::set_sh_degree_cap(int cap) {
   if (cap < 0 || cap > 3) throw std::invalid_argument("SH degree must be 0..3, got " + std::to_string(cap));
   opt_.sh_degree_cap = cap;
 }
 
 int Trainer::active_sh_degree() const {
-  const int grown = opt_.sh_degree_interval > 0 ? step_ / opt_.sh_degree_interval : 3;
+  const int grown = opt_.sh_degree_interval > 0 ? images_done_ / opt_.sh_degree_interval : 3;
   return std::min({grown, opt_.sh_degree_cap, g_->sh_degree()});
 }
 
-double Trainer::means_lr(int step) const {
-  const double t = opt_.steps > 0 ? std::clamp(double(step) / opt_.steps, 0.0, 1.0) : 0.0;
+double Trainer::means_lr(double images) const {
+  const double t = opt_.images > 0 ? std::clamp(images / opt_.images, 0.0, 1.0) : 0.0;
   return opt_.lr.means * scene_.extent * std::pow(opt_.lr.means_final_ratio, t);
 }
 
-// Copies the per-view arrays of views[begin, begin + count) (all of one size) into one batch.
-template <class T>
-const T* Trainer::gather(const std::vector<Buffer<T>>& per_view, const std::vector<int>& views, size_t begin, int count,
-                         Buffer<T>& batch) const {
-  const size_t per = per_view[views[begin]].size();
-  batch.resize(per * count);
-  for (int c = 0; c < count; ++c)
-    kernels::copy_bytes(batch.data() + c * per, opt_.device, per_view[views[begin + c]].data(), opt_.device,
-                        per * sizeof(T));
-  return batch.data();
-}
-
-void Trainer::run_batch(const std::vector<int>& views, float grad_scale_total) {
+void Trainer::run_batch(const std::vector<int>& views) {
   const int sh = active_sh_degree();
   const kernels::RasterSettings settings = render_settings(opt_, sh);
-  const bool stats = strategy_->wants_stats(step_);
-  run_losses_.clear();
+  const bool stats = strategy_->wants_stats(images_done_);
+  loss_.clear();
   // Views are rendered in runs of equal image size (one rasterizer call each).
   size_t begin = 0;
   while (begin < views.size()) {
@@ -172,29 +163,25 @@ void Trainer::run_batch(const std::vector<int>& views, float grad_scale_total) {
     rgb_.resize(elems);
     grad_rgb_.resize(elems);
     alpha_.resize(size_t(C) * shape.pixels_per_image());
-    const float* target = images_[views[begin]].data();
-    const uint8_t* mask = masks_.empty() ? nullptr : masks_[views[begin]].data();
-    if (C > 1) {  // gather the targets (and masks) of the run into one [C,H,W,3] batch
-      target = gather(images_, views, begin, C, target_);
-      if (mask) mask = gather(masks_, views, begin, C, mask_);
+    std::vector<const float*> targets;
+    std::vector<const uint8_t*> masks;
+    for (size_t k = begin; k < end; ++k) {
+      targets.push_back(images_[views[k]].data());
+      if (!masks_.empty()) masks.push_back(masks_[views[k]].data());
     }
     raster_->forward(g_->view(), cams, settings, {rgb_.data(), alpha_.data(), nullptr});
     mark("render forward");
-    loss_->forward(rgb_.data(), target, shape, mask);
-    // The loss is the mean over the whole batch: a run of C views weighs C / B.
-    loss_->backward(grad_rgb_.data(), grad_scale_total * float(C) / float(views.size()));
+    loss_.add_run(rgb_.data(), grad_rgb_.data(), shape, targets, masks, int(views.size()));
     mark("loss");
     raster_->backward({grad_rgb_.data(), nullptr, nullptr}, g_->grad(),
                       stats ? g_->stats() : kernels::DensifyStats{});
     mark(stats ? "render backward (+densify stats)" : "render backward");
-    if (end - begin != views.size()) run_losses_.push_back(loss_->read_loss() * float(C) / float(views.size()));
     begin = end;
   }
 }
 
-void Trainer::optimizer_step() {
-  const int B = opt_.batch_size;
-  const double lrs[kGroupCount] = {means_lr(step_),  opt_.lr.log_scales, opt_.lr.quats,
+void Trainer::optimizer_step(int B) {
+  const double lrs[kGroupCount] = {means_lr(images_done_), opt_.lr.log_scales, opt_.lr.quats,
                                    opt_.lr.opacity, opt_.lr.sh_dc,      opt_.lr.sh_rest};
   std::array<kernels::AdamGroup, kGroupCount> groups;
   size_t count = 0;
@@ -206,8 +193,13 @@ void Trainer::optimizer_step() {
     groups[count++] = {p.data(),         g_->grad(grp).data(), g_->exp_avg(grp).data(), g_->exp_avg_sq(grp).data(),
                        int64_t(p.size()), kernels::scale_for_batch(h, B)};
   }
+  // Adam's bias corrections are 1 - beta_B^t with beta_B = beta^B (kernels::scale_for_batch). Each
+  // step decays the moments by beta^B, so whatever mix of batch sizes came before, they have decayed
+  // by beta^(images seen): t = images seen / B matches that, also after a batch change. Rounded up
+  // to a whole t (exact while the count is a multiple of B); at one batch size, t = step + 1.
+  const int64_t t = (int64_t(images_done_) + B + B - 1) / B;
   // All groups in one launch: separately, six launches cost about as much as the update itself.
-  kernels::adam_step_groups(opt_.device, std::span<const kernels::AdamGroup>(groups.data(), count), step_ + 1);
+  kernels::adam_step_groups(opt_.device, std::span<const kernels::AdamGroup>(groups.data(), count), t);
 }
 
 void Trainer::set_profiling(bool on) {
@@ -228,22 +220,28 @@ StepResult Trainer::step() {
   if (finished()) throw std::logic_error("trainer: step() after the last step");
   const auto t0 = std::chrono::steady_clock::now();
   if (timer_) timer_->start();
-  const std::vector<int> views = sampler_.next(opt_.batch_size);
+  // The last step takes what is left of the budget, so that a run trains exactly its images.
+  const int B = std::min(opt_.batch_size, opt_.images - images_done_);
+  const std::vector<int> views = sampler_.next(B);
   g_->zero_grad();
   mark("zero gradients");
-  run_batch(views, 1.f);
+  run_batch(views);
   StepInfo info;
-  info.step = step_;
-  info.total_steps = opt_.steps;
-  info.batch_size = opt_.batch_size;
+  info.first_image = images_done_;
+  info.batch_size = B;
+  info.total_images = opt_.images;
   info.scene_extent = scene_.extent;
-  info.means_lr = static_cast<float>(means_lr(step_));
+  kernels::AdamHyperParams means_h;
+  means_h.lr = static_cast<float>(means_lr(images_done_));
+  info.means_lr = kernels::scale_for_batch(means_h, B).lr;
   strategy_->add_loss_gradients(info, *g_);
   mark("strategy loss terms");
-  optimizer_step();
+  optimizer_step(B);
   mark("adam");
   StepResult r;
   r.step = step_;
+  r.first_image = images_done_;
+  r.batch_size = B;
   r.structure_changed = strategy_->after_step(info, *g_);
   // Steps that changed the rows are the refinements (host round trip of every column).
   mark(r.structure_changed ? "strategy: refinement steps" : "strategy: other steps");
@@ -253,18 +251,14 @@ StepResult Trainer::step() {
     ++profiled_steps_;
   }
   ++step_;
+  images_done_ += B;
   r.gaussians = g_->size();
   r.host_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }
 
 float Trainer::read_loss() const {
-  if (!run_losses_.empty()) {
-    float sum = 0;
-    for (float l : run_losses_) sum += l;
-    return sum;
-  }
-  return step_ > 0 ? loss_->read_loss() : 0.f;
+  return step_ > 0 ? loss_.read_loss() : 0.f;
 }
 
 void Trainer::render(const kernels::Camera& cam, Buffer<float>& rgb, int sh_degree) {
@@ -277,7 +271,8 @@ void Trainer::render(const kernels::Camera& cam, Buffer<float>& rgb, int sh_degr
 
 nlohmann::json Trainer::state() const {
   return {{"step", step_},
-          {"steps", opt_.steps},
+          {"images", images_done_},
+          {"total_images", opt_.images},
           {"batch_size", opt_.batch_size},
           {"packed", opt_.packed},
           {"sh_degree_cap", opt_.sh_degree_cap},
@@ -294,8 +289,15 @@ void Trainer::load_state(const nlohmann::json& s) {
   strategy_->load_state(s.at("strategy_state"));
   sampler_.load_state(s.at("sampler"));
   step_ = s.at("step").get<int>();
-  opt_.steps = s.at("steps").get<int>();  // the LR schedule spans the run it was started with
   set_batch_size(s.at("batch_size").get<int>());
+  // The schedules span the budget the run was started with.
+  if (s.contains("images")) {
+    images_done_ = s.at("images").get<int>();
+    opt_.images = s.at("total_images").get<int>();
+  } else {  // written before images were counted: one batch size throughout is all it can say
+    images_done_ = step_ * opt_.batch_size;
+    opt_.images = s.at("steps").get<int>() * opt_.batch_size;
+  }
   opt_.packed = s.at("packed").get<bool>();
   set_sh_degree_cap(s.at("sh_degree_cap").get<int>());
 }

@@ -2,6 +2,18 @@
 // The training loop on one device: batches of cameras from seeded shuffled epochs, render,
 // photometric loss, backward, the strategy's loss terms, per-group Adam, densification.
 //
+// A run is a budget of training images, and every schedule counts images
+// (core/train/image_schedule.h): the means' learning-rate decay, the SH degree, densification. A
+// run at batch B takes budget / B steps and follows the same schedule as at batch 1. Per step the
+// loss is the mean over the batch, and Adam follows the square-root scaling rule (kernels/adam.h;
+// Malladi et al. 2022, "On the SDEs and Scaling Rules for Adaptive Gradient Algorithms", which
+// gsplat's trainer follows too): learning rates x sqrt(B), eps / sqrt(B), beta -> beta^B.
+// Averaging rather than summing keeps the gradients, and so Adam's moments and the densification
+// statistics, on one scale whatever the batch (it can change mid-run). The mean of B gradients is
+// as large as one of them but sqrt(B) times less noisy, and Adam's normalised step barely depends
+// on the gradient's size, so lr x sqrt(B) is what keeps both the drift and the noise per image of
+// batch 1; lr x B (the SGD rule) would move B times further per image.
+//
 // On CUDA the per-step path enqueues work and never waits for the GPU, except where the strategy
 // edits the Gaussians on the host (refinement steps; every step for MCMC's noise until it has a
 // device kernel) and where the caller asks for the loss (read_loss()).
@@ -14,6 +26,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/model/device_gaussians.h"
+#include "core/train/batch_loss.h"
 #include "core/train/rng_state.h"
 #include "core/scene/scene.h"
 #include "core/train/strategy.h"
@@ -38,11 +51,11 @@ struct LearningRates {
 
 struct TrainerOptions {
   kernels::Device device = kernels::Device::CPU;
-  int steps = 30000;
+  int images = 30000;             // the run's budget of training images; batch_size of them per step
   int batch_size = 1;
   bool packed = false;
   bool antialiased = false;
-  int sh_degree_cap = 3;          // active degree grows by 1 every sh_degree_interval steps up to this
+  int sh_degree_cap = 3;          // active degree grows by 1 every sh_degree_interval images up to this
   int sh_degree_interval = 1000;
   std::string strategy = "default";  // "default" or "mcmc"
   DefaultStrategyOptions default_strategy{};
@@ -73,6 +86,8 @@ class CameraSampler {
 
 struct StepResult {
   int step = 0;              // index of the step just taken (0-based)
+  int first_image = 0;       // it trained images [first_image, first_image + batch_size)
+  int batch_size = 0;
   int64_t gaussians = 0;     // count after the step
   bool structure_changed = false;
   double host_ms = 0;        // host time of step() (on CUDA: enqueue time plus any host edits)
@@ -84,20 +99,24 @@ class Trainer {
   Trainer(const Scene& scene, const GaussianModel& init, const TrainerOptions& options);
   ~Trainer();
 
+  // Trains one step of batch_size images, fewer when less of the budget is left.
   StepResult step();
   int steps_done() const { return step_; }
-  bool finished() const { return step_ >= opt_.steps; }
+  int images_done() const { return images_done_; }
+  bool finished() const { return images_done_ >= opt_.images; }
 
   // Loss of the last step (mean over its batch); on CUDA this waits for that step.
   float read_loss() const;
+  // The SH degree of the next step's renders.
   int active_sh_degree() const;
-  double means_lr(int step) const;  // for batch size 1
+  // Learning rate of the means after `images` images of the run, for batch size 1.
+  double means_lr(double images) const;
 
   // Settings that may change between steps.
   void set_batch_size(int b);
   void set_packed(bool packed) { opt_.packed = packed; }
   void set_sh_degree_cap(int cap);
-  void set_total_steps(int steps) { opt_.steps = steps; }
+  void set_total_images(int images);
   const TrainerOptions& options() const { return opt_; }
 
   const Scene& scene() const { return scene_; }
@@ -121,17 +140,16 @@ class Trainer {
   const kernels::PhaseTotals& raster_stages() const { return raster_stages_; }
   int profiled_steps() const { return profiled_steps_; }
 
-  // Everything a checkpoint stores besides the parameters and moments (step, total steps, RNGs,
-  // strategy, settings), and its restoration.
+  // Everything a checkpoint stores besides the parameters and moments (steps and images done, the
+  // image budget, RNGs, strategy, settings), and its restoration. Checkpoints written before the
+  // image budget existed record steps only; their images are steps x their batch size (exact for
+  // runs that kept one batch size).
   nlohmann::json state() const;
   void load_state(const nlohmann::json& s);
 
  private:
-  void run_batch(const std::vector<int>& views, float grad_scale_total);
-  template <class T>
-  const T* gather(const std::vector<kernels::Buffer<T>>& per_view, const std::vector<int>& views, size_t begin,
-                  int count, kernels::Buffer<T>& batch) const;
-  void optimizer_step();
+  void run_batch(const std::vector<int>& views);
+  void optimizer_step(int batch);
   void mark(const char* phase) {
     if (timer_) timer_->mark(phase);
   }
@@ -140,16 +158,15 @@ class Trainer {
   const Scene& scene_;
   TrainerOptions opt_;
   int step_ = 0;
+  int images_done_ = 0;  // training images of the steps taken
   std::unique_ptr<DeviceGaussians> g_;
   std::unique_ptr<Strategy> strategy_;
   std::unique_ptr<kernels::Rasterizer> raster_;
-  std::unique_ptr<kernels::PhotometricLoss> loss_;
+  BatchLoss loss_;
   CameraSampler sampler_;
   std::vector<kernels::Buffer<float>> images_;  // per view, empty for views not used
   std::vector<kernels::Buffer<uint8_t>> masks_;  // per view when the scene has masks, else none
-  kernels::Buffer<float> rgb_, grad_rgb_, alpha_, target_;
-  kernels::Buffer<uint8_t> mask_;
-  std::vector<float> run_losses_;  // when a batch needs several render calls (mixed image sizes)
+  kernels::Buffer<float> rgb_, grad_rgb_, alpha_;
   std::unique_ptr<kernels::PhaseTimer> timer_;  // set while profiling
   kernels::PhaseTotals raster_stages_;
   int profiled_steps_ = 0;

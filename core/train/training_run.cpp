@@ -7,6 +7,7 @@
 
 #include "core/train/checkpoint.h"
 #include "core/train/evaluator.h"
+#include "core/train/image_schedule.h"
 
 namespace splat {
 
@@ -19,16 +20,16 @@ double seconds_between(std::chrono::steady_clock::time_point a, std::chrono::ste
 TrainingRun::TrainingRun(const Scene& scene, const GaussianModel& init, const TrainerOptions& options, RunOptions run)
     : opt_(std::move(run)), trainer_(scene, init, options), test_views_(scene.test_indices()) {
   if (opt_.metrics_every < 1)
-    throw std::invalid_argument("metrics every " + std::to_string(opt_.metrics_every) + " steps: must be at least 1");
+    throw std::invalid_argument("metrics every " + std::to_string(opt_.metrics_every) + " images: must be at least 1");
   if (opt_.checkpoint_every > 0 && opt_.checkpoint_file.empty())
     throw std::invalid_argument("a checkpoint every " + std::to_string(opt_.checkpoint_every) +
-                                " steps needs a checkpoint file");
+                                " images needs a checkpoint file");
   if (!opt_.metrics_file.empty()) metrics_log_.emplace(opt_.metrics_file, opt_.append_metrics);
 }
 
-int TrainingRun::end_step() const {
-  const int schedule = trainer_.options().steps;
-  return opt_.stop_at > 0 ? std::min(opt_.stop_at, schedule) : schedule;
+int TrainingRun::end_images() const {
+  const int budget = trainer_.options().images;
+  return opt_.stop_at > 0 ? std::min(opt_.stop_at, budget) : budget;
 }
 
 double TrainingRun::seconds() const { return started_ ? seconds_between(t_start_, Clock::now()) : 0.0; }
@@ -41,18 +42,19 @@ RunStep TrainingRun::step() {
   }
   RunStep s;
   s.result = trainer_.step();
-  const int done = trainer_.steps_done();
-  const bool at_end = done >= end_step();
-  const bool evaluate_now = (opt_.eval_every > 0 && done % opt_.eval_every == 0) || (opt_.eval_at_end && at_end);
-  if (done % opt_.metrics_every == 0 || evaluate_now || at_end) s.metrics = record(s.result, evaluate_now);
-  if (opt_.checkpoint_every > 0 && done % opt_.checkpoint_every == 0)
-    save_trainer_checkpoint(trainer_, opt_.checkpoint_file);
+  const int before = s.result.first_image, done = trainer_.images_done();
+  const bool at_end = done >= end_images();
+  const bool evaluate_now = passes_multiple(before, done, opt_.eval_every) || (opt_.eval_at_end && at_end);
+  if (passes_multiple(before, done, opt_.metrics_every) || evaluate_now || at_end)
+    s.metrics = record(s.result, evaluate_now);
+  if (passes_multiple(before, done, opt_.checkpoint_every)) save_trainer_checkpoint(trainer_, opt_.checkpoint_file);
   return s;
 }
 
 MetricsRecord TrainingRun::record(const StepResult& r, bool evaluate_now) {
   MetricsRecord m;
   m.step = trainer_.steps_done();
+  m.images = trainer_.images_done();
   m.loss = trainer_.read_loss();  // waits for the step: step_ms below then covers its device time
   m.gaussians = r.gaussians;
   m.step_ms = 1000.0 * seconds_between(last_record_, Clock::now()) / std::max(1, m.step - last_record_step_);

@@ -3,7 +3,9 @@
 // and the GUI's TrainingSession so that both record metrics, evaluate, checkpoint and end alike.
 // step() trains one step and then, when due, reads the loss into a metrics record (with the test
 // views' PSNR/SSIM on evaluation steps), appends it to metrics.jsonl when the run has one, and
-// writes the periodic checkpoint. What belongs to one caller stays with it, around step(): the
+// writes the periodic checkpoint. Every cadence counts images (core/train/image_schedule.h): a
+// record is due in the step that reaches or passes a multiple of its interval, so runs at any batch
+// size with the same image budget record at the same image counts (rounded up to whole steps). What belongs to one caller stays with it, around step(): the
 // CLI's progress line, signals and final files; the session's control queue, pause and snapshots.
 #include <chrono>
 #include <filesystem>
@@ -16,13 +18,13 @@
 namespace splat {
 
 struct RunOptions {
-  int metrics_every = 100;   // steps between metrics records (reading the loss waits for the device)
-  int eval_every = 0;        // steps between test-view evaluations (0: none on a cadence)
+  int metrics_every = 100;   // images between metrics records (reading the loss waits for the device)
+  int eval_every = 0;        // images between test-view evaluations (0: none on a cadence)
   bool eval_at_end = false;  // also evaluate at the run's last step
-  int stop_at = 0;           // end after this step of the schedule (0: at the schedule's end)
+  int stop_at = 0;           // end with the step that reaches this many images (0: at the budget's end)
   std::filesystem::path metrics_file;  // metrics.jsonl to write the records to (empty: none)
   bool append_metrics = false;         // append to it (a resumed run) instead of starting it afresh
-  int checkpoint_every = 0;            // steps between checkpoints written to checkpoint_file (0: none)
+  int checkpoint_every = 0;            // images between checkpoints written to checkpoint_file (0: none)
   std::filesystem::path checkpoint_file;
 };
 
@@ -43,10 +45,12 @@ class TrainingRun {
   Trainer& trainer() { return trainer_; }
   const Trainer& trainer() const { return trainer_; }
 
-  // The step the run ends after: stop_at when it lies inside the schedule, else the schedule's end
-  // (which a restored checkpoint or Trainer::set_total_steps may have moved).
-  int end_step() const;
-  bool done() const { return trainer_.steps_done() >= end_step(); }
+  // The image count the run ends at: stop_at when it lies inside the budget, else the budget (which
+  // a restored checkpoint or Trainer::set_total_images may have moved). A stop_at that is not a
+  // multiple of the batch size ends with the step that passes it, so that a resumed run continues
+  // with the very steps an uninterrupted one takes.
+  int end_images() const;
+  bool done() const { return trainer_.images_done() >= end_images(); }
 
   // Trains one step, then makes the records due at its boundary. The run's clock (wall_s, step_ms)
   // starts with the first call.
@@ -68,7 +72,7 @@ class TrainingRun {
   std::optional<MetricsLog> metrics_log_;
   bool started_ = false;
   Clock::time_point t_start_, last_record_;
-  int last_record_step_ = 0;
+  int last_record_step_ = 0;  // steps done at the last record
   double eval_s_ = 0;
   std::optional<double> last_psnr_;
 };

@@ -170,6 +170,7 @@ void TrainingSession::thread_main() {
       }
       const RunStep s = run_->step();
       steps_done_ = run_->trainer().steps_done();
+      images_done_ = run_->trainer().images_done();
       if (const kernels::PhaseTotals* phases = run_->trainer().step_phases()) {
         std::lock_guard lock(metrics_mutex_);
         step_phases_ = *phases;

@@ -35,8 +35,8 @@ using SessionMetrics = MetricsRecord;
 
 struct SessionOptions {
   int metrics_capacity = 4096;      // ring buffer size: the oldest entries are dropped
-  int metrics_every = 10;           // RunOptions::metrics_every: steps between metrics entries
-  int eval_every = 0;               // RunOptions::eval_every: steps between test evaluations (0: never)
+  int metrics_every = 10;           // RunOptions::metrics_every: images between metrics entries
+  int eval_every = 0;               // RunOptions::eval_every: images between test evaluations (0: never)
   int snapshot_interval_ms = 200;   // at most this often a new snapshot is published
 };
 
@@ -71,6 +71,8 @@ class TrainingSession {
   SessionState state() const { return state_.load(); }
   std::string error() const;
   int steps_done() const { return steps_done_.load(); }
+  // Training images done: the run's progress against TrainerOptions::images at any batch size.
+  int images_done() const { return images_done_.load(); }
   bool amp() const { return amp_.load(); }
 
   // Metrics with step > after_step, oldest first (the GUI passes the last step it has).
@@ -102,6 +104,7 @@ class TrainingSession {
   std::string error_;
   std::atomic<SessionState> state_{SessionState::Idle};
   std::atomic<int> steps_done_{0};
+  std::atomic<int> images_done_{0};
   std::atomic<bool> amp_{false};
 
   mutable std::mutex metrics_mutex_;

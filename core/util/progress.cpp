@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 namespace splat {
@@ -17,7 +18,7 @@ std::string format_duration(double s) {
 
 }  // namespace
 
-std::string format_progress(const std::string& label, int64_t done, int64_t total, double elapsed_s) {
+std::vector<ProgressPiece> progress_pieces(const std::string& label, int64_t done, int64_t total, double elapsed_s) {
   constexpr int kBar = 20;
   const double frac = total > 0 ? std::clamp(static_cast<double>(done) / total, 0.0, 1.0) : 1.0;
   const int filled = static_cast<int>(frac * kBar);
@@ -26,12 +27,66 @@ std::string format_progress(const std::string& label, int64_t done, int64_t tota
   bar.back() = ']';
   std::fill_n(bar.begin() + 1, filled, '#');
   const double rate = elapsed_s > 0 ? done / elapsed_s : 0;
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "  %lld/%lld  %.1f/s", static_cast<long long>(done), static_cast<long long>(total), rate);
-  std::string line = label + "  " + bar + buf;
-  if (done >= total) line += "  done in " + format_duration(elapsed_s);
-  else if (rate > 0) line += "  ETA " + format_duration((total - done) / rate);
+  char count[64], per_s[32];
+  std::snprintf(count, sizeof count, "%lld/%lld", static_cast<long long>(done), static_cast<long long>(total));
+  std::snprintf(per_s, sizeof per_s, "%.1f/s", rate);
+  std::vector<ProgressPiece> pieces{{label, 0}, {bar, 4}, {count, 0}, {per_s, 3}};
+  if (done >= total) pieces.push_back({"done in " + format_duration(elapsed_s), 0});
+  else if (rate > 0) pieces.push_back({"ETA " + format_duration((total - done) / rate), 0});
+  return pieces;
+}
+
+std::string format_progress(const std::string& label, int64_t done, int64_t total, double elapsed_s) {
+  return fit_progress(progress_pieces(label, done, total, elapsed_s), 0);
+}
+
+std::string fit_progress(const std::vector<ProgressPiece>& pieces, int columns) {
+  std::vector<bool> kept(pieces.size(), true);
+  auto join = [&] {
+    std::string line;
+    for (size_t i = 0; i < pieces.size(); ++i)
+      if (kept[i]) line += (line.empty() ? "" : "  ") + pieces[i].text;
+    return line;
+  };
+  std::string line = join();
+  const size_t room = columns > 0 ? size_t(columns - 1) : std::string::npos;
+  while (line.size() > room) {
+    size_t drop = pieces.size();  // the kept piece dropped first: highest drop_order, the later on ties
+    for (size_t i = 0; i < pieces.size(); ++i)
+      if (kept[i] && pieces[i].drop_order > 0 && (drop == pieces.size() || pieces[i].drop_order >= pieces[drop].drop_order))
+        drop = i;
+    if (drop == pieces.size()) return line.substr(0, room);
+    kept[drop] = false;
+    line = join();
+  }
   return line;
+}
+
+int terminal_columns(std::FILE* out) {
+  winsize ws{};
+  if (!out || ioctl(fileno(out), TIOCGWINSZ, &ws) != 0) return 0;
+  return ws.ws_col;
+}
+
+ProgressCadence::ProgressCadence(bool tty, int64_t total, double tty_interval_s, double log_interval_s)
+    : tty_(tty),
+      total_(total),
+      tty_interval_(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(tty_interval_s))),
+      log_interval_(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(log_interval_s))),
+      last_(Clock::now()) {}
+
+bool ProgressCadence::due(int64_t done) {
+  const Clock::time_point now = Clock::now();
+  bool due = false;
+  if (tty_) {
+    due = now - last_ >= tty_interval_;
+  } else {
+    const int64_t tenth = total_ > 0 ? 10 * std::clamp<int64_t>(done, 0, total_) / total_ : 0;
+    due = (tenth > last_tenth_ && done < total_) || now - last_ >= log_interval_;
+    last_tenth_ = std::max(last_tenth_, tenth);
+  }
+  if (due) last_ = now;
+  return due;
 }
 
 Progress::Progress(std::string label, int64_t total, std::FILE* out)
@@ -40,7 +95,7 @@ Progress::Progress(std::string label, int64_t total, std::FILE* out)
       out_(out),
       tty_(out && isatty(fileno(out))),
       start_(std::chrono::steady_clock::now()),
-      last_draw_(start_) {
+      cadence_(tty_, total) {
   if (out_ && tty_) {
     std::lock_guard lock(mutex_);
     draw_locked(false);
@@ -53,17 +108,7 @@ void Progress::add(int64_t n) {
   std::lock_guard lock(mutex_);
   done_ += n;
   if (!out_ || finished_) return;
-  const auto now = std::chrono::steady_clock::now();
-  if (tty_) {
-    // Redrawing more often than ~10 Hz only costs time.
-    if (now - last_draw_ >= std::chrono::milliseconds(100)) draw_locked(false);
-  } else if (total_ > 0) {
-    const int decile = static_cast<int>(10 * std::min(done_, total_) / total_);
-    if (decile > last_decile_ && done_ < total_) {
-      last_decile_ = decile;
-      draw_locked(false);
-    }
-  }
+  if (cadence_.due(done_)) draw_locked(false);
 }
 
 void Progress::finish() {
@@ -79,11 +124,10 @@ int64_t Progress::done() const {
 }
 
 void Progress::draw_locked(bool final_line) {
-  last_draw_ = std::chrono::steady_clock::now();
-  const double elapsed = std::chrono::duration<double>(last_draw_ - start_).count();
-  const std::string line = format_progress(label_, done_, total_, elapsed);
-  if (tty_) std::fprintf(out_, "\r\033[K%s%s", line.c_str(), final_line ? "\n" : "");
-  else std::fprintf(out_, "%s\n", line.c_str());
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  const auto pieces = progress_pieces(label_, done_, total_, elapsed);
+  if (tty_) std::fprintf(out_, "\r\033[K%s%s", fit_progress(pieces, terminal_columns(out_)).c_str(), final_line ? "\n" : "");
+  else std::fprintf(out_, "%s\n", fit_progress(pieces, 0).c_str());
   std::fflush(out_);
 }
 

@@ -30,9 +30,9 @@ class CpuRasterizer final : public Rasterizer {
   void project_backward(const ConstProjectedGrads& d, const GaussiansGrad& grad, const DensifyStats& stats) override {
     ref_.project_backward(d, grad, stats);
   }
-  void rasterize(const ProjectedGaussians& pairs, std::span<const Camera> cameras, const RasterSettings& settings,
-                 const RenderOutputs& out) override {
-    ref_.rasterize(pairs, cameras, settings, out);
+  void rasterize(const ProjectedGaussians& pairs, std::span<const Camera> cameras, int first_camera,
+                 const RasterSettings& settings, const RenderOutputs& out) override {
+    ref_.rasterize(pairs, cameras, first_camera, settings, out);
   }
   void rasterize_backward(const RenderOutputGrads& dout, const ProjectedGrads& d) override {
     ref_.rasterize_backward(dout, d);

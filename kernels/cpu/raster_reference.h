@@ -37,7 +37,7 @@ class ReferenceRasterizer {
   // only after backward, and the viewer never calls backward).
   void forward(const BasicGaussiansView<T>& g, std::span<const Camera> cameras, const RasterSettings& settings,
                const BasicRenderOutputs<T>& out) {
-    rasterize(project(g, cameras, settings), cameras, settings, out);
+    rasterize(project(g, cameras, settings), cameras, 0, settings, out);
   }
   void backward(const BasicRenderOutputGrads<T>& dout, const BasicGaussiansGrad<T>& grad,
                 const BasicDensifyStats<T>& stats) {
@@ -67,11 +67,12 @@ class ReferenceRasterizer {
     backward_gaussians(d, grad, stats);
   }
 
-  void rasterize(const BasicProjected<T>& pairs, std::span<const Camera> cameras, const RasterSettings& settings,
-                 const BasicRenderOutputs<T>& out) {
+  void rasterize(const BasicProjected<T>& pairs, std::span<const Camera> cameras, int first_camera,
+                 const RasterSettings& settings, const BasicRenderOutputs<T>& out) {
     validate_cameras(cameras);
-    validate_pairs(pairs, cameras.size());
+    validate_pairs(pairs, first_camera, cameras.size());
     pairs_ = pairs;
+    first_camera_ = first_camera;
     raster_cameras_.assign(cameras.begin(), cameras.end());
     raster_settings_ = settings;
     layout_images();
@@ -163,17 +164,22 @@ class ReferenceRasterizer {
   }
   // The order BasicProjected promises is what makes depth ties break by global id here and in
   // the CUDA backend (whose stable sorts keep the input order); refuse anything else.
-  static void validate_pairs(const BasicProjected<T>& p, size_t cameras) {
+  static void validate_pairs(const BasicProjected<T>& p, int first_camera, size_t cameras) {
     if (p.precision != Precision::F32)
       throw std::invalid_argument(std::string("rasterizer: projected attributes in ") + precision_name(p.precision) +
                                   "; only f32 is implemented");
+    std::vector<int64_t> last_id(cameras, -1);
     for (int64_t k = 0; k < p.count; ++k) {
-      if (p.camera[k] < 0 || size_t(p.camera[k]) >= cameras)
+      const int64_t c = int64_t(p.camera[k]) - first_camera;
+      if (c < 0 || c >= int64_t(cameras))
         throw std::invalid_argument("rasterizer: projected pair " + std::to_string(k) + " names camera " +
-                                    std::to_string(p.camera[k]) + " of " + std::to_string(cameras));
-      if (k > 0 && (p.camera[k] < p.camera[k - 1] || (p.camera[k] == p.camera[k - 1] && p.id[k] <= p.id[k - 1])))
-        throw std::invalid_argument("rasterizer: projected pairs are not in (camera, global id) order at pair " +
-                                    std::to_string(k));
+                                    std::to_string(p.camera[k]) + ", outside this call's cameras " +
+                                    std::to_string(first_camera) + ".." +
+                                    std::to_string(first_camera + int64_t(cameras) - 1));
+      if (p.id[k] <= last_id[c])
+        throw std::invalid_argument("rasterizer: projected pairs of camera " + std::to_string(p.camera[k]) +
+                                    " are not in ascending global id order at pair " + std::to_string(k));
+      last_id[c] = p.id[k];
     }
   }
 
@@ -249,15 +255,16 @@ class ReferenceRasterizer {
     }
   }
 
+  int local_camera(int64_t k) const { return pairs_.camera[k] - first_camera_; }
   raster::TileRect rect_of(int64_t k) const {
-    const int c = pairs_.camera[k];
+    const int c = local_camera(k);
     return raster::tile_range(Vec2<T>{pairs_.mean2d[2 * k], pairs_.mean2d[2 * k + 1]}, pairs_.half[2 * k],
                               pairs_.half[2 * k + 1], tiles_x_[c], tiles_y_[c]);
   }
   template <class F>
   void for_tiles_of_pair(int64_t k, F&& f) const {
     if (pairs_.tiles[k] <= 0) return;
-    const int c = pairs_.camera[k];
+    const int c = local_camera(k);
     const raster::TileRect r = rect_of(k);
     for (int ty = r.y0; ty < r.y1; ++ty)
       for (int tx = r.x0; tx < r.x1; ++tx) f(tile_base_[c] + int64_t(ty) * tiles_x_[c] + tx);
@@ -439,6 +446,7 @@ class ReferenceRasterizer {
   // The rasterize stage.
   bool has_raster_ = false;
   BasicProjected<T> pairs_;
+  int first_camera_ = 0;
   std::vector<Camera> raster_cameras_;
   RasterSettings raster_settings_;
   std::vector<int> tiles_x_, tiles_y_;

@@ -57,10 +57,11 @@ __global__ void emit_entries(ProjectedSlots s, TileGrid grid, const int32_t* ord
       slot = order[k];
       count = s.tile_count[slot];
       start = sorted_start[k];
-      if (count > 0) {
+      const int camera = s.camera(slot) - grid.first_camera;
+      if (count > 0 && camera >= 0 && camera < grid.cameras) {  // another call's camera: only sentinels
         const float2 m = s.mean2d[slot];
         const int2 h = s.half[slot];
-        const ImageLayout& im = grid.images[s.camera(slot)];
+        const ImageLayout& im = grid.images[camera];
         r = raster::tile_range(Vec2f{m.x, m.y}, h.x, h.y, im.tiles_x, im.tiles_y);
         cam_base = uint32_t(im.tile_offset);
         tiles_x = im.tiles_x;

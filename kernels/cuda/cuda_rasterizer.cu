@@ -167,7 +167,7 @@ class CudaRasterizer final : public Rasterizer, public CudaRasterizerProbe {
     clock_.mark("project backward", stream_);
   }
 
-  void rasterize(const kernels::ProjectedGaussians& pairs, std::span<const Camera> cameras,
+  void rasterize(const kernels::ProjectedGaussians& pairs, std::span<const Camera> cameras, int first_camera,
                  const RasterSettings& settings, const RenderOutputs& out) override {
     validate_cameras(cameras);
     validate_outputs(out);
@@ -182,7 +182,9 @@ class CudaRasterizer final : public Rasterizer, public CudaRasterizerProbe {
       intersections = read_totals(input.tile_count, nullptr, input.count)[0];
     else
       check(cudaStreamSynchronize(stream_), "uploading image layouts");
-    rasterize_pairs(input, tile_grid(layouts, images), intersections, settings, out);
+    TileGrid grid = tile_grid(layouts, images);
+    grid.first_camera = first_camera;
+    rasterize_pairs(input, grid, intersections, settings, out);
   }
 
   void rasterize_backward(const RenderOutputGrads& dout, const kernels::ProjectedGrads& d) override {

@@ -65,6 +65,7 @@ struct ImageLayout {
 // a block past its camera's tiles returns at once.
 struct TileGrid {
   int cameras = 0;
+  int first_camera = 0;  // pairs name camera first_camera + c for images[c]
   int max_tiles_x = 0, max_tiles_y = 0;
   int64_t total_tiles = 0, total_pixels = 0;
   const ImageLayout* images = nullptr;  // [cameras] on the device

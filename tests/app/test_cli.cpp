@@ -2,7 +2,6 @@
 // command-line errors. Runs the built executable, so what is checked is what ships.
 #include <catch2/catch.hpp>
 
-#include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -13,31 +12,14 @@
 
 #include "core/train/checkpoint.h"
 #include "core/model/ply_io.h"
+#include "tests/app/cli_runner.h"
 #include "tests/support/test_support.h"
 
 namespace fs = std::filesystem;
 
 namespace {
-const std::string kSplatlab = std::string(SPLATLAB_BINARY_DIR) + "/app/splatlab";
-
-struct Result {
-  int code = -1;
-  std::string out;  // stdout and stderr together
-};
-
-// Runs `splatlab <args>` with a private config folder; stdout+stderr are captured.
-Result run(const std::string& args) {
-  const std::string cmd = "XDG_CONFIG_HOME='" + (fs::path(SPLATLAB_BINARY_DIR) / "test-scratch").string() +
-                          "' '" + kSplatlab + "' " + args + " 2>&1";
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::array<char, 4096> buf{};
-  while (size_t n = fread(buf.data(), 1, buf.size(), p)) r.out.append(buf.data(), n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using Result = splat::test::CliResult;
+Result run(const std::string& args) { return splat::test::run_cli(args); }
 
 // The last JSON object printed (info --json prints exactly one).
 nlohmann::json json_of(const std::string& out) {
@@ -129,7 +111,7 @@ TEST_CASE("cli: train --stop-at ends early on the longer schedule, evaluates the
                      "--log-every 5 --out '" + runf.string() + "'");
   INFO(first.out);
   REQUIRE(first.code == 0);
-  CHECK(first.out.find("12 steps of a 30-step schedule") != std::string::npos);
+  CHECK(first.out.find("12 images (12 steps) of a 30-image budget") != std::string::npos);
   CHECK(first.out.find("render forward") != std::string::npos);  // the --profile table
   // The last metrics line is step 12 and carries the evaluation (--eval-every alone would not).
   std::ifstream metrics(runf / "metrics.jsonl");
@@ -144,17 +126,12 @@ TEST_CASE("cli: train --stop-at ends early on the longer schedule, evaluates the
                     runf.string() + "'");
   INFO(rest.out);
   REQUIRE(rest.code == 0);
-  CHECK(rest.out.find("resumed at step 12") != std::string::npos);
-  CHECK(rest.out.find("done: 30 steps in") != std::string::npos);
+  CHECK(rest.out.find("resumed at image 12 (step 12)") != std::string::npos);
+  CHECK(rest.out.find("done: 30 images (30 steps) in") != std::string::npos);
 }
 
 namespace {
-// The last line of a command's output: where the error is.
-std::string last_line(const std::string& out) {
-  std::string s = out;
-  while (!s.empty() && s.back() == '\n') s.pop_back();
-  return s.substr(s.rfind('\n') + 1);
-}
+using splat::test::last_line;
 
 // A refusal: exit code 1..127 and a last line "error: ..." holding every piece of `wanted`.
 void check_refused(const Result& r, std::initializer_list<std::string> wanted) {
@@ -220,8 +197,8 @@ TEST_CASE("cli: resuming a checkpoint whose step is damaged names the checkpoint
 
   // The finished run: nothing left to train, said as such (not as a --stop-at problem).
   check_refused(run(train + "--resume '" + runf.string() + "'"),
-                {ckpt.string(), "the checkpoint is at step 3, the end of its 3-step schedule"});
-  check_refused(run(train + "--resume '" + runf.string() + "' --steps 2"), {"--steps 2: the run is already at step 3"});
+                {ckpt.string(), "the checkpoint is at image 3, the end of its 3-image budget"});
+  check_refused(run(train + "--resume '" + runf.string() + "' --steps 2"), {"--steps 2 (2 images): the run is already at image 3"});
 
   // The step field damaged, the checksum made to match (write_checkpoint computes it).
   splat::Checkpoint ck = splat::read_checkpoint(ckpt);

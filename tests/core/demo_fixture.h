@@ -30,10 +30,10 @@ inline demo::DemoOptions small_demo_options(int width, int height, int points) {
 }
 
 // Trainer options for short CPU runs on a small demo scene: 2 threads, SH growth and densification
-// compressed to a few hundred steps.
-inline TrainerOptions short_run_options(int steps) {
+// compressed to a few hundred images (steps at batch size 1).
+inline TrainerOptions short_run_options(int images) {
   TrainerOptions o;
-  o.steps = steps;
+  o.images = images;
   o.cpu_threads = 2;
   o.sh_degree_interval = 200;
   // The demo's sky is light grey: a matching background lets the Gaussians spend themselves on the

@@ -14,6 +14,7 @@
 #include "core/train/checkpoint.h"
 #include "core/train/trainer.h"
 #include "tests/core/demo_fixture.h"
+#include "tests/core/numbered_state.h"
 #include "tests/support/alloc_probe.h"
 #include "tests/support/test_support.h"
 
@@ -97,15 +98,6 @@ std::string read_error(const fs::path& file, const std::string& bytes) {
   return o.error;
 }
 
-GaussianState small_state(int64_t n) {
-  GaussianState s(2, n);
-  float x = 0.5f;
-  for (Group g : kAllGroups)
-    for (std::vector<float>* v : {&s.col(g).value, &s.col(g).exp_avg, &s.col(g).exp_avg_sq})
-      for (float& f : *v) f = (x += 0.25f);
-  return s;
-}
-
 }  // namespace
 
 TEST_CASE("allocation probe: records the largest allocation made while it lives", "[checkpoint][bad]") {
@@ -123,7 +115,7 @@ TEST_CASE("bad checkpoint: header fields out of range are named, with or without
           "[checkpoint][bad]") {
   const fs::path dir = test::scratch_dir("bad_checkpoint_header");
   const fs::path good_file = dir / "good.ckpt";
-  write_checkpoint(good_file, {{{"step", 1}}, small_state(2)});
+  write_checkpoint(good_file, {{{"step", 1}}, test::numbered_state(2, 2)});
   const Parts good = parts_of(good_file);
   const fs::path f = dir / "bad.ckpt";
 
@@ -181,7 +173,7 @@ TEST_CASE("bad checkpoint: header fields out of range are named, with or without
 TEST_CASE("bad checkpoint: trainer state fields are checked before the trainer takes them", "[checkpoint][bad]") {
   const Scene scene = test::small_demo_scene(24, 18, 80);
   TrainerOptions o;
-  o.steps = 10;
+  o.images = 10;
   o.cpu_threads = 2;
   const GaussianModel init = init_from_points(scene.points);
   const fs::path dir = test::scratch_dir("bad_checkpoint_trainer");
@@ -212,11 +204,12 @@ TEST_CASE("bad checkpoint: trainer state fields are checked before the trainer t
     return out.error;
   };
   using P = nlohmann::json::json_pointer;
-  CHECK_THAT(restore_error(P("/step"), 20),
-             Contains("checkpoint trainer state field 'step' is '20', expected an integer in 0..10"));
+  CHECK_THAT(restore_error(P("/images"), 20),
+             Contains("checkpoint trainer state field 'images' is '20', expected an integer in 0..10"));
+  CHECK_THAT(restore_error(P("/step"), 3), Contains("field 'step' is '3', expected an integer in 0..2"));
   CHECK_THAT(restore_error(P("/step"), -3), Contains("field 'step' is '-3'"));
   CHECK_THAT(restore_error(P("/step"), "2"), Contains("field 'step' is '\"2\"'"));
-  CHECK_THAT(restore_error(P("/steps"), 0), Contains("field 'steps' is '0'"));
+  CHECK_THAT(restore_error(P("/total_images"), 0), Contains("field 'total_images' is '0'"));
   CHECK_THAT(restore_error(P("/batch_size"), 2147483647),
              Contains("field 'batch_size' is '2147483647', expected an integer in 1.." + std::to_string(train_views)) &&
                  Contains("training views"));

@@ -7,21 +7,13 @@
 #include "core/train/checkpoint.h"
 #include "core/train/trainer.h"
 #include "tests/core/demo_fixture.h"
+#include "tests/core/numbered_state.h"
 #include "tests/support/test_support.h"
 
 using namespace splat;
 namespace fs = std::filesystem;
 
 namespace {
-GaussianState numbered_state(int64_t n) {
-  GaussianState s(1, n);
-  float x = 0.25f;
-  for (Group g : kAllGroups)
-    for (std::vector<float>* v : {&s.col(g).value, &s.col(g).exp_avg, &s.col(g).exp_avg_sq})
-      for (float& f : *v) f = (x += 0.5f);
-  return s;
-}
-
 std::vector<char> read_bytes(const fs::path& f) {
   std::ifstream in(f, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -44,7 +36,7 @@ void check_equal(const GaussianState& a, const GaussianState& b) {
 TEST_CASE("checkpoint: round trip keeps parameters, moments and trainer state", "[checkpoint]") {
   const fs::path dir = test::scratch_dir("checkpoint_roundtrip");
   const fs::path file = dir / "a.ckpt";
-  Checkpoint ck{{{"step", 42}, {"note", "x"}}, numbered_state(7)};
+  Checkpoint ck{{{"step", 42}, {"note", "x"}}, test::numbered_state(1, 7)};
   write_checkpoint(file, ck);
   CHECK_FALSE(fs::exists(dir / "a.ckpt.tmp"));  // written aside, then renamed
   const Checkpoint back = read_checkpoint(file);
@@ -55,7 +47,7 @@ TEST_CASE("checkpoint: round trip keeps parameters, moments and trainer state", 
 TEST_CASE("checkpoint: corrupt, truncated and foreign files are rejected with the file name", "[checkpoint]") {
   const fs::path dir = test::scratch_dir("checkpoint_corrupt");
   const fs::path file = dir / "c.ckpt";
-  write_checkpoint(file, {{{"step", 1}}, numbered_state(3)});
+  write_checkpoint(file, {{{"step", 1}}, test::numbered_state(1, 3)});
   const std::vector<char> good = read_bytes(file);
   auto expect_error = [&](std::vector<char> bytes, const std::string& what) {
     write_bytes(file, bytes);
@@ -100,7 +92,7 @@ TEST_CASE("checkpoint: resuming gives the same cameras and identical parameters 
           "[checkpoint][trainer]") {
   const Scene scene = test::small_demo_scene(48, 36, 300);
   TrainerOptions o;
-  o.steps = 30;
+  o.images = 60;  // 30 steps of 2
   o.batch_size = 2;
   o.cpu_threads = 2;
   // Refine early and often so that densification (and its RNG) acts inside the resumed window.
@@ -121,6 +113,7 @@ TEST_CASE("checkpoint: resuming gives the same cameras and identical parameters 
   Trainer resumed(scene, init, other);
   restore_trainer_checkpoint(resumed, file);
   CHECK(resumed.steps_done() == 13);
+  CHECK(resumed.images_done() == 26);
   for (int i = 0; i < 10; ++i) resumed.step();
   CHECK(resumed.steps_done() == full.steps_done());
   CHECK(full.gaussians().size() != init.size());  // densification did act
@@ -131,7 +124,7 @@ TEST_CASE("checkpoint: a bf16 column is stored as bf16 and reads back exactly", 
   const fs::path file = test::scratch_dir("checkpoint_bf16") / "b.ckpt";
   ColumnTable table = kParamColumns;
   table[static_cast<int>(Group::Quats)].storage = Precision::BF16;
-  GaussianState s = GaussianState::from_model(numbered_state(9).to_model(), table);
+  GaussianState s = GaussianState::from_model(test::numbered_state(1, 9).to_model(), table);
   for (Group g : kAllGroups) s.col(g).exp_avg.assign(s.col(g).value.size(), 0.375f);
   write_checkpoint(file, {{{"step", 3}}, s});
   // Magic, version, header length, header, payload, checksum: the payload is the state's storage.

@@ -10,7 +10,7 @@ using namespace splat;
 TEST_CASE("evaluation settings: the trainer's background, antialiasing, packing and active SH degree",
           "[evaluator]") {
   const Scene scene = test::small_demo_scene(28, 21, 90);
-  TrainerOptions o{.steps = 3,
+  TrainerOptions o{.images = 3,
                    .packed = true,
                    .antialiased = true,
                    .sh_degree_cap = 2,

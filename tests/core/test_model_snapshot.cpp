@@ -5,9 +5,11 @@
 
 #include "core/model/device_gaussians.h"
 #include "core/model/model_snapshot.h"
+#include "tests/support/model_checks.h"
 #include "tests/support/test_support.h"
 
 using namespace splat;
+using splat::test::check_same_model;
 
 namespace {
 GaussianModel sample_model(int sh_degree) {
@@ -21,17 +23,6 @@ GaussianModel sample_model(int sh_degree) {
   // As the trainer holds them (each column in its storage precision).
   return GaussianState::from_model(m).to_model();
 }
-
-void check_same(const GaussianModel& a, const GaussianModel& b) {
-  REQUIRE(a.size() == b.size());
-  CHECK(a.sh_degree() == b.sh_degree());
-  CHECK(a.means == b.means);
-  CHECK(a.log_scales == b.log_scales);
-  CHECK(a.quats == b.quats);
-  CHECK(a.opacity_logits == b.opacity_logits);
-  CHECK(a.sh_dc == b.sh_dc);
-  CHECK(a.sh_rest == b.sh_rest);
-}
 }  // namespace
 
 TEST_CASE("model snapshot: host upload, download and view", "[snapshot]") {
@@ -40,7 +31,7 @@ TEST_CASE("model snapshot: host upload, download and view", "[snapshot]") {
     const auto s = ModelSnapshot::upload(m, kernels::Device::CPU);
     CHECK(s->size() == m.size());
     CHECK(s->version() == 0);
-    check_same(s->download(), m);
+    check_same_model(s->download(), m);
 
     const kernels::GaussiansView v = s->view();
     CHECK(v.n == m.size());
@@ -63,17 +54,17 @@ TEST_CASE("model snapshot: capture copies the trainer's values, not their storag
   CHECK(s->step() == 42);
   CHECK(s->param(Group::Means).data() != g.param(Group::Means).data());
   const GaussianModel at_capture = g.to_model();
-  check_same(s->download(), at_capture);
+  check_same_model(s->download(), at_capture);
   // Later edits of the trainer's columns leave the snapshot as it was.
   g.cap_values(Group::Opacity, -5.f);
   g.keep_rows(std::vector<uint8_t>(static_cast<size_t>(m.size()), 0));
   CHECK(g.size() == 0);
-  check_same(s->download(), at_capture);
+  check_same_model(s->download(), at_capture);
 
   const auto copy = s->copy_to(kernels::Device::CPU);
   CHECK(copy->version() == 7);
   CHECK(copy->param(Group::ShDc).data() != s->param(Group::ShDc).data());
-  check_same(copy->download(), at_capture);
+  check_same_model(copy->download(), at_capture);
 }
 
 TEST_CASE("model snapshot: CUDA capture and copies equal the host values", "[snapshot][gpu]") {
@@ -82,7 +73,7 @@ TEST_CASE("model snapshot: CUDA capture and copies equal the host values", "[sna
   DeviceGaussians g(kernels::Device::CUDA, GaussianState::from_model(m));
   const auto s = ModelSnapshot::capture(g, 1, 0);
   CHECK(s->context().device == kernels::Device::CUDA);
-  check_same(s->download(), g.to_model());
-  check_same(s->copy_to(kernels::Device::CPU)->download(), g.to_model());
-  check_same(ModelSnapshot::upload(m, kernels::Device::CUDA)->download(), m);
+  check_same_model(s->download(), g.to_model());
+  check_same_model(s->copy_to(kernels::Device::CPU)->download(), g.to_model());
+  check_same_model(ModelSnapshot::upload(m, kernels::Device::CUDA)->download(), m);
 }

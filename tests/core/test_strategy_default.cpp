@@ -102,7 +102,7 @@ TEST_CASE("default strategy: growth appends clones and replaces split parents by
   DefaultStrategy strat(DefaultStrategyOptions{}, 7);
   StepInfo info;
   info.scene_extent = 10;
-  info.step = 600;  // a refinement before the first reset: no size pruning, no opacity reset
+  info.first_image = 600;  // a refinement before the first reset: no size pruning, no opacity reset
   REQUIRE(strat.after_step(info, g));
   const GaussianState s = g.download();
   REQUIRE(s.size() == 5);
@@ -166,7 +166,7 @@ TEST_CASE("default strategy: opacity reset caps at 0.01 and clears the opacity m
   DeviceGaussians g(kernels::Device::CPU, make_state({0.1f, 0.1f}, {0.9f, 0.001f}));
   StepInfo info;
   info.scene_extent = 10;
-  info.step = 3000;
+  info.first_image = 3000;
   CHECK_FALSE(strat.after_step(info, g));
   const GaussianState s = g.download();
   REQUIRE(s.size() == 2);
@@ -194,18 +194,18 @@ TEST_CASE("default strategy: refines only on its schedule and keeps the device b
 
   for (int step : {500, 550, 15100}) {  // before start, off schedule, after stop
     fill_stats();
-    info.step = step;
+    info.first_image = step;
     CHECK_FALSE(strat.after_step(info, g));
     CHECK(g.size() == 3);
   }
   fill_stats();
-  info.step = 600;
+  info.first_image = 600;
   CHECK(strat.after_step(info, g));
   CHECK(g.size() == 3);  // row 0 cloned, row 2 pruned (opacity 0.002)
   for (Group grp : kAllGroups) CHECK(g.grad(grp).size() == size_t(3 * group_width(grp, 0)));
   CHECK(g.download_stats().visible_count == std::vector<int32_t>{0, 0, 0});
 
-  info.step = 3000;
+  info.first_image = 3000;
   strat.after_step(info, g);
   for (float l : g.param(Group::Opacity).download()) CHECK(l <= logit(0.01f) + 1e-6f);
 
@@ -224,7 +224,7 @@ GaussianState refine_once(kernels::Device device, const GaussianState& start, co
   DefaultStrategy strat(DefaultStrategyOptions{}, seed);
   StepInfo info;
   info.scene_extent = 10;
-  info.step = 6000;  // refinement, size pruning (after the first reset) and opacity reset together
+  info.first_image = 6000;  // refinement, size pruning (after the first reset) and opacity reset together
   REQUIRE(strat.after_step(info, g));
   return g.download();
 }

@@ -115,7 +115,7 @@ TEST_CASE("mcmc strategy: position noise moves transparent Gaussians along their
   DeviceGaussians g(kernels::Device::CPU, s);
   McmcStrategy strat({}, 3);  // noise_lr 5e5
   StepInfo info;
-  info.step = 7;
+  info.first_image = 7;
   info.means_lr = 1e-5f;
   CHECK_FALSE(strat.after_step(info, g));
   const std::vector<float> means = g.param(Group::Means).download();
@@ -169,13 +169,13 @@ TEST_CASE("mcmc strategy: resuming from state() repeats the uninterrupted run ex
   DeviceGaussians ga(kernels::Device::CPU, make_state(ops));
   StepInfo info;
   info.means_lr = 1e-4f;
-  for (info.step = 597; info.step < 599; ++info.step) a.after_step(info, ga);
+  for (info.first_image = 597; info.first_image < 599; ++info.first_image) a.after_step(info, ga);
   // Text round trip, as in a checkpoint file; b starts from another seed and must not keep it.
   McmcStrategy b(o, 99);
   b.load_state(nlohmann::json::parse(a.state().dump()));
   DeviceGaussians gb(kernels::Device::CPU, ga.download());
   const std::vector<float> means_before = ga.param(Group::Means).download();
-  for (; info.step < 602; ++info.step) {  // crosses the refinement at 600
+  for (; info.first_image < 602; ++info.first_image) {  // crosses the refinement at 600
     CHECK(a.after_step(info, ga) == b.after_step(info, gb));
     CHECK(ga.param(Group::Means).download() == gb.param(Group::Means).download());
     CHECK(ga.param(Group::Opacity).download() == gb.param(Group::Opacity).download());
@@ -196,10 +196,10 @@ TEST_CASE("mcmc strategy: refinement relocates and grows on the device copy", "[
   ops[3] = 0.001f;
   DeviceGaussians g(kernels::Device::CPU, make_state(ops));
   StepInfo info;
-  info.step = 300;  // before refine_start: only noise
+  info.first_image = 300;  // before refine_start: only noise
   CHECK_FALSE(strat.after_step(info, g));
   CHECK(g.size() == 20);
-  info.step = 600;
+  info.first_image = 600;
   CHECK(strat.after_step(info, g));
   CHECK(g.size() == 21);
   for (float l : g.param(Group::Opacity).download()) CHECK(sigmoid(double(l)) > o.min_opacity);

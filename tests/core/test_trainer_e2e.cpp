@@ -46,7 +46,7 @@ TEST_CASE("trainer: a short CPU run on the demo scene learns it", "[trainer][e2e
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const EvalResult after = evaluate_test_views(t);
   std::printf("e2e: %d steps in %.1f s, loss %.4f -> %.4f, test PSNR %.2f -> %.2f dB, SSIM %.3f, %lld Gaussians\n",
-              o.steps, secs, mean(losses, 0, 20), mean(losses, losses.size() - 20, losses.size()), psnr_before,
+              o.images, secs, mean(losses, 0, 20), mean(losses, losses.size() - 20, losses.size()), psnr_before,
               after.psnr, after.ssim, static_cast<long long>(t.gaussians().size()));
   CHECK(mean(losses, losses.size() - 20, losses.size()) < 0.5 * mean(losses, 0, 20));
   CHECK(after.psnr > kE2ePsnrThreshold);
@@ -56,7 +56,7 @@ TEST_CASE("trainer: a short CPU run on the demo scene learns it", "[trainer][e2e
 TEST_CASE("trainer: learning-rate and SH schedules, settings and bad options", "[trainer]") {
   const Scene scene = test::small_demo_scene(32, 24, 100);
   TrainerOptions o;
-  o.steps = 3;
+  o.images = 3;
   o.sh_degree_interval = 1;
   o.sh_degree_cap = 2;
   o.cpu_threads = 1;

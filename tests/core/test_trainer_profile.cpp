@@ -22,7 +22,7 @@ const kernels::PhaseTotals::Phase* find_phase(const kernels::PhaseTotals& t, con
 TEST_CASE("trainer: --profile phases count every step and leave the training unchanged", "[trainer][profile]") {
   const Scene scene = test::small_demo_scene(32, 24, 100);
   TrainerOptions o;
-  o.steps = 10;
+  o.images = 10;
   o.cpu_threads = 1;
   o.default_strategy.refine_start = 2;
   o.default_strategy.refine_every = 3;  // refinements after steps 3, 6 and 9
@@ -65,7 +65,7 @@ TEST_CASE("trainer: profiling on CUDA times the rasterizer's stages through the 
   const Scene scene = test::small_demo_scene(32, 24, 100);
   TrainerOptions o;
   o.device = kernels::Device::CUDA;
-  o.steps = 3;
+  o.images = 3;
   Trainer t(scene, init_from_points(scene.points), o);
   t.step();
   CHECK(t.raster_stages().phases().empty());  // off by default

@@ -19,9 +19,9 @@
 using namespace splat;
 
 namespace {
-TrainerOptions tiny_options(int steps) {
+TrainerOptions tiny_options(int images) {
   TrainerOptions o;
-  o.steps = steps;
+  o.images = images;
   o.cpu_threads = 1;
   o.background = {0.8f, 0.8f, 0.8f};
   return o;
@@ -49,7 +49,7 @@ TEST_CASE("training run: metrics, evaluation and checkpoint cadence up to --stop
   ro.checkpoint_every = 5;
   ro.checkpoint_file = dir / "run.ckpt";
   TrainingRun run(scene, init_from_points(scene.points), tiny_options(20), ro);
-  CHECK(run.end_step() == 10);
+  CHECK(run.end_images() == 10);
   CHECK(run.seconds() == 0);
   CHECK_FALSE(run.last_psnr());
 
@@ -91,7 +91,7 @@ TEST_CASE("training run: metrics, evaluation and checkpoint cadence up to --stop
   REQUIRE(lines.size() == recorded.size());
   for (size_t i = 0; i < lines.size(); ++i) {
     CHECK(lines[i].at("step").get<int>() == recorded[i]);
-    for (const char* key : {"loss", "gaussians", "step_ms", "wall_s"}) CHECK(lines[i].contains(key));
+    for (const char* key : {"images", "loss", "gaussians", "step_ms", "wall_s"}) CHECK(lines[i].contains(key));
     const bool eval = std::find(evaluated.begin(), evaluated.end(), recorded[i]) != evaluated.end();
     CHECK(lines[i].contains("psnr") == eval);
     CHECK(lines[i].contains("ssim") == eval);
@@ -104,7 +104,7 @@ TEST_CASE("training run: metrics, evaluation and checkpoint cadence up to --stop
   ro.checkpoint_every = 0;
   TrainingRun resumed(scene, init_from_points(scene.points), tiny_options(20), ro);
   restore_trainer_checkpoint(resumed.trainer(), ro.checkpoint_file);
-  CHECK(resumed.end_step() == 20);
+  CHECK(resumed.end_images() == 20);
   while (!resumed.done()) resumed.step();
   const std::vector<nlohmann::json> all = read_lines(ro.metrics_file);
   REQUIRE(all.size() == lines.size() + 5);  // 12 (eval), 15, 16 (eval), 18, 20 (eval, end)

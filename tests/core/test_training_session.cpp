@@ -10,6 +10,7 @@
 #include "core/model/ply_io.h"
 #include "core/train/training_session.h"
 #include "tests/core/demo_fixture.h"
+#include "tests/support/model_checks.h"
 #include "tests/support/test_support.h"
 
 using namespace splat;
@@ -26,7 +27,7 @@ bool eventually(P pred) {
 
 TEST_CASE("training session: pause, settings, requests, metrics ring and snapshots", "[session]") {
   Scene scene = test::small_demo_scene(40, 30, 200);
-  const TrainerOptions o{.steps = 100000, .cpu_threads = 1};
+  const TrainerOptions o{.images = 100000, .cpu_threads = 1};
   SessionOptions so;
   so.metrics_capacity = 5;
   so.metrics_every = 1;
@@ -71,13 +72,7 @@ TEST_CASE("training session: pause, settings, requests, metrics ring and snapsho
   CHECK(held->context().device == kernels::Device::CPU);
   const GaussianModel at_pause = held->download();
   const GaussianModel trainer_at_pause = read_ply(ply);
-  REQUIRE(at_pause.size() == trainer_at_pause.size());
-  CHECK(at_pause.means == trainer_at_pause.means);
-  CHECK(at_pause.log_scales == trainer_at_pause.log_scales);
-  CHECK(at_pause.quats == trainer_at_pause.quats);
-  CHECK(at_pause.opacity_logits == trainer_at_pause.opacity_logits);
-  CHECK(at_pause.sh_dc == trainer_at_pause.sh_dc);
-  CHECK(at_pause.sh_rest == trainer_at_pause.sh_rest);
+  test::check_same_model(at_pause, trainer_at_pause);
   CHECK(session.snapshot() == held);  // nothing new while paused
 
   CHECK_THROWS_AS(session.set_batch_size(0), std::invalid_argument);
@@ -101,7 +96,7 @@ TEST_CASE("training session: pause, settings, requests, metrics ring and snapsho
 
 TEST_CASE("training session: checkpoints are written between steps, profiling follows its switch", "[session]") {
   const Scene scene = test::small_demo_scene(40, 30, 200);
-  const TrainerOptions o{.steps = 100000, .cpu_threads = 1};
+  const TrainerOptions o{.images = 100000, .cpu_threads = 1};
   const GaussianModel init = init_from_points(scene.points);
   TrainingSession session(scene, init, o);
   session.set_profiling(true);

@@ -8,6 +8,7 @@
 #include "core/model/ply_io.h"
 #include "tests/io/tiny_scene.h"
 #include "tests/support/alloc_probe.h"
+#include "tests/support/model_checks.h"
 #include "tests/support/test_support.h"
 
 namespace fs = std::filesystem;
@@ -140,13 +141,7 @@ TEST_CASE("bad ply: columns are found by name, and a missing property line is re
     body += row.substr(0, 12) + row.substr(24);  // drop the three normal floats after x y z
   }
   tiny::write_file(f, no_normals + body);
-  const splat::GaussianModel back = splat::read_ply(f);
-  CHECK(back.means == m.means);
-  CHECK(back.sh_dc == m.sh_dc);
-  CHECK(back.sh_rest == m.sh_rest);
-  CHECK(back.opacity_logits == m.opacity_logits);
-  CHECK(back.log_scales == m.log_scales);
-  CHECK(back.quats == m.quats);
+  splat::test::check_same_model(splat::read_ply(f), m);
 
   // A required column's line removed with its data: named.
   std::string no_scale = good.header;

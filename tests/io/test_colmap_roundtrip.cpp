@@ -2,6 +2,8 @@
 // both formats load into the same scene; hand-made files with keypoints and tracks are read.
 #include <catch2/catch.hpp>
 
+#include <tuple>
+
 #include "core/scene/colmap_reader.h"
 #include "core/scene/colmap_writer.h"
 #include "core/scene/scene_loader.h"
@@ -13,56 +15,53 @@ using splat::test::tiny::TinyScene;
 
 namespace {
 
+// Checks that every record of `got` equals its twin in `want`, in order, comparing the tuples
+// `fields` ties of each (every field the reader keeps).
+template <class T, class Fields>
+void check_same_records(const char* kind, const std::vector<T>& want, const std::vector<T>& got, Fields fields) {
+  REQUIRE(got.size() == want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    INFO(kind << " " << i);
+    CHECK(fields(got[i]) == fields(want[i]));
+  }
+}
+
 void check_same(const TinyScene& a, const colmap::Reconstruction& b) {
-  REQUIRE(b.cameras.size() == a.cameras.size());
-  for (size_t i = 0; i < a.cameras.size(); ++i) {
-    CHECK(b.cameras[i].id == a.cameras[i].id);
-    CHECK(b.cameras[i].model == a.cameras[i].model);
-    CHECK(b.cameras[i].width == a.cameras[i].width);
-    CHECK(b.cameras[i].height == a.cameras[i].height);
-    CHECK(b.cameras[i].params == a.cameras[i].params);
-  }
-  REQUIRE(b.images.size() == a.images.size());
-  for (size_t i = 0; i < a.images.size(); ++i) {
-    CHECK(b.images[i].id == a.images[i].id);
-    CHECK(b.images[i].qvec == a.images[i].qvec);
-    CHECK(b.images[i].tvec.x == a.images[i].tvec.x);
-    CHECK(b.images[i].tvec.y == a.images[i].tvec.y);
-    CHECK(b.images[i].tvec.z == a.images[i].tvec.z);
-    CHECK(b.images[i].camera_id == a.images[i].camera_id);
-    CHECK(b.images[i].name == a.images[i].name);
-  }
-  REQUIRE(b.points.size() == a.points.size());
-  for (size_t i = 0; i < a.points.size(); ++i) {
-    CHECK(b.points[i].id == a.points[i].id);
-    CHECK(b.points[i].xyz.x == a.points[i].xyz.x);
-    CHECK(b.points[i].xyz.y == a.points[i].xyz.y);
-    CHECK(b.points[i].xyz.z == a.points[i].xyz.z);
-    CHECK(b.points[i].rgb == a.points[i].rgb);
-    CHECK(b.points[i].error == a.points[i].error);
-  }
+  check_same_records("camera", a.cameras, b.cameras,
+                     [](const colmap::Camera& c) { return std::tie(c.id, c.model, c.width, c.height, c.params); });
+  check_same_records("image", a.images, b.images, [](const colmap::Image& im) {
+    return std::tie(im.id, im.qvec, im.tvec.x, im.tvec.y, im.tvec.z, im.camera_id, im.name);
+  });
+  check_same_records("point", a.points, b.points, [](const colmap::Point& p) {
+    return std::tie(p.id, p.xyz.x, p.xyz.y, p.xyz.z, p.rgb, p.error);
+  });
+}
+
+using ModelWriter = void (*)(const std::filesystem::path&, const std::vector<colmap::Camera>&,
+                             const std::vector<colmap::Image>&, const std::vector<colmap::Point>&);
+
+// Writes a 10-image model with `write` into a fresh folder, reads it back, checks every field and
+// returns what was read.
+colmap::Reconstruction round_trip(const std::string& scratch_name, ModelWriter write) {
+  TinyScene s = splat::test::tiny::tiny_reconstruction(10);
+  s.images[0].tvec = {0.1, -1.0 / 3.0, 1e-9};  // digits that only survive a full-precision writer
+  const auto dir = splat::test::scratch_dir(scratch_name);
+  write(dir, s.cameras, s.images, s.points);
+  colmap::Reconstruction r = colmap::read_reconstruction(dir);
+  check_same(s, r);
+  return r;
 }
 
 }  // namespace
 
 TEST_CASE("COLMAP text model round-trips every field exactly", "[colmap]") {
-  TinyScene s = splat::test::tiny::tiny_reconstruction(10);
-  s.images[0].tvec = {0.1, -1.0 / 3.0, 1e-9};  // digits that only survive a full-precision writer
-  const auto dir = splat::test::scratch_dir("colmap_roundtrip_txt");
-  colmap::write_colmap_text(dir, s.cameras, s.images, s.points);
-  const colmap::Reconstruction r = colmap::read_reconstruction(dir);
-  CHECK(r.cameras_file == dir / "cameras.txt");
-  check_same(s, r);
+  const colmap::Reconstruction r = round_trip("colmap_roundtrip_txt", colmap::write_colmap_text);
+  CHECK(r.cameras_file == r.sparse_dir / "cameras.txt");
 }
 
 TEST_CASE("COLMAP binary model round-trips every field exactly", "[colmap]") {
-  TinyScene s = splat::test::tiny::tiny_reconstruction(10);
-  s.images[0].tvec = {0.1, -1.0 / 3.0, 1e-9};
-  const auto dir = splat::test::scratch_dir("colmap_roundtrip_bin");
-  colmap::write_colmap_binary(dir, s.cameras, s.images, s.points);
-  const colmap::Reconstruction r = colmap::read_reconstruction(dir);
-  CHECK(r.points_file == dir / "points3D.bin");
-  check_same(s, r);
+  const colmap::Reconstruction r = round_trip("colmap_roundtrip_bin", colmap::write_colmap_binary);
+  CHECK(r.points_file == r.sparse_dir / "points3D.bin");
 }
 
 TEST_CASE("text and binary copies of a model load into the same scene", "[colmap]") {

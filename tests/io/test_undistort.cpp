@@ -61,6 +61,17 @@ std::vector<uint8_t> mask_of(const std::vector<std::string>& rows) {
   return m;
 }
 
+// Checks size, focal lengths and principal point of a camera (LensCamera or PinholeIntrinsics).
+template <class Camera>
+void check_intrinsics(const Camera& k, int width, int height, double fx, double fy, double cx, double cy) {
+  CHECK(k.width == width);
+  CHECK(k.height == height);
+  CHECK(k.fx == fx);
+  CHECK(k.fy == fy);
+  CHECK(k.cx == cx);
+  CHECK(k.cy == cy);
+}
+
 }  // namespace
 
 TEST_CASE("SIMPLE_RADIAL remap samples the hand-computed distorted pixel", "[undistort]") {
@@ -97,19 +108,11 @@ TEST_CASE("OPENCV remap samples the hand-computed distorted pixel", "[undistort]
 TEST_CASE("pinhole models have no distortion and keep intrinsics", "[undistort]") {
   const LensCamera sp = splat::lens_camera(CameraModel::SimplePinhole, 64, 48, {50, 31, 23});
   CHECK_FALSE(splat::has_distortion(sp));
-  CHECK(sp.fx == 50);
-  CHECK(sp.fy == 50);
-  CHECK(sp.cx == 31);
-  CHECK(sp.cy == 23);
+  check_intrinsics(sp, 64, 48, 50, 50, 31, 23);
   const LensCamera p = splat::lens_camera(CameraModel::Pinhole, 64, 48, {50, 51, 31, 23});
   CHECK_FALSE(splat::has_distortion(p));
   const PinholeIntrinsics k = splat::undistorted_pinhole(p);
-  CHECK(k.width == 64);
-  CHECK(k.height == 48);
-  CHECK(k.fx == 50);
-  CHECK(k.fy == 51);
-  CHECK(k.cx == 31);
-  CHECK(k.cy == 23);
+  check_intrinsics(k, 64, 48, 50, 51, 31, 23);
   // A remap with no distortion reproduces the image, every pixel valid.
   const splat::ImageRGB8 ramp = ramp_image();
   const splat::UndistortedImage u = splat::undistort_image(ramp, p, k);
@@ -123,12 +126,7 @@ TEST_CASE("undistorted camera of a non-fisheye lens keeps size, focal and princi
       splat::lens_camera(CameraModel::FullOpenCV, 64, 48, {50, 55, 32, 24, -0.1, 0.02, 0.01, -0.005, 0, 0, 0, 0});
   // The fisheye option does not apply.
   const PinholeIntrinsics k = splat::undistorted_pinhole(cam, 30);
-  CHECK(k.width == 64);
-  CHECK(k.height == 48);
-  CHECK(k.fx == 50);
-  CHECK(k.fy == 55);
-  CHECK(k.cx == 32);
-  CHECK(k.cy == 24);
+  check_intrinsics(k, 64, 48, 50, 55, 32, 24);
   // The principal point is a fixed point of every distortion.
   const V2 c = splat::distorted_pixel(cam, k, {32, 24});
   CHECK(c.x == 32);
@@ -266,40 +264,32 @@ TEST_CASE("undistort_image returns the mask and blackens invalid pixels", "[undi
 }
 
 TEST_CASE("largest valid rectangle of hand-made masks", "[undistort]") {
-  using splat::PixelRect;
-  auto same = [](PixelRect a, PixelRect b) {
-    return a.x0 == b.x0 && a.y0 == b.y0 && a.width == b.width && a.height == b.height;
+  struct Case {
+    const char* what;
+    std::vector<std::string> rows;  // '#' valid, '.' not
+    splat::PixelRect want;
   };
-  CHECK(same(splat::largest_valid_rectangle(std::vector<uint8_t>(12, 1), 4, 3), {0, 0, 4, 3}));
-  CHECK(same(splat::largest_valid_rectangle(std::vector<uint8_t>(12, 0), 4, 3), {0, 0, 0, 0}));
-  CHECK(same(splat::largest_valid_rectangle({}, 0, 0), {0, 0, 0, 0}));
-  // An L: the tall bar (2 x 5 = 10) beats the foot (6 x 1 = 6) and the corner block (2 x 5).
-  const auto l_shape = mask_of({
-      "##....",
-      "##....",
-      "##....",
-      "##....",
-      "######",
-  });
-  CHECK(same(splat::largest_valid_rectangle(l_shape, 6, 5), {0, 0, 2, 5}));
-  // A wide foot wins over the bar.
-  const auto wide_l = mask_of({
-      "#.......",
-      "#.......",
-      "########",
-      "########",
-  });
-  CHECK(same(splat::largest_valid_rectangle(wide_l, 8, 4), {0, 2, 8, 2}));
-  // A blob with holes: columns 2-4 of rows 0-3 (3 x 4) are the largest.
-  const auto blob = mask_of({
-      "#.###.",
-      ".####.",
-      "#.####",
-      "..###.",
-      "#....#",
-  });
-  CHECK(same(splat::largest_valid_rectangle(blob, 6, 5), {2, 0, 3, 4}));
-  CHECK_THROWS_AS(splat::largest_valid_rectangle(blob, 6, 4), std::invalid_argument);
+  const std::vector<std::string> blob = {"#.###.", ".####.", "#.####", "..###.", "#....#"};
+  const Case cases[] = {
+      {"all valid", {"####", "####", "####"}, {0, 0, 4, 3}},
+      {"none valid", {"....", "....", "...."}, {0, 0, 0, 0}},
+      {"empty", {}, {0, 0, 0, 0}},
+      // The tall bar (2 x 5 = 10) beats the foot (6 x 1 = 6) and the corner block (2 x 5).
+      {"an L", {"##....", "##....", "##....", "##....", "######"}, {0, 0, 2, 5}},
+      {"an L with a wide foot, which wins over the bar", {"#.......", "#.......", "########", "########"}, {0, 2, 8, 2}},
+      {"a blob with holes, whose columns 2-4 of rows 0-3 (3 x 4) are the largest", blob, {2, 0, 3, 4}},
+  };
+  for (const Case& c : cases) {
+    INFO(c.what);
+    const int w = c.rows.empty() ? 0 : static_cast<int>(c.rows[0].size()), h = static_cast<int>(c.rows.size());
+    const splat::PixelRect r = splat::largest_valid_rectangle(mask_of(c.rows), w, h);
+    CHECK(r.x0 == c.want.x0);
+    CHECK(r.y0 == c.want.y0);
+    CHECK(r.width == c.want.width);
+    CHECK(r.height == c.want.height);
+  }
+  // A mask whose size disagrees with the width and height given.
+  CHECK_THROWS_AS(splat::largest_valid_rectangle(mask_of(blob), 6, 4), std::invalid_argument);
 }
 
 TEST_CASE("largest valid rectangle matches brute force on random masks", "[undistort]") {
@@ -329,12 +319,7 @@ TEST_CASE("largest valid rectangle matches brute force on random masks", "[undis
 TEST_CASE("resizing a camera scales focal lengths and principal point per axis", "[undistort]") {
   const LensCamera cam = splat::lens_camera(CameraModel::Radial, 64, 48, {50, 32, 24, -0.15, 0.03});
   const LensCamera half = splat::resized(cam, 32, 12);
-  CHECK(half.width == 32);
-  CHECK(half.height == 12);
-  CHECK(half.fx == 25);
-  CHECK(half.fy == 12.5);
-  CHECK(half.cx == 16);
-  CHECK(half.cy == 6);
+  check_intrinsics(half, 32, 12, 25, 12.5, 16, 6);
   CHECK(half.extra[0] == -0.15);
   CHECK(half.extra[1] == 0.03);
 }

@@ -12,6 +12,7 @@
 #include "kernels/buffer.h"
 #include "kernels/cuda/cuda_workspace.cuh"
 #include "kernels/rasterizer.h"
+#include "tests/kernels/device_arrays.h"
 #include "tests/kernels/raster_test_scenes.h"
 #include "tests/support/test_support.h"
 
@@ -21,6 +22,9 @@ using kernels::Camera;
 using kernels::Device;
 using kernels::RasterSettings;
 using Floats = std::vector<float>;
+using test::from;
+using test::on;
+using test::zeros;
 
 namespace {
 
@@ -90,18 +94,6 @@ struct OutputGrads {
   }
 };
 
-template <class T>
-Buffer<T> on(Device d, const std::vector<T>& host) {
-  Buffer<T> b(d);
-  b.upload(host);
-  return b;
-}
-template <class T>
-Buffer<T> zeros(Device d, size_t n) {
-  Buffer<T> b(d, n);
-  b.zero();
-  return b;
-}
 
 // Runs forward + backward of cameras [first, first + count) with rasterizer r on device d. The
 // gradient and statistics buffers in `acc` (device d) are accumulated into, as the contract says.

@@ -1,7 +1,7 @@
 // The public rasterizer stages (project, rasterize and their backward) on both backends:
-//  - shards projected separately, their pairs gathered per camera in rank order (what the
-//    multi-GPU exchange does) and rasterized together, render and differentiate like the whole
-//    model in one forward/backward;
+//  - shards projected separately, each rank's pairs sent to the rank that renders their camera
+//    (what the multi-GPU exchange does) and rasterized there, render and differentiate like the
+//    whole model in one forward/backward;
 //  - depth ties break by global id, whatever shard the Gaussians come from;
 //  - cameras of different sizes in one call render like one call per camera;
 //  - [gpu] the CUDA stages against the CPU reference, stage by stage, fed the same inputs.
@@ -17,6 +17,7 @@
 
 #include "kernels/buffer.h"
 #include "kernels/rasterizer.h"
+#include "tests/kernels/device_arrays.h"
 #include "tests/kernels/raster_test_scenes.h"
 #include "tests/support/test_support.h"
 
@@ -26,21 +27,12 @@ using kernels::Camera;
 using kernels::Device;
 using kernels::RasterSettings;
 using Floats = std::vector<float>;
+using test::from;
+using test::on;
+using test::zeros;
 
 namespace {
 
-template <class T>
-Buffer<T> on(Device d, const std::vector<T>& host) {
-  Buffer<T> b(d);
-  b.upload(host);
-  return b;
-}
-template <class T>
-std::vector<T> from(Device d, const T* p, size_t n) {
-  std::vector<T> h(n);
-  if (n) kernels::copy_bytes(h.data(), Device::CPU, p, d, n * sizeof(T));
-  return h;
-}
 
 // Random Gaussians around the origin (SH degree 1), seen by three cameras.
 struct Scene {
@@ -221,31 +213,45 @@ Render sharded(Device d, const Scene& s, int shards, bool packed, const Upstream
     ranks.push_back(rasterizer(d));
     projected.push_back(HostPairs::of(d, ranks.back()->project(parts.back().view(), s.cameras, settings)));
   }
-  // The exchange: camera by camera, rank by rank; origin[k] = (rank, pair index there).
-  HostPairs gathered;
-  std::vector<std::pair<int, size_t>> origin;
-  for (int c = 0; c < int(s.cameras.size()); ++c)
-    for (int r = 0; r < shards; ++r)
-      for (size_t k = 0; k < projected[r].count(); ++k)
-        if (projected[r].camera[k] == c) gathered.take(projected[r], k), origin.emplace_back(r, k);
-  const DevicePairs pairs(d, gathered);
-  Buffer<float> rgb(d, 3 * s.pixels()), alpha(d, s.pixels()), depth(d, s.pixels());
-  auto renderer = rasterizer(d);
-  renderer->rasterize(pairs.view(), s.cameras, settings, {rgb.data(), alpha.data(), depth.data()});
-  PairGrads dpairs(d, gathered.count());
-  auto drgb = on(d, up.rgb), dalpha = on(d, up.alpha), ddepth = on(d, up.depth);
-  renderer->rasterize_backward({drgb.data(), dalpha.data(), ddepth.data()}, dpairs.grads());
-  // The reverse exchange: each rank's pair gradients in its own pair order.
-  const Floats all_d = dpairs.host();
-  const size_t m = gathered.count();
-  Render out{rgb.download(), alpha.download(), depth.download(), {}};
+  // Rank r renders the batch's cameras [B r / R, B (r + 1) / R). The exchange: each renderer
+  // receives, rank by rank, the pairs of its cameras (a contiguous range of each rank's pairs, which
+  // come ordered by camera), so cameras interleave; origin = (rank, pair index there).
+  const int B = int(s.cameras.size());
+  const auto offsets = kernels::image_offsets(s.cameras);
+  Render out{Floats(3 * s.pixels()), Floats(s.pixels()), Floats(s.pixels()), {}};
   std::vector<Floats> per_rank(shards);
   for (int r = 0; r < shards; ++r) per_rank[r].assign(12 * projected[r].count(), 0.f);
-  for (size_t k = 0; k < m; ++k) {
-    const auto [r, j] = origin[k];
-    const size_t n = projected[r].count();
-    for (int part = 0; part < 3; ++part)
-      for (int v = 0; v < 4; ++v) per_rank[r][part * 4 * n + 4 * j + v] = all_d[part * 4 * m + 4 * k + v];
+  for (int dest = 0; dest < shards; ++dest) {
+    const int c0 = B * dest / shards, c1 = B * (dest + 1) / shards;
+    if (c0 == c1) continue;  // more ranks than cameras: this one renders nothing
+    HostPairs gathered;
+    std::vector<std::pair<int, size_t>> origin;
+    for (int r = 0; r < shards; ++r)
+      for (size_t k = 0; k < projected[r].count(); ++k)
+        if (projected[r].camera[k] >= c0 && projected[r].camera[k] < c1)
+          gathered.take(projected[r], k), origin.emplace_back(r, k);
+    const DevicePairs pairs(d, gathered);
+    const int64_t p0 = offsets[c0], px = offsets[c1] - p0;
+    Buffer<float> rgb(d, 3 * px), alpha(d, px), depth(d, px);
+    auto renderer = rasterizer(d);
+    const std::span<const Camera> mine = std::span<const Camera>(s.cameras).subspan(c0, c1 - c0);
+    renderer->rasterize(pairs.view(), mine, c0, settings, {rgb.data(), alpha.data(), depth.data()});
+    auto slice = [](const Floats& v, int64_t from, int64_t n) { return Floats(v.begin() + from, v.begin() + from + n); };
+    auto drgb = on(d, slice(up.rgb, 3 * p0, 3 * px)), dalpha = on(d, slice(up.alpha, p0, px)),
+         ddepth = on(d, slice(up.depth, p0, px));
+    PairGrads dpairs(d, gathered.count());
+    renderer->rasterize_backward({drgb.data(), dalpha.data(), ddepth.data()}, dpairs.grads());
+    auto put = [](Floats& to, int64_t at, const Floats& v) { std::copy(v.begin(), v.end(), to.begin() + at); };
+    put(out.rgb, 3 * p0, rgb.download()), put(out.alpha, p0, alpha.download()), put(out.depth, p0, depth.download());
+    // The reverse exchange: each rank's pair gradients in its own pair order.
+    const Floats all_d = dpairs.host();
+    const size_t m = gathered.count();
+    for (size_t k = 0; k < m; ++k) {
+      const auto [r, j] = origin[k];
+      const size_t n = projected[r].count();
+      for (int part = 0; part < 3; ++part)
+        for (int v = 0; v < 4; ++v) per_rank[r][part * 4 * n + 4 * j + v] = all_d[part * 4 * m + 4 * k + v];
+    }
   }
   std::vector<Floats> shard_grads;
   for (int r = 0; r < shards; ++r) {
@@ -325,7 +331,8 @@ void check_depth_ties(Device d) {
     gathered.take(shards[1 - lower], 0);
     const DevicePairs pairs(d, gathered);
     Buffer<float> rgb(d, 32 * 24 * 3);
-    rasterizer(d)->rasterize(pairs.view(), std::span<const Camera>(&cam, 1), settings, {rgb.data(), nullptr, nullptr});
+    rasterizer(d)->rasterize(pairs.view(), std::span<const Camera>(&cam, 1), 0, settings,
+                             {rgb.data(), nullptr, nullptr});
     const Floats img = rgb.download();
     const int o = 3 * (11 * 32 + 16);
     if (red_first)
@@ -370,16 +377,16 @@ TEST_CASE("the rasterize stage refuses pairs it cannot render correctly (CPU)", 
     const DevicePairs d(Device::CPU, h);
     kernels::ProjectedGaussians v = d.view();
     v.precision = precision;
-    kernels::make_cpu_rasterizer(1)->rasterize(v, s.cameras, settings, {rgb.data(), nullptr, nullptr});
+    kernels::make_cpu_rasterizer(1)->rasterize(v, s.cameras, 0, settings, {rgb.data(), nullptr, nullptr});
   };
   CHECK_NOTHROW(try_render(pairs));
   HostPairs swapped = pairs;
   std::swap(swapped.id[3], swapped.id[4]);
-  if (swapped.camera[3] == swapped.camera[4])
-    CHECK_THROWS_WITH(try_render(swapped), Catch::Contains("not in (camera, global id) order at pair 4"));
+  REQUIRE(swapped.camera[3] == swapped.camera[4]);
+  CHECK_THROWS_WITH(try_render(swapped), Catch::Contains("of camera 0 are not in ascending global id order at pair 4"));
   HostPairs bad_camera = pairs;
   bad_camera.camera.back() = 3;
-  CHECK_THROWS_WITH(try_render(bad_camera), Catch::Contains("names camera 3 of 3"));
+  CHECK_THROWS_WITH(try_render(bad_camera), Catch::Contains("names camera 3, outside this call's cameras 0..2"));
   CHECK_THROWS_WITH(try_render(pairs, Precision::BF16), Catch::Contains("projected attributes in bf16"));
 }
 
@@ -419,8 +426,8 @@ TEST_CASE("CUDA stages match the CPU reference stage by stage", "[raster][gpu][s
     Floats rgb_c(3 * s.pixels()), alpha_c(s.pixels()), depth_c(s.pixels());
     Buffer<float> rgb_g(Device::CUDA, 3 * s.pixels()), alpha_g(Device::CUDA, s.pixels()),
         depth_g(Device::CUDA, s.pixels());
-    cpu->rasterize(on_cpu.view(), s.cameras, settings, {rgb_c.data(), alpha_c.data(), depth_c.data()});
-    gpu->rasterize(on_gpu.view(), s.cameras, settings, {rgb_g.data(), alpha_g.data(), depth_g.data()});
+    cpu->rasterize(on_cpu.view(), s.cameras, 0, settings, {rgb_c.data(), alpha_c.data(), depth_c.data()});
+    gpu->rasterize(on_gpu.view(), s.cameras, 0, settings, {rgb_g.data(), alpha_g.data(), depth_g.data()});
     CHECK(rel_err(rgb_g.download(), rgb_c) < 1e-6);
     CHECK(rel_err(alpha_g.download(), alpha_c) < 1e-6);
     CHECK(rel_err(depth_g.download(), depth_c) < 1e-6);

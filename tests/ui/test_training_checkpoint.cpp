@@ -7,8 +7,8 @@
 #include <thread>
 
 #include "core/train/checkpoint.h"
-#include "core/scene/demo_scene.h"
 #include "tests/support/test_support.h"
+#include "tests/ui/tiny_demo_viewer.h"
 #include "ui/training_controller.h"
 
 using namespace splat;
@@ -17,18 +17,8 @@ namespace fs = std::filesystem;
 
 TEST_CASE("training controller saves a checkpoint of the running session", "[ui][checkpoint]") {
   const fs::path dir = splat::test::scratch_dir("ui_checkpoint");
-  demo::DemoOptions small;
-  small.width = 40;
-  small.height = 30;
-  small.points = 200;
-  small.samples_per_axis = 1;
-  const demo::DemoSceneInfo demo_info = demo::ensure_demo_scene(dir / "scene", small);
-
   ViewerState state(kernels::Device::CPU, dir / "recent.json");
-  state.open(demo_info.folder);
-  state.loader.wait();
-  state.poll_loader();
-  REQUIRE(state.notes.error_count() == 0);
+  splat::test::open_tiny_demo(state, dir);
 
   TrainingController training(kernels::Device::CPU);
   CHECK_FALSE(training.checkpoint_unavailable().empty());  // no session: the button is disabled

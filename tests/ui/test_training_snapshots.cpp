@@ -7,9 +7,9 @@
 #include <chrono>
 #include <thread>
 
-#include "core/scene/demo_scene.h"
 #include "core/model/ply_io.h"
 #include "tests/support/test_support.h"
+#include "tests/ui/tiny_demo_viewer.h"
 #include "ui/training_controller.h"
 
 using namespace splat;
@@ -37,18 +37,8 @@ ImageRGBA8 render(ViewerState& state) {
 
 TEST_CASE("viewer renders and exports the training session's snapshots", "[ui][snapshot]") {
   const fs::path dir = splat::test::scratch_dir("ui_training_snapshots");
-  demo::DemoOptions small;
-  small.width = 40;
-  small.height = 30;
-  small.points = 200;
-  small.samples_per_axis = 1;
-  const demo::DemoSceneInfo demo_info = demo::ensure_demo_scene(dir / "scene", small);
-
   ViewerState state(kernels::Device::CPU, dir / "recent.json");
-  state.open(demo_info.folder);
-  state.loader.wait();
-  state.poll_loader();
-  REQUIRE(state.notes.error_count() == 0);
+  splat::test::open_tiny_demo(state, dir);
   const std::shared_ptr<const GaussianModel> initial = state.content.model;
   CHECK(state.shown_snapshot() == nullptr);
 

@@ -1,0 +1,39 @@
+#pragma once
+// The MPI backend: CPU ranks in separate processes started by mpirun, one rank per process (the world
+// rank). Built only where MPI is found (SPLATLAB_HAVE_MPI). For GPU ranks across processes or nodes MPI
+// only bootstraps NCCL (nccl_over_mpi.h).
+//
+// A process that fails cannot reach its peers' pending calls the way a thread can: it ends the job
+// instead (abort_mpi_job, or mpirun, which stops every process when one exits with an error), and every
+// call polls its requests against the timeout, so a peer that hangs ends the job too: no rank waits
+// forever.
+#include <memory>
+#include <string>
+
+#include "core/dist/communicator.h"
+
+namespace splat::dist {
+
+// MPI for the lifetime of a process: MPI_Init_thread (funneled: one thread talks to MPI) and
+// MPI_Finalize. One per process, made first thing in main.
+class MpiSession {
+ public:
+  MpiSession(int& argc, char**& argv);
+  ~MpiSession();
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+
+ private:
+  int rank_ = 0, size_ = 1;
+};
+
+// This process's rank of the world, on the CPU. Needs a live MpiSession.
+std::unique_ptr<Communicator> make_mpi_communicator(const CommOptions& options = {});
+
+// Prints "<rank> failed: <reason>" to stderr and ends every process of the job (MPI_Abort).
+[[noreturn]] void abort_mpi_job(const std::string& reason);
+
+}  // namespace splat::dist

@@ -1,0 +1,56 @@
+#include "core/train/batch_loss.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace splat {
+
+using kernels::Buffer;
+
+namespace {
+
+// The C arrays of `per` elements each, as one [C, per] array: the only array itself when C = 1.
+template <class T>
+const T* gathered(std::span<const T* const> arrays, size_t per, const kernels::ComputeContext& where, Buffer<T>& batch) {
+  if (arrays.size() == 1) return arrays[0];
+  batch.resize(per * arrays.size());
+  for (size_t c = 0; c < arrays.size(); ++c)
+    kernels::copy_bytes(batch.data() + c * per, where, arrays[c], where, per * sizeof(T));
+  return batch.data();
+}
+
+}  // namespace
+
+BatchLoss::BatchLoss(const kernels::ComputeContext& where, float ssim_weight)
+    : where_(where),
+      loss_(kernels::make_photometric_loss(where, ssim_weight)),
+      target_(where),
+      mask_(where) {}
+
+void BatchLoss::clear() {
+  earlier_runs_ = 0;
+  last_weight_ = 0;
+}
+
+void BatchLoss::add_run(const float* rgb, float* grad_rgb, const kernels::ImageBatchShape& shape,
+                        std::span<const float* const> targets, std::span<const uint8_t* const> masks, int batch) {
+  kernels::validate(shape);
+  if (int(targets.size()) != shape.cameras || (!masks.empty() && int(masks.size()) != shape.cameras))
+    throw std::invalid_argument("batch loss: a run of " + std::to_string(shape.cameras) + " images got " +
+                                std::to_string(targets.size()) + " targets and " + std::to_string(masks.size()) +
+                                " masks");
+  if (batch < shape.cameras)
+    throw std::invalid_argument("batch loss: a run of " + std::to_string(shape.cameras) +
+                                " images in a batch of " + std::to_string(batch));
+  if (last_weight_ > 0) earlier_runs_ += loss_->read_loss() * last_weight_;
+  const size_t pixels = size_t(shape.pixels_per_image());
+  const float* target = gathered(targets, pixels * 3, where_, target_);
+  const uint8_t* mask = masks.empty() ? nullptr : gathered(masks, pixels, where_, mask_);
+  loss_->forward(rgb, target, shape, mask);
+  last_weight_ = float(shape.cameras) / float(batch);
+  loss_->backward(grad_rgb, last_weight_);
+}
+
+float BatchLoss::read_loss() const { return last_weight_ > 0 ? earlier_runs_ + loss_->read_loss() * last_weight_ : 0.f; }
+
+}  // namespace splat

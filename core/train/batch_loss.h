@@ -1,0 +1,47 @@
+#pragma once
+// The photometric loss of a training batch and its image gradient, computed over runs of images of
+// one size (one loss call per run), weighted so that the runs of a batch of B images add up to the
+// batch mean: a run of C images weighs C / B, in its loss and in its gradient. The one-GPU trainer
+// feeds it the runs of its batch; a rank of a multi-GPU step (core/dist/sharded_step.h) feeds it the
+// runs of its block of the batch, so the ranks' losses and gradients add up to the batch's.
+//
+// Masks pool their valid pixels over a run (kernels/loss.h), so with masks the weights are per run,
+// not per valid pixel: a batch split differently into runs weighs masked pixels a little differently.
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "kernels/buffer.h"
+#include "kernels/loss.h"
+
+namespace splat {
+
+class BatchLoss {
+ public:
+  BatchLoss(const kernels::ComputeContext& where, float ssim_weight);
+
+  // Starts a batch: forgets the losses of the previous one.
+  void clear();
+
+  // Adds a run of shape.cameras images of one size: `rgb` the rendered images [C,H,W,3], `targets`
+  // and `masks` (empty: no masks; else one per image) the C images' own arrays, all on this loss's
+  // context. Writes the run's gradient, weighted C / batch, to grad_rgb [C,H,W,3]. When a batch has
+  // several runs, starting the next one reads the previous run's loss on the host (a wait on CUDA);
+  // a batch of one run never waits.
+  void add_run(const float* rgb, float* grad_rgb, const kernels::ImageBatchShape& shape,
+               std::span<const float* const> targets, std::span<const uint8_t* const> masks, int batch);
+
+  // Sum of the weighted losses of the runs since clear(): the batch mean once every run of the batch
+  // was added. On CUDA this waits for the last run's loss.
+  float read_loss() const;
+
+ private:
+  kernels::ComputeContext where_;
+  std::unique_ptr<kernels::PhotometricLoss> loss_;
+  kernels::Buffer<float> target_;   // a run's targets gathered into one batch
+  kernels::Buffer<uint8_t> mask_;   // and its masks
+  float earlier_runs_ = 0;          // weighted losses of the runs before the last, read on the host
+  float last_weight_ = 0;           // weight of the last run (0: none since clear())
+};
+
+}  // namespace splat

@@ -1,0 +1,120 @@
+// The command line's small promises: --version, a suggestion for a mistyped command (never a
+// window), plain-sentence refusals of bad numbers, `info demo`, a camera summary unless --cameras,
+// one view numbering shared by info and render, and render's output name and size.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "tests/app/cli_runner.h"
+#include "tests/support/test_support.h"
+
+namespace fs = std::filesystem;
+using splat::test::CliResult;
+using splat::test::last_line;
+using splat::test::run_cli;
+
+namespace {
+
+// Width and height from a PNG's IHDR chunk (big-endian, bytes 16..23).
+std::pair<int, int> png_size(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  unsigned char h[24] = {};
+  in.read(reinterpret_cast<char*>(h), sizeof h);
+  REQUIRE(in.gcount() == 24);
+  auto be32 = [&](int at) { return int(uint32_t(h[at]) << 24 | uint32_t(h[at + 1]) << 16 | uint32_t(h[at + 2]) << 8 | h[at + 3]); };
+  return {be32(16), be32(20)};
+}
+
+}  // namespace
+
+TEST_CASE("cli: --version prints the version and exits 0", "[cli]") {
+  const CliResult r = run_cli("--version");
+  INFO(r.out);
+  CHECK(r.code == 0);
+  CHECK(r.out.rfind("splatlab ", 0) == 0);
+  CHECK(r.out.find_first_of("0123456789") != std::string::npos);
+}
+
+TEST_CASE("cli: a mistyped command gets a suggestion and exit 2, never a window", "[cli]") {
+  const CliResult r = run_cli("trian cup");
+  INFO(r.out);
+  CHECK(r.code == 2);
+  CHECK(last_line(r.out) == "error: unknown command 'trian'; did you mean 'train'?");
+
+  const CliResult far = run_cli("frobnicate");
+  INFO(far.out);
+  CHECK(far.code == 2);
+  CHECK(far.out.find("unknown command 'frobnicate'") != std::string::npos);
+  CHECK(far.out.find("did you mean") == std::string::npos);
+
+  const CliResult path = run_cli("no/such/scene");
+  INFO(path.out);
+  CHECK(path.code == 2);
+  CHECK(path.out.find("scene 'no/such/scene': no such file or folder") != std::string::npos);
+}
+
+TEST_CASE("cli: out-of-range numbers are refused in a plain sentence with exit 2", "[cli]") {
+  const CliResult r = run_cli("train demo --steps 0");
+  INFO(r.out);
+  CHECK(r.code == 2);
+  CHECK(r.out.find("--steps: expected a whole number of at least 1, got '0'") != std::string::npos);
+  CHECK(r.out.find("179769") == std::string::npos);
+  const CliResult neg = run_cli("train demo --eval-every -3");
+  INFO(neg.out);
+  CHECK(neg.code == 2);
+  CHECK(neg.out.find("expected a whole number of at least 0, got '-3'") != std::string::npos);
+}
+
+TEST_CASE("cli: info demo, a camera summary, and --cameras numbering the views as render does", "[cli]") {
+  const CliResult demo = run_cli("info demo");
+  INFO(demo.out);
+  REQUIRE(demo.code == 0);
+  CHECK(demo.out.find("cameras    1 (--cameras lists each camera and every view)") != std::string::npos);
+  CHECK(demo.out.find("  1 x PINHOLE") != std::string::npos);
+  CHECK(demo.out.find("camera id") == std::string::npos);  // summarised, not listed
+
+  const fs::path dir = splat::test::scratch_dir("cli-numbering");
+  const fs::path scene = dir / "demo";
+  REQUIRE(run_cli("demo --out '" + scene.string() + "' --width 48 --height 32").code == 0);
+  const CliResult list = run_cli("info '" + scene.string() + "' --cameras");
+  INFO(list.out);
+  REQUIRE(list.code == 0);
+  CHECK(list.out.find("views      60 (index: image name, COLMAP camera id, split)") != std::string::npos);
+  // The name info gives view 3 is the one render --camera 3 renders.
+  const size_t at = list.out.find("\n     3  ");
+  REQUIRE(at != std::string::npos);
+  const std::string name = list.out.substr(at + 9, list.out.find("  camera id", at) - (at + 9));
+  const fs::path runf = dir / "run";
+  REQUIRE(run_cli("train '" + scene.string() + "' --device cpu --steps 2 --out '" + runf.string() + "'").code == 0);
+  const CliResult render = run_cli("render '" + runf.string() + "' --device cpu --camera 3 --out '" +
+                                   (dir / "v.png").string() + "'");
+  INFO(render.out);
+  CHECK(render.code == 0);
+  CHECK(render.out.find("rendered view 3 (" + name + ", 48x32)") != std::string::npos);
+}
+
+TEST_CASE("cli: render writes PNG only, at the view's size or the one asked for", "[cli]") {
+  const fs::path dir = splat::test::scratch_dir("cli-render-size");
+  const fs::path scene = dir / "demo";
+  REQUIRE(run_cli("demo --out '" + scene.string() + "' --width 48 --height 32").code == 0);
+  const fs::path runf = dir / "run";
+  REQUIRE(run_cli("train '" + scene.string() + "' --device cpu --steps 2 --out '" + runf.string() + "'").code == 0);
+  const std::string render = "render '" + runf.string() + "' --device cpu --camera 0 ";
+
+  const fs::path jpg = dir / "x.jpg";
+  const CliResult refused = run_cli(render + "--out '" + jpg.string() + "'");
+  INFO(refused.out);
+  CHECK(refused.code == 1);
+  CHECK(last_line(refused.out).find("--out '" + jpg.string() + "': render writes PNG images") != std::string::npos);
+  CHECK(!fs::exists(jpg));
+
+  CHECK(run_cli(render + "--out '" + (dir / "same.png").string() + "'").code == 0);
+  CHECK(png_size(dir / "same.png") == std::pair{48, 32});
+  CHECK(run_cli(render + "--out '" + (dir / "wide.png").string() + "' --width 96").code == 0);
+  CHECK(png_size(dir / "wide.png") == std::pair{96, 64});  // the aspect ratio kept
+  CHECK(run_cli(render + "--out '" + (dir / "both.PNG").string() + "' --width 40 --height 40").code == 0);
+  CHECK(png_size(dir / "both.PNG") == std::pair{40, 40});
+}

@@ -1,0 +1,32 @@
+#pragma once
+// Host <-> backend arrays for the rasterizer tests that run on either backend.
+#include <span>
+#include <vector>
+
+#include "kernels/buffer.h"
+
+namespace splat::test {
+
+// A buffer on `d` holding `host`.
+template <class T>
+kernels::Buffer<T> on(kernels::Device d, const std::vector<T>& host) {
+  kernels::Buffer<T> b(d);
+  b.upload(host);
+  return b;
+}
+// n zeros on `d`.
+template <class T>
+kernels::Buffer<T> zeros(kernels::Device d, size_t n) {
+  kernels::Buffer<T> b(d, n);
+  b.zero();
+  return b;
+}
+// n values at p (memory of `d`) on the host.
+template <class T>
+std::vector<T> from(kernels::Device d, const T* p, size_t n) {
+  std::vector<T> h(n);
+  if (n) kernels::copy_bytes(h.data(), kernels::Device::CPU, p, d, n * sizeof(T));
+  return h;
+}
+
+}  // namespace splat::test
