@@ -28,6 +28,7 @@
 #include "core/train/batch_loss.h"
 #include "kernels/buffer.h"
 #include "kernels/camera_blocks.h"
+#include "kernels/device.h"
 #include "tests/kernels/raster_test_scenes.h"
 #include "tests/support/test_support.h"
 
@@ -188,8 +189,10 @@ StepOutput one_rank(const HostScene& s, const ComputeContext& where) {
   return out;
 }
 
-// The same step over `ranks` in-process ranks (rank r on context_for(r)).
-StepOutput sharded(const HostScene& s, int ranks, const ContextFor& context_for) {
+// The same step over `ranks` ranks (rank r on context_for(r)): threads of the in-process backend,
+// or NCCL ranks, one per GPU.
+StepOutput sharded(const HostScene& s, int ranks, const ContextFor& context_for,
+                   RankBackend backend = RankBackend::InProcess) {
   std::vector<std::unique_ptr<RankShard>> shards(ranks);
   std::vector<float> losses(ranks);
   std::vector<int64_t> sent(ranks);
@@ -206,7 +209,7 @@ StepOutput sharded(const HostScene& s, int ranks, const ContextFor& context_for)
         losses[r] = step.batch_loss();
         sent[r] = step.exchange_sizes().bytes_sent;
       },
-      RankBackend::InProcess);
+      backend);
   std::vector<const RankShard*> in_order;
   for (const auto& p : shards) in_order.push_back(p.get());
   StepOutput out = gather(in_order);
@@ -240,14 +243,14 @@ void check_equal(const StepOutput& got, const StepOutput& want, int ranks) {
 }
 
 void check_against_one_rank(const std::vector<int>& rank_counts, const ContextFor& context_for,
-                            const ComputeContext& reference) {
+                            const ComputeContext& reference, RankBackend backend = RankBackend::InProcess) {
   for (const int batch : {4, 6})
     for (const bool packed : {false, true}) {
       const HostScene s = random_scene(7 + batch, 150, batch, packed);
       const StepOutput want = one_rank(s, reference);
       for (const int ranks : rank_counts) {
         INFO(ranks << " ranks, batch " << batch << ", packed " << packed);
-        check_equal(sharded(s, ranks, context_for), want, ranks);
+        check_equal(sharded(s, ranks, context_for, backend), want, ranks);
       }
     }
 }
@@ -324,4 +327,28 @@ TEST_CASE("CUDA pair counts per camera block equal the CPU reference", "[gpu][di
     kernels::count_pairs_per_block(Device::CUDA, d_camera.data(), count, cameras, blocks, d_counts.data());
     CHECK(d_counts.download() == want);
   }
+}
+
+TEST_CASE("a sharded step on 2 and 4 GPUs through NCCL equals the one-rank step", "[gpu][dist][sharded_step][nccl]") {
+  if (!test::gpu_or_skip("sharded step over NCCL")) return;
+  const int gpus = kernels::cuda_device_count();
+  if (gpus < 2 || !nccl_built_in()) {
+    WARN("SKIPPED (needs 2 or more GPUs and NCCL; found " << gpus << " GPU(s)): sharded step over NCCL");
+    return;
+  }
+  std::vector<int> counts{2};
+  if (gpus >= 4) counts.push_back(4);
+  std::vector<cudaStream_t> streams(size_t(std::min(gpus, 4)));
+  for (size_t d = 0; d < streams.size(); ++d) {
+    REQUIRE(cudaSetDevice(int(d)) == cudaSuccess);
+    REQUIRE(cudaStreamCreateWithFlags(&streams[d], cudaStreamNonBlocking) == cudaSuccess);
+  }
+  REQUIRE(cudaSetDevice(0) == cudaSuccess);
+  check_against_one_rank(counts, [&](int r) { return ComputeContext(Device::CUDA, r, streams[size_t(r)]); },
+                         Device::CUDA, RankBackend::Nccl);
+  for (size_t d = 0; d < streams.size(); ++d) {
+    cudaSetDevice(int(d));
+    cudaStreamDestroy(streams[d]);
+  }
+  cudaSetDevice(0);
 }
