@@ -250,6 +250,21 @@ void DeviceGaussians::gather_rows(std::span<const int32_t> param_source, std::sp
   reset_row_state();
 }
 
+void DeviceGaussians::replace_rows(int64_t n, const ColumnFill& fill) {
+  for (Group g : kAllGroups) {
+    const int i = static_cast<int>(g);
+    const int w = group_width(g, sh_degree_);
+    for (Buffer<float>* column : {&params_[i], &m1_[i], &m2_[i]}) {
+      scratch_.resize(static_cast<size_t>(n) * w);
+      fill(*column, w, scratch_);
+      std::swap(*column, scratch_);
+    }
+    grads_[i].resize(static_cast<size_t>(n) * w);
+  }
+  n_ = n;
+  reset_row_state();
+}
+
 void DeviceGaussians::append_rows(std::span<const int64_t> rows) {
   check_rows_in_range(rows, n_, "append_rows");
   std::vector<int32_t> params(static_cast<size_t>(n_)), moments;

@@ -11,6 +11,7 @@
 // checkpoints, tests and strategies that still edit on the host.
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -124,6 +125,12 @@ class DeviceGaussians {
   // rewritten Gaussians have no gradient history). The two lists have the new row count.
   // Gradients and statistics are resized and zeroed.
   void gather_rows(std::span<const int32_t> param_source, std::span<const int32_t> moment_source);
+  // Replaces every column (parameters and both moments of every group) with `n` rows that
+  // fill(old, width, out) writes into `out` (n * width floats on this device) from the column now
+  // held, `old`; for moving rows between the shards of a distributed run. Gradients and statistics
+  // are resized and zeroed.
+  using ColumnFill = std::function<void(const kernels::Buffer<float>& old, int width, kernels::Buffer<float>& out)>;
+  void replace_rows(int64_t n, const ColumnFill& fill);
   // Appends copies of the given rows (moments zero) / keeps the rows whose mask entry is nonzero;
   // both through gather_rows.
   void append_rows(std::span<const int64_t> rows);
