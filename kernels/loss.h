@@ -1,6 +1,7 @@
 #pragma once
 // The photometric training loss and the evaluation metrics (PSNR, SSIM) over a batch of C
-// RGB images [C,H,W,3] fp32, interleaved channels, as the rasterizer writes them.
+// RGB images [C,H,W,3] fp32, interleaved channels, as the rasterizer writes them, against target
+// images in fp32 or as the photos' 8-bit values (TargetImages, kernels/loss_math.h).
 //
 //   L = (1 - w) mean|pred - target| + w (1 - mean SSIM),  w = 0.2 by default,
 //
@@ -56,7 +57,7 @@ class PhotometricLoss {
   // Computes the loss of the batch into loss_scalar(), over the pixels `mask` marks valid
   // (all of them when null). On CUDA this only enqueues work, the valid-pixel count included:
   // nothing waits for the GPU, so a training step never stalls on reading the loss.
-  virtual void forward(const float* pred, const float* target, const ImageBatchShape& shape,
+  virtual void forward(const float* pred, TargetImages target, const ImageBatchShape& shape,
                        const uint8_t* mask = nullptr) = 0;
 
   // Writes (does not accumulate) grad_scale * dL/dpred of the last forward into grad_pred
@@ -89,7 +90,7 @@ struct ImageMetrics {
 // clamped to [0,1] first. On CUDA it runs on `where`'s stream and waits for the result. Throws
 // std::invalid_argument naming the image (its index in the batch) when one has no valid pixel: it
 // has no PSNR or SSIM to report.
-std::vector<ImageMetrics> image_metrics(const ComputeContext& where, const float* pred, const float* target,
+std::vector<ImageMetrics> image_metrics(const ComputeContext& where, const float* pred, TargetImages target,
                                         const ImageBatchShape& shape, const uint8_t* mask = nullptr);
 
 // ---- CPU reference, templated so that the tests can run it in double precision. ----
@@ -100,13 +101,13 @@ std::vector<ImageMetrics> image_metrics(const ComputeContext& where, const float
 // `partials` is non-null it receives, for every element, the SSIM derivatives that backward
 // filters: [3][C,H,W,3] planes of d_mu_x, d_xx, d_xy (see SsimPartials), 0 at ignored pixels.
 template <class T>
-std::vector<ImageSums> image_sums_reference(const T* pred, const T* target, const ImageBatchShape& shape,
+std::vector<ImageSums> image_sums_reference(const T* pred, BasicTargetImages<T> target, const ImageBatchShape& shape,
                                             bool clamp_pred, T* partials, const uint8_t* mask = nullptr);
 
 // grad_scale * dL/dpred from the partials image_sums_reference wrote (clamp_pred false) with
 // the same mask.
 template <class T>
-void loss_backward_reference(const T* pred, const T* target, const T* partials, const ImageBatchShape& shape,
+void loss_backward_reference(const T* pred, BasicTargetImages<T> target, const T* partials, const ImageBatchShape& shape,
                              T ssim_weight, T grad_scale, T* grad_pred, const uint8_t* mask = nullptr);
 
 }  // namespace splat::kernels

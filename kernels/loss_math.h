@@ -74,6 +74,19 @@ SPLAT_HD SsimPartials<T> ssim_partials(const SsimMoments<T>& m) {
 // Whether a pixel (index into [C,H,W]) counts: a null mask makes every pixel valid.
 SPLAT_HD bool pixel_valid(const uint8_t* mask, int64_t pixel) { return !mask || mask[pixel] != 0; }
 
+// The target images of a batch: floats, or the photos' 8-bit values as decoded, read as v / 255
+// (the float photos were made with that same product, so both give the same numbers). Keeping
+// training photos as bytes on the device takes a quarter of the memory.
+template <class T>
+struct BasicTargetImages {
+  const T* values = nullptr;
+  const uint8_t* bytes = nullptr;
+  BasicTargetImages(const T* v) : values(v) {}        // NOLINT: implicit, as the plain pointer it replaces
+  BasicTargetImages(const uint8_t* b) : bytes(b) {}  // NOLINT
+  SPLAT_HD T operator[](int64_t e) const { return bytes ? T(float(bytes[e]) * (1.f / 255.f)) : values[e]; }
+};
+using TargetImages = BasicTargetImages<float>;
+
 // The prediction the loss and the metrics see: the target at an ignored pixel, so that it adds
 // nothing to |d| and an SSIM window reaching it sees the target's own values there. A select,
 // not a product: whatever an ignored pixel holds (even NaN) never enters the arithmetic.

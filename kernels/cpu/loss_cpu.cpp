@@ -71,7 +71,7 @@ class CpuPhotometricLoss final : public PhotometricLoss {
   explicit CpuPhotometricLoss(float ssim_weight) : weight_(ssim_weight) {}
   ComputeContext context() const override { return Device::CPU; }
 
-  void forward(const float* pred, const float* target, const ImageBatchShape& shape, const uint8_t* mask) override {
+  void forward(const float* pred, TargetImages target, const ImageBatchShape& shape, const uint8_t* mask) override {
     validate(shape);
     pred_ = pred;
     target_ = target;
@@ -98,7 +98,7 @@ class CpuPhotometricLoss final : public PhotometricLoss {
  private:
   float weight_;
   const float* pred_ = nullptr;
-  const float* target_ = nullptr;
+  TargetImages target_{static_cast<const float*>(nullptr)};
   const uint8_t* mask_ = nullptr;
   ImageBatchShape shape_;
   std::vector<float> partials_;
@@ -108,7 +108,7 @@ class CpuPhotometricLoss final : public PhotometricLoss {
 }  // namespace
 
 template <class T>
-std::vector<ImageSums> image_sums_reference(const T* pred, const T* target, const ImageBatchShape& s,
+std::vector<ImageSums> image_sums_reference(const T* pred, BasicTargetImages<T> target, const ImageBatchShape& s,
                                             bool clamp_pred, T* partials, const uint8_t* mask) {
   validate(s);
   const int H = s.height, W = s.width;
@@ -151,7 +151,7 @@ std::vector<ImageSums> image_sums_reference(const T* pred, const T* target, cons
 }
 
 template <class T>
-void loss_backward_reference(const T* pred, const T* target, const T* partials, const ImageBatchShape& s,
+void loss_backward_reference(const T* pred, BasicTargetImages<T> target, const T* partials, const ImageBatchShape& s,
                              T ssim_weight, T grad_scale, T* grad_pred, const uint8_t* mask) {
   validate(s);
   const int H = s.height, W = s.width;
@@ -180,14 +180,14 @@ void loss_backward_reference(const T* pred, const T* target, const T* partials, 
     }
 }
 
-template std::vector<ImageSums> image_sums_reference<float>(const float*, const float*, const ImageBatchShape&, bool,
+template std::vector<ImageSums> image_sums_reference<float>(const float*, TargetImages, const ImageBatchShape&, bool,
                                                             float*, const uint8_t*);
-template std::vector<ImageSums> image_sums_reference<double>(const double*, const double*, const ImageBatchShape&,
-                                                             bool, double*, const uint8_t*);
-template void loss_backward_reference<float>(const float*, const float*, const float*, const ImageBatchShape&, float,
+template std::vector<ImageSums> image_sums_reference<double>(const double*, BasicTargetImages<double>,
+                                                             const ImageBatchShape&, bool, double*, const uint8_t*);
+template void loss_backward_reference<float>(const float*, TargetImages, const float*, const ImageBatchShape&, float,
                                              float, float*, const uint8_t*);
-template void loss_backward_reference<double>(const double*, const double*, const double*, const ImageBatchShape&,
-                                              double, double, double*, const uint8_t*);
+template void loss_backward_reference<double>(const double*, BasicTargetImages<double>, const double*,
+                                              const ImageBatchShape&, double, double, double*, const uint8_t*);
 
 std::unique_ptr<PhotometricLoss> make_cpu_photometric_loss(float ssim_weight) {
   return std::make_unique<CpuPhotometricLoss>(ssim_weight);

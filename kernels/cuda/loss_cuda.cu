@@ -74,7 +74,7 @@ __device__ float block_sum(float v, float* scratch) {
 // b, the sums over its valid pixels. kMasked: `mask` is read (otherwise it is null).
 template <bool kMetric, bool kMasked>
 __global__ void __launch_bounds__(kThreads) ssim_forward_kernel(const float* __restrict__ pred,
-                                                                const float* __restrict__ target,
+                                                                TargetImages target,
                                                                 const uint8_t* __restrict__ mask, int H, int W,
                                                                 float* __restrict__ partials, int64_t plane_stride,
                                                                 float4* __restrict__ block_sums) {
@@ -186,7 +186,7 @@ __global__ void loss_value_kernel(const ImageSums* sums, int cameras, double ssi
 // reads it).
 template <bool kMasked>
 __global__ void __launch_bounds__(kThreads) loss_backward_kernel(const float* __restrict__ pred,
-                                                                 const float* __restrict__ target,
+                                                                 TargetImages target,
                                                                  const uint8_t* __restrict__ mask,
                                                                  const float* __restrict__ partials,
                                                                  int64_t plane_stride, int H, int W,
@@ -243,7 +243,7 @@ __global__ void __launch_bounds__(kThreads) loss_backward_kernel(const float* __
 
 // Enqueues the forward kernel and the per-image reduction into `sums` [C].
 template <bool kMetric>
-void enqueue_image_sums(const float* pred, const float* target, const uint8_t* mask, const ImageBatchShape& shape,
+void enqueue_image_sums(const float* pred, TargetImages target, const uint8_t* mask, const ImageBatchShape& shape,
                         float* partials, Buffer<float4>& block_sums, Buffer<ImageSums>& sums, cudaStream_t stream) {
   validate(shape);
   const TileGrid t = tile_grid(shape);
@@ -270,7 +270,7 @@ class CudaPhotometricLoss final : public PhotometricLoss {
         valid_elements_(where, 1) {}
   ComputeContext context() const override { return where_; }
 
-  void forward(const float* pred, const float* target, const ImageBatchShape& shape, const uint8_t* mask) override {
+  void forward(const float* pred, TargetImages target, const ImageBatchShape& shape, const uint8_t* mask) override {
     validate(shape);
     const cuda::DeviceScope scope(where_.ordinal);
     pred_ = pred;
@@ -308,7 +308,7 @@ class CudaPhotometricLoss final : public PhotometricLoss {
   float weight_;
   cudaStream_t stream_;
   const float* pred_ = nullptr;
-  const float* target_ = nullptr;
+  TargetImages target_{static_cast<const float*>(nullptr)};
   const uint8_t* mask_ = nullptr;
   ImageBatchShape shape_;
   Buffer<float> partials_;
@@ -331,7 +331,7 @@ std::unique_ptr<PhotometricLoss> make_photometric_loss(const ComputeContext& whe
   return make_cuda_photometric_loss(where, ssim_weight);
 }
 
-std::vector<ImageMetrics> image_metrics(const ComputeContext& where, const float* pred, const float* target,
+std::vector<ImageMetrics> image_metrics(const ComputeContext& where, const float* pred, TargetImages target,
                                         const ImageBatchShape& shape, const uint8_t* mask) {
   std::vector<ImageSums> sums;
   if (where.device == Device::CPU) {
