@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "tests/app/cli_runner.h"
@@ -117,4 +118,42 @@ TEST_CASE("cli: render writes PNG only, at the view's size or the one asked for"
   CHECK(png_size(dir / "wide.png") == std::pair{96, 64});  // the aspect ratio kept
   CHECK(run_cli(render + "--out '" + (dir / "both.PNG").string() + "' --width 40 --height 40").code == 0);
   CHECK(png_size(dir / "both.PNG") == std::pair{40, 40});
+}
+
+TEST_CASE("cli: render --path writes a frame sequence along an orbit or the views", "[cli]") {
+  const fs::path dir = splat::test::scratch_dir("cli-render-path");
+  const fs::path scene = dir / "demo";
+  REQUIRE(run_cli("demo --out '" + scene.string() + "' --width 48 --height 32").code == 0);
+  const fs::path runf = dir / "run";
+  REQUIRE(run_cli("train '" + scene.string() + "' --device cpu --steps 2 --out '" + runf.string() + "'").code == 0);
+  const std::string render = "render '" + runf.string() + "' --device cpu ";
+
+  const CliResult orbit = run_cli(render + "--path orbit --frames 4 --width 40 --out '" + (dir / "orbit").string() + "'");
+  INFO(orbit.out);
+  REQUIRE(orbit.code == 0);
+  CHECK(orbit.out.find("rendered 4/4 frames (40x27)") != std::string::npos);
+  for (int k = 0; k < 4; ++k) CHECK(png_size(dir / "orbit" / ("frame_000" + std::to_string(k) + ".png")) == std::pair{40, 27});
+  CHECK_FALSE(fs::exists(dir / "orbit" / "frame_0004.png"));
+  auto bytes = [](const fs::path& f) {
+    std::ifstream in(f, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  CHECK(bytes(dir / "orbit" / "frame_0000.png") != bytes(dir / "orbit" / "frame_0002.png"));  // it moves
+
+  // The views in order: one frame per view by default, view 5's frame as `render --camera 5` draws it.
+  const CliResult views = run_cli(render + "--path cameras --out '" + (dir / "views").string() + "'");
+  INFO(views.out);
+  REQUIRE(views.code == 0);
+  CHECK(views.out.find("rendered 60/60 frames (48x32)") != std::string::npos);
+  REQUIRE(run_cli(render + "--camera 5 --out '" + (dir / "five.png").string() + "'").code == 0);
+  CHECK(bytes(dir / "views" / "frame_0005.png") == bytes(dir / "five.png"));
+
+  const CliResult no_path = run_cli(render + "--frames 3 --out '" + (dir / "x.png").string() + "'");
+  CHECK(no_path.code == 2);
+  CHECK(no_path.out.find("--frames requires --path") != std::string::npos);
+  const CliResult both = run_cli(render + "--camera 0 --path orbit --out '" + (dir / "y").string() + "'");
+  CHECK(both.code == 2);
+  const CliResult bad = run_cli(render + "--path spiral --out '" + (dir / "z").string() + "'");
+  CHECK(bad.code == 2);
+  CHECK(bad.out.find("spiral") != std::string::npos);
 }

@@ -1,0 +1,117 @@
+// Camera paths and the scene orientation they use: up from the views, the focus point, an orbit
+// about it, and the views' own path with interpolation.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <vector>
+
+#include "core/scene/camera_path.h"
+
+using namespace splat;
+
+namespace {
+
+// A view at `eye` looking at `target`, `up` up (COLMAP: rows right, down, forward).
+SceneView view_at(Vec3d eye, Vec3d target, Vec3d up) {
+  const Vec3d f = (target - eye) / norm(target - eye);
+  Vec3d r = cross(-up, f);
+  r = r / norm(r);
+  const Vec3d d = cross(f, r);
+  SceneView v;
+  for (int j = 0; j < 3; ++j) v.R.m[0][j] = r[j], v.R.m[1][j] = d[j], v.R.m[2][j] = f[j];
+  v.t = -(v.R * eye);
+  v.intrinsics = {64, 48, 50, 50, 32, 24};
+  return v;
+}
+
+// A ring of views about `up` through `target`, radius 3, 1 above it, with a little tilt noise.
+std::vector<SceneView> ring(Vec3d target, Vec3d up, int n) {
+  const Vec3d e1 = std::abs(up.x) < 0.9 ? cross(up, Vec3d{1, 0, 0}) / norm(cross(up, Vec3d{1, 0, 0}))
+                                        : cross(up, Vec3d{0, 1, 0}) / norm(cross(up, Vec3d{0, 1, 0}));
+  const Vec3d e2 = cross(up, e1);
+  std::vector<SceneView> views;
+  for (int k = 0; k < n; ++k) {
+    const double a = 6.283185307179586 * k / n;
+    const Vec3d eye = target + up * 1.0 + (e1 * std::cos(a) + e2 * std::sin(a)) * 3.0;
+    views.push_back(view_at(eye, target + e1 * (0.05 * std::sin(3.0 * a)), up));
+  }
+  return views;
+}
+
+Vec3d centre_of(const kernels::Camera& c) {
+  Mat3d R;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) R.m[i][j] = c.R[3 * i + j];
+  return -(transpose(R) * Vec3d{c.t[0], c.t[1], c.t[2]});
+}
+
+// Pixel of world point p in camera c.
+std::pair<double, double> project(const kernels::Camera& c, Vec3d p) {
+  double q[3];
+  for (int i = 0; i < 3; ++i) q[i] = c.R[3 * i] * p.x + c.R[3 * i + 1] * p.y + c.R[3 * i + 2] * p.z + c.t[i];
+  return {c.fx * q[0] / q[2] + c.cx, c.fy * q[1] / q[2] + c.cy};
+}
+
+}  // namespace
+
+TEST_CASE("the up axis and the focus point come from the views", "[camera_path]") {
+  const Vec3d target{0.5, -2, 1}, up = Vec3d{0.2, 0.3, -1} / norm(Vec3d{0.2, 0.3, -1});
+  const std::vector<SceneView> views = ring(target, up, 24);
+  CHECK(dot(estimate_up(views), up) > 0.999);
+  CHECK(norm(focus_point(views) - target) < 0.05);
+  // Views that disagree about up entirely (half upside down) have none.
+  std::vector<SceneView> flipped = {view_at({0, 0, -3}, {0, 0, 0}, {0, 1, 0}), view_at({0, 0, -3}, {0, 0, 0}, {0, -1, 0})};
+  CHECK_THROWS_WITH(estimate_up(flipped), Catch::Contains("no consistent up"));
+  CHECK_THROWS_WITH(estimate_up({}), Catch::Contains("no views"));
+}
+
+TEST_CASE("an orbit circles the focus point upright, at the views' distance and height", "[camera_path]") {
+  const Vec3d target{1, 2, 3}, up{0, 0, 1};
+  const std::vector<SceneView> views = ring(target, up, 16);
+  const std::vector<kernels::Camera> path = orbit_path(views, 8, 0, 0);
+  REQUIRE(path.size() == 8);
+  for (const kernels::Camera& c : path) {
+    CHECK(c.width == 64);
+    CHECK(c.height == 48);
+    const auto [x, y] = project(c, target);
+    CHECK(x == Approx(32).margin(1e-3));
+    CHECK(y == Approx(24).margin(1e-3));
+    const Vec3d off = centre_of(c) - target;
+    CHECK(dot(off, up) == Approx(1.0).margin(0.02));
+    CHECK(norm(off - up * dot(off, up)) == Approx(3.0).margin(0.05));
+    CHECK(c.R[3] * up.x + c.R[4] * up.y + c.R[5] * up.z < 0);  // the image's down is the world's down
+  }
+  CHECK(norm(centre_of(path[0]) - views[0].camera_center()) < 0.05);  // starts where the capture starts
+  CHECK(norm(centre_of(path[4]) - (target * 2.0 - centre_of(path[0]) + up * 2.0)) < 0.05);  // half way round
+  const std::vector<kernels::Camera> wide = orbit_path(views, 1, 128, 0);
+  CHECK(wide[0].height == 96);
+  CHECK(wide[0].fx == Approx(100));
+}
+
+TEST_CASE("the views' path gives each view, or frames interpolated between them", "[camera_path]") {
+  const std::vector<SceneView> views = ring({0, 0, 0}, {0, 1, 0}, 5);
+  const std::vector<kernels::Camera> each = views_path(views, 0, 0, 0);
+  REQUIRE(each.size() == 5);
+  for (size_t i = 0; i < 5; ++i) {
+    const kernels::Camera want = views[i].to_kernel_camera();
+    for (int k = 0; k < 9; ++k) CHECK(each[i].R[k] == Approx(want.R[k]).margin(1e-6));
+    for (int k = 0; k < 3; ++k) CHECK(each[i].t[k] == Approx(want.t[k]).margin(1e-5));
+  }
+  const std::vector<kernels::Camera> fine = views_path(views, 9, 0, 0);  // a frame at every half view
+  REQUIRE(fine.size() == 9);
+  CHECK(norm(centre_of(fine[0]) - views[0].camera_center()) < 1e-5);
+  CHECK(norm(centre_of(fine[8]) - views[4].camera_center()) < 1e-5);
+  CHECK(norm(centre_of(fine[3]) - (views[1].camera_center() + views[2].camera_center()) * 0.5) < 1e-5);
+  // Interpolated rotations stay rotations, between their neighbours.
+  const kernels::Camera& mid = fine[3];
+  for (int i = 0; i < 3; ++i) {
+    const double len = std::sqrt(mid.R[3 * i] * mid.R[3 * i] + mid.R[3 * i + 1] * mid.R[3 * i + 1] +
+                                 mid.R[3 * i + 2] * mid.R[3 * i + 2]);
+    CHECK(len == Approx(1).margin(1e-5));
+  }
+  const Vec3d f1{views[1].R.m[2][0], views[1].R.m[2][1], views[1].R.m[2][2]};
+  const Vec3d f2{views[2].R.m[2][0], views[2].R.m[2][1], views[2].R.m[2][2]};
+  const Vec3d fm{mid.R[6], mid.R[7], mid.R[8]};
+  CHECK(dot(fm, f1) == Approx(dot(fm, f2)).margin(1e-4));  // half way between, by angle
+  CHECK(dot(fm, f1) > dot(f1, f2));
+}
