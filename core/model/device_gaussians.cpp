@@ -109,20 +109,20 @@ void GaussianState::check_consistent() const {
   }
 }
 
-DeviceGaussians::DeviceGaussians(Device device, const GaussianState& state) : device_(device) {
+DeviceGaussians::DeviceGaussians(const kernels::ComputeContext& where, const GaussianState& state) : where_(where) {
   for (int i = 0; i < kGroupCount; ++i) {
-    params_[i] = Buffer<float>(device);
-    grads_[i] = Buffer<float>(device);
-    m1_[i] = Buffer<float>(device);
-    m2_[i] = Buffer<float>(device);
+    params_[i] = Buffer<float>(where_);
+    grads_[i] = Buffer<float>(where_);
+    m1_[i] = Buffer<float>(where_);
+    m2_[i] = Buffer<float>(where_);
   }
-  grad2d_ = Buffer<float>(device);
-  grad2d_abs_ = Buffer<float>(device);
-  max_radius_ = Buffer<float>(device);
-  visible_count_ = Buffer<int32_t>(device);
-  scratch_ = Buffer<float>(device);
-  rows_a_ = Buffer<int32_t>(device);
-  rows_b_ = Buffer<int32_t>(device);
+  grad2d_ = Buffer<float>(where_);
+  grad2d_abs_ = Buffer<float>(where_);
+  max_radius_ = Buffer<float>(where_);
+  visible_count_ = Buffer<int32_t>(where_);
+  scratch_ = Buffer<float>(where_);
+  rows_a_ = Buffer<int32_t>(where_);
+  rows_b_ = Buffer<int32_t>(where_);
   upload(state);
 }
 
@@ -241,7 +241,7 @@ void DeviceGaussians::gather_rows(std::span<const int32_t> param_source, std::sp
     using Target = std::pair<Buffer<float>*, const Buffer<int32_t>*>;
     for (auto [column, source] : {Target{&params_[i], &rows_a_}, Target{&m1_[i], &rows_b_}, Target{&m2_[i], &rows_b_}}) {
       scratch_.resize(static_cast<size_t>(n_out) * w);
-      kernels::gather_rows(device_, scratch_.data(), column->data(), w, source->data(), n_out);
+      kernels::gather_rows(where_, scratch_.data(), column->data(), w, source->data(), n_out);
       std::swap(*column, scratch_);
     }
     grads_[i].resize(static_cast<size_t>(n_out) * w);
@@ -291,7 +291,7 @@ std::vector<float> DeviceGaussians::download_rows(Group g, std::span<const int32
   const int w = group_width(g, sh_degree_);
   rows_a_.upload(rows);
   scratch_.resize(rows.size() * w);
-  kernels::gather_rows(device_, scratch_.data(), param(g).data(), w, rows_a_.data(), static_cast<int64_t>(rows.size()));
+  kernels::gather_rows(where_, scratch_.data(), param(g).data(), w, rows_a_.data(), static_cast<int64_t>(rows.size()));
   return scratch_.download();
 }
 
@@ -304,11 +304,11 @@ void DeviceGaussians::write_rows(Group g, std::span<const int32_t> rows, std::sp
     if (r < 0 || r >= n_) throw std::out_of_range("write_rows: row " + std::to_string(r) + " of " + std::to_string(n_));
   rows_a_.upload(rows);
   scratch_.upload(values);
-  kernels::scatter_rows(device_, param(g).data(), scratch_.data(), w, rows_a_.data(), static_cast<int64_t>(rows.size()));
+  kernels::scatter_rows(where_, param(g).data(), scratch_.data(), w, rows_a_.data(), static_cast<int64_t>(rows.size()));
 }
 
 void DeviceGaussians::cap_values(Group g, float cap) {
-  kernels::cap_values(device_, param(g).data(), static_cast<int64_t>(param(g).size()), cap);
+  kernels::cap_values(where_, param(g).data(), static_cast<int64_t>(param(g).size()), cap);
   exp_avg(g).zero();
   exp_avg_sq(g).zero();
 }

@@ -90,9 +90,12 @@ struct StatsSelection {
 
 class DeviceGaussians {
  public:
-  DeviceGaussians(kernels::Device device, const GaussianState& state);
+  // Lives on `where` (a plain Device: ordinal 0, its default stream): its buffers, and its row
+  // edits run on that device and stream, so ranks sharing a GPU or owning one each keep their own.
+  DeviceGaussians(const kernels::ComputeContext& where, const GaussianState& state);
 
-  kernels::Device device() const { return device_; }
+  kernels::Device device() const { return where_.device; }
+  const kernels::ComputeContext& context() const { return where_; }
   int64_t size() const { return n_; }
   int sh_degree() const { return sh_degree_; }
   int sh_rest_coeffs() const { return kernels::sh_coeffs_for_degree(sh_degree_) - 1; }
@@ -149,7 +152,7 @@ class DeviceGaussians {
   // Sizes the per-row statistics to n_ and zeroes them and the gradients (after any row change).
   void reset_row_state();
 
-  kernels::Device device_;
+  kernels::ComputeContext where_;
   int64_t n_ = 0;
   int sh_degree_ = 3;
   // The uploaded state's columns: download() hands back values in their storage precision.
