@@ -36,7 +36,8 @@ EvalResult evaluate(kernels::Rasterizer& raster, const kernels::GaussiansView& g
   if (scene.images.size() != scene.views.size())
     throw std::invalid_argument("evaluate: the scene's images are not loaded (" + scene.root + ")");
   const kernels::Device dev = raster.device();
-  kernels::Buffer<float> rgb(dev), alpha(dev), target(dev);
+  kernels::Buffer<float> rgb(dev), alpha(dev);
+  kernels::Buffer<uint8_t> target(dev);  // the photo's bytes: the metrics read them as v / 255
   kernels::Buffer<uint8_t> mask(dev);
   if (!options.render_dir.empty()) std::filesystem::create_directories(options.render_dir);
   EvalResult res;
@@ -47,7 +48,7 @@ EvalResult evaluate(kernels::Rasterizer& raster, const kernels::GaussiansView& g
     const kernels::ImageBatchShape shape{1, cam.height, cam.width};
     rgb.resize(size_t(shape.elements()));
     alpha.resize(size_t(shape.pixels_per_image()));
-    target.upload(to_float_rgb(scene.images[v]));
+    target.upload(scene.images[v].pixels);
     raster.forward(g, std::span<const kernels::Camera>(&cam, 1), options.settings, {rgb.data(), alpha.data(), nullptr});
     // Ignored pixels (outside the undistorted photo, or masked by the user) are left out of the metrics.
     const uint8_t* m_host = scene.mask(v);
