@@ -339,11 +339,23 @@ TEST_CASE("Gaussians are composited nearest first, ties in index order", "[raste
   CHECK(rgb[o + 2] == Approx(2 * w[2] + 2 * w[3]).epsilon(1e-5));
 }
 
+// A random scene in float and the upstream rgb gradient of a random linear loss of its images.
+struct FloatCase {
+  Scene s;
+  FloatScene fs;
+  std::vector<float> w;
+  FloatCase(unsigned seed, int n, int degree, bool antialiased, unsigned loss_seed)
+      : s(random_scene(seed, n, degree, antialiased)), fs(s) {
+    std::mt19937 rng(loss_seed);
+    w = to_float(splat::test::random_vector(3 * s.pixels(), -1, 1, rng));
+  }
+};
+
 TEST_CASE("a batch of cameras renders like one call per camera", "[raster_cpu]") {
-  const Scene s = random_scene(31, 30, 2, true);
-  const FloatScene fs(s);
-  std::mt19937 rng(5);
-  const std::vector<float> w = to_float(splat::test::random_vector(3 * s.pixels(), -1, 1, rng));
+  const FloatCase fc(31, 30, 2, true, 5);
+  const Scene& s = fc.s;
+  const FloatScene& fs = fc.fs;
+  const std::vector<float>& w = fc.w;
   const FloatRender batch = render_float(fs, s.cameras, s.settings, w, 0, 3);
   std::vector<float> d_means(batch.d_means.size(), 0), grad2d(batch.grad2d.size(), 0);
   const size_t px = size_t(s.cameras[0].width) * s.cameras[0].height;
@@ -360,12 +372,9 @@ TEST_CASE("a batch of cameras renders like one call per camera", "[raster_cpu]")
 }
 
 TEST_CASE("results do not depend on the number of threads", "[raster_cpu]") {
-  const Scene s = random_scene(41, 40, 3, false);
-  const FloatScene fs(s);
-  std::mt19937 rng(6);
-  const std::vector<float> w = to_float(splat::test::random_vector(3 * s.pixels(), -1, 1, rng));
-  const FloatRender a = render_float(fs, s.cameras, s.settings, w, 0, 1);
-  const FloatRender b = render_float(fs, s.cameras, s.settings, w, 0, 5);
+  const FloatCase fc(41, 40, 3, false, 6);
+  const FloatRender a = render_float(fc.fs, fc.s.cameras, fc.s.settings, fc.w, 0, 1);
+  const FloatRender b = render_float(fc.fs, fc.s.cameras, fc.s.settings, fc.w, 0, 5);
   CHECK(a.rgb == b.rgb);
   CHECK(a.d_means == b.d_means);
   CHECK(a.d_quats == b.d_quats);

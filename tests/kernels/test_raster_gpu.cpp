@@ -24,6 +24,7 @@ using kernels::RasterSettings;
 using Floats = std::vector<float>;
 using test::from;
 using test::on;
+using test::OutputGrads;
 using test::zeros;
 
 namespace {
@@ -83,16 +84,6 @@ struct Result {
   std::vector<int32_t> visible;
 };
 
-// Upstream gradients of a fixed random linear loss of rgb, alpha and depth.
-struct OutputGrads {
-  Floats rgb, alpha, depth;
-  OutputGrads(int64_t pixels, unsigned seed) {
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> U(-1, 1);
-    for (int64_t i = 0; i < 3 * pixels; ++i) rgb.push_back(U(rng));
-    for (int64_t i = 0; i < pixels; ++i) alpha.push_back(U(rng)), depth.push_back(0.1f * U(rng));
-  }
-};
 
 
 // Runs forward + backward of cameras [first, first + count) with rasterizer r on device d. The

@@ -22,14 +22,11 @@
 #include "tests/support/test_support.h"
 
 using namespace splat;
-using kernels::Buffer;
-using kernels::Camera;
-using kernels::Device;
-using kernels::RasterSettings;
+using namespace splat::kernels;
 using Floats = std::vector<float>;
 using test::from;
 using test::on;
-using test::zeros;
+using test::OutputGrads;
 
 namespace {
 
@@ -175,18 +172,9 @@ struct Render {
   Floats rgb, alpha, depth, grads;
 };
 
-struct Upstream {
-  Floats rgb, alpha, depth;
-  Upstream(int64_t pixels, unsigned seed) {
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> U(-1, 1);
-    for (int64_t i = 0; i < 3 * pixels; ++i) rgb.push_back(U(rng));
-    for (int64_t i = 0; i < pixels; ++i) alpha.push_back(U(rng)), depth.push_back(0.1f * U(rng));
-  }
-};
 
 // The one-rank shortcut.
-Render whole(Device d, const Scene& s, bool packed, const Upstream& up) {
+Render whole(Device d, const Scene& s, bool packed, const OutputGrads& up) {
   const Shard all(d, s, 0, s.n);
   Grads g(d, s.n);
   Buffer<float> rgb(d, 3 * s.pixels()), alpha(d, s.pixels()), depth(d, s.pixels());
@@ -201,7 +189,7 @@ Render whole(Device d, const Scene& s, bool packed, const Upstream& up) {
 
 // `shards` ranks, each projecting its rows; the pairs of every camera gathered in rank order and
 // rasterized by one renderer; their gradients returned to the owners, who finish the backward.
-Render sharded(Device d, const Scene& s, int shards, bool packed, const Upstream& up) {
+Render sharded(Device d, const Scene& s, int shards, bool packed, const OutputGrads& up) {
   RasterSettings settings = s.settings;
   settings.packed = packed;
   std::vector<Shard> parts;
@@ -289,7 +277,7 @@ void check_sharded_equals_whole(Device d) {
       for (const int shards : {2, 3, 4}) {
         INFO("mixed sizes " << mixed << ", packed " << packed << ", " << shards << " shards");
         const Scene s = random_scene(11 + shards, 90, mixed);
-        const Upstream up(s.pixels(), 5);
+        const OutputGrads up(s.pixels(), 5);
         const Render a = whole(d, s, packed, up), b = sharded(d, s, shards, packed, up);
         CHECK(a.rgb == b.rgb);
         CHECK(a.alpha == b.alpha);
@@ -422,7 +410,7 @@ TEST_CASE("CUDA stages match the CPU reference stage by stage", "[raster][gpu][s
 
     // rasterize + rasterize_backward on the CPU's pairs, uploaded.
     const DevicePairs on_cpu(Device::CPU, pc), on_gpu(Device::CUDA, pc);
-    const Upstream up(s.pixels(), 8);
+    const OutputGrads up(s.pixels(), 8);
     Floats rgb_c(3 * s.pixels()), alpha_c(s.pixels()), depth_c(s.pixels());
     Buffer<float> rgb_g(Device::CUDA, 3 * s.pixels()), alpha_g(Device::CUDA, s.pixels()),
         depth_g(Device::CUDA, s.pixels());
@@ -463,7 +451,7 @@ TEST_CASE("CUDA cameras of different sizes match the CPU reference", "[raster][g
   if (!splat::test::gpu_or_skip("CUDA mixed camera sizes")) return;
   for (const bool packed : {false, true}) {
     const Scene s = random_scene(6, 150, /*mixed_sizes=*/true);
-    const Upstream up(s.pixels(), 9);
+    const OutputGrads up(s.pixels(), 9);
     const Render c = whole(Device::CPU, s, packed, up), g = whole(Device::CUDA, s, packed, up);
     CHECK(rel_err(g.rgb, c.rgb) < 1e-6);
     CHECK(rel_err(g.depth, c.depth) < 1e-6);
