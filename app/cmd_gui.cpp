@@ -30,7 +30,7 @@ CommandRun add_gui_command(CLI::App& app) {
   auto* sub = app.add_subcommand("gui", "Open the viewer-trainer window (the default without a subcommand)");
   sub->add_option("scene", args->scene, "COLMAP scene folder or .ply file of Gaussians to open");
   sub->add_flag("--demo", args->demo, "Open the built-in demo scene");
-  sub->add_option("--steps", args->steps, "Scripted: training steps before the screenshot")->check(at_least(0));
+  sub->add_option("--steps", args->steps, "Scripted: train this many images before the screenshot (the run folder goes to runs/<scene> in the working directory)")->check(at_least(0));
   sub->add_option("--screenshot", args->screenshot, "Scripted: save a PNG of the whole window");
   sub->add_flag("--exit", args->exit, "Scripted: quit once loaded (and after --steps and --screenshot)");
   return [args]() {

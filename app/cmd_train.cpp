@@ -1,12 +1,14 @@
-// `splatlab train <scene>`: headless training on one device with a live progress line, JSONL
+// `splatlab train <scene>`: headless training on one device (or --ranks R ranks on it) with a live progress line, JSONL
 // metrics, periodic test evaluation, a checkpoint on Ctrl-C, SIGTERM or SIGHUP, and point_cloud.ply
 // at the end. `train --resume RUN` continues RUN in its folder with its recorded settings.
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <limits>
 #include <memory>
 #include <stdexcept>
+#include <thread>
 #include <unistd.h>
 
 #include "app/commands.h"
@@ -16,10 +18,12 @@
 #include "app/stop_signals.h"
 #include "app/train_folder.h"
 #include "app/scene_args.h"
+#include "core/dist/run_ranks.h"
 #include "core/train/checkpoint.h"
 #include "core/model/gaussian_model.h"
 #include "core/model/ply_io.h"
 #include "core/util/progress.h"
+#include "kernels/device.h"
 #include "core/train/training_run.h"
 
 namespace splat::app {
@@ -36,6 +40,8 @@ struct TrainArgs {
   bool packed = false;
   bool amp = false;
   int gpus = 1;
+  int ranks = 1;
+  CLI::Option* ranks_option = nullptr;
   SceneArgs scene_args;
   std::string out;
   int eval_every = 0;
@@ -88,8 +94,13 @@ void add_train_options(CLI::App* sub, TrainArgs& a) {
       ->capture_default_str()->check(at_least(1));
   sub->add_flag("--packed", a.packed, "Packed rasterization: keep only visible (camera, Gaussian) pairs (saves memory)");
   sub->add_flag("--amp", a.amp, "Mixed precision (not implemented yet: rejected)");
-  sub->add_option("--gpus", a.gpus, "Number of GPUs (only 1 is implemented yet; more is rejected)")
+  sub->add_option("--gpus", a.gpus, "Number of GPUs to train on, one rank each unless --ranks asks for more")
       ->capture_default_str()->check(at_least(1));
+  a.ranks_option = sub->add_option("--ranks", a.ranks,
+                                   "Train with R ranks (threads) on the chosen device, each owning a shard of the "
+                                   "Gaussians and rendering a share of each batch (several ranks on one GPU, or CPU "
+                                   "ranks with --device cpu); --batch-size must be at least R. Default: --gpus")
+                       ->check(at_least(1));
   add_scene_options(sub, a.scene_args);
   sub->add_option("--out", a.out,
                   "Run folder for config, metrics, checkpoints and the PLY (default runs/<scene name>, or the "
@@ -189,15 +200,159 @@ std::string progress_line(const TrainingRun& training, int start, int total, flo
   return fit_progress(pieces, columns);
 }
 
+// What every rank of a run shares: set up once on the calling thread, before any rank starts.
+struct RunSetup {
+  const TrainArgs& args;
+  const TrainFolderPlan& plan;
+  const Scene& scene;
+  const RunFolder& run;
+  StopSignals& signals;
+  TrainerOptions options;
+  RunOptions run_options;
+  nlohmann::json config;
+};
+
+// The stop and export requests the ranks act on: rank 0's signals decide for every rank, so that all take
+// the same steps and meet in the same collectives (a sum over ranks where only rank 0 contributes).
+struct Requests {
+  bool stop = false, export_ply = false;
+};
+Requests agreed_requests(dist::Communicator* comm, StopSignals& signals, bool take_export) {
+  const bool root = !comm || comm->rank() == 0;
+  int64_t v[2] = {root && signals.stop_signal() != 0, root && take_export && signals.take_export_request()};
+  if (comm) comm->all_reduce_sum(std::span<int64_t>(v, 2));
+  return {v[0] > 0, v[1] > 0};
+}
+
+// One rank's run (the only one without `comm`): the same TrainingRun loop for every rank; rank 0 prints,
+// writes the config, the metrics and (gathered) the checkpoint and the PLY. Returns the exit code.
+int train_rank(RunSetup& s, dist::Communicator* comm) {
+  const TrainArgs& a = s.args;
+  TrainerOptions options = s.options;
+  options.comm = comm;
+  PointInitOptions init;
+  init.sh_degree = a.sh_degree;  // no storage (or optimizer state) for coefficients never used
+  TrainingRun training(s.scene, init_from_points(s.scene.points, init), options, s.run_options);
+  Trainer& trainer = training.trainer();
+  const bool root = trainer.is_root();
+  if (!a.resume.empty()) {
+    restore_trainer_checkpoint(trainer, s.plan.checkpoint);
+    const bool budget_given = a.images_option->count() > 0 || a.steps_option->count() > 0;
+    if (budget_given) trainer.set_total_images(image_budget(a, trainer.options().batch_size));
+    const int64_t gaussians = trainer.total_gaussians();
+    if (root)
+      std::fprintf(stderr, "resumed at image %d (step %d) with %lld Gaussians\n", trainer.images_done(),
+                   trainer.steps_done(), static_cast<long long>(gaussians));
+  }
+  if (a.profile) trainer.set_profiling(true);
+  auto export_ply = [&]() {
+    const GaussianState whole = trainer.whole_state();
+    if (root) s.run.save_ply(whole.to_model());
+  };
+
+  s.config["images"] = trainer.options().images;  // a resumed run keeps its checkpoint's schedule
+  s.config["batch_size"] = trainer.options().batch_size;  // and its batch size
+  if (root) s.run.write_config(s.config);
+  const bool tty = isatty(fileno(stderr));
+  // Progress counts images: the schedule spans options().images; this run may end earlier (--stop-at).
+  const int start = trainer.images_done();
+  const int total = training.end_images();
+  const bool stops_early = total < trainer.options().images;
+  if (start >= total) {  // only a resumed run can start at or past its end
+    const std::string at = "the run is already at image " + std::to_string(start);
+    if (a.stop_at > 0 && a.stop_at < trainer.options().images)
+      throw std::invalid_argument("--stop-at " + std::to_string(a.stop_at) + ": " + at);
+    if (a.images_option->count() > 0) throw std::invalid_argument("--images " + std::to_string(a.images) + ": " + at);
+    if (a.steps_option->count() > 0)
+      throw std::invalid_argument("--steps " + std::to_string(a.steps) + " (" + std::to_string(trainer.options().images) +
+                                  " images): " + at);
+    throw std::invalid_argument(s.plan.checkpoint.string() + ": the checkpoint is at image " +
+                                std::to_string(start) + ", the end of its " + std::to_string(total) +
+                                "-image budget: nothing left to train (pass a larger --images to continue)");
+  }
+  // The progress line: redrawn in place on a terminal (ProgressCadence: at most 4 times a second,
+  // cut to the terminal's width), else a line at each tenth of the run and at least every 5 s.
+  ProgressCadence cadence(tty, total - start);
+  float loss = 0;
+  Requests requests = agreed_requests(comm, s.signals, false);
+  while (!training.done() && !requests.stop) {
+    const RunStep step = training.step();
+    const int done = trainer.images_done();
+    const bool draw_now = root && (cadence.due(done - start) || training.done());
+    if (step.metrics) loss = float(step.metrics->loss);
+    // Reading the loss waits for the GPU: only when shown. With ranks it is a collective, so the progress
+    // line shows the last record's.
+    else if (draw_now && !comm) loss = trainer.read_loss();
+    if (draw_now) {
+      const std::string line = progress_line(training, start, total, loss, step.result.gaussians, tty ? terminal_columns(stderr) : 0);
+      std::fprintf(stderr, tty ? "\r%s\033[K" : "%s\n", line.c_str());
+    }
+    requests = agreed_requests(comm, s.signals, true);
+    if (requests.export_ply) {
+      export_ply();
+      if (root) std::fprintf(stderr, "%sexported %s at image %d\n", tty ? "\n" : "", s.run.ply_file().c_str(), done);
+    }
+  }
+  if (root && tty) std::fprintf(stderr, "\n");
+  const double loop_s = training.seconds();
+  if (root) s.signals.restore_defaults();  // a second signal while saving ends the process (the checkpoint is written atomically)
+  s.run.save_checkpoint(trainer);
+  export_ply();
+  const int64_t gaussians = trainer.total_gaussians();
+  if (!root) return 0;
+  if (const int sig = s.signals.stop_signal()) {
+    std::fprintf(stderr, "%s at image %d (step %d): saved %s and %s; continue with: splatlab train --resume %s\n",
+                 StopSignals::name(sig), trainer.images_done(), trainer.steps_done(), s.run.checkpoint_file().c_str(),
+                 s.run.ply_file().c_str(), s.run.dir().c_str());
+    return StopSignals::exit_code(sig);
+  }
+  char psnr[48] = "";
+  if (training.last_psnr()) std::snprintf(psnr, sizeof psnr, ", test PSNR %.3f dB", *training.last_psnr());
+  std::fprintf(stderr, "done: %d images (%d steps)%s in %.1f s, %lld Gaussians%s; wrote %s\n", trainer.images_done(),
+               trainer.steps_done(),
+               stops_early ? (" of a " + std::to_string(trainer.options().images) + "-image budget").c_str() : "",
+               loop_s, static_cast<long long>(gaussians), psnr, s.run.ply_file().c_str());
+  print_profile(trainer, training.eval_seconds(), loop_s);
+  return 0;
+}
+
+// The rank count --ranks/--gpus ask for, checked against the batch and the budget before anything is made.
+int rank_count(const TrainArgs& a, kernels::Device dev, int images) {
+  const int ranks = a.ranks_option->count() > 0 ? a.ranks : a.gpus;
+  if (a.gpus > 1 && (dev != kernels::Device::CUDA || kernels::cuda_device_count() < a.gpus))
+    throw std::invalid_argument("--gpus " + std::to_string(a.gpus) + ": this machine has " +
+                                std::to_string(kernels::cuda_device_count()) + " CUDA device(s)" +
+                                (dev == kernels::Device::CUDA ? "" : " (and --device is cpu)") +
+                                "; --ranks R runs R ranks on one device");
+  if (ranks < a.gpus)
+    throw std::invalid_argument("--ranks " + std::to_string(ranks) + " is fewer than --gpus " + std::to_string(a.gpus) +
+                                ": every GPU runs at least one rank");
+  if (ranks > 1 && dev == kernels::Device::CUDA && kernels::cuda_device_count() < 1)
+    throw std::invalid_argument("--ranks " + std::to_string(ranks) + " on cuda: no CUDA device");
+  if (ranks > a.batch_size)
+    throw std::invalid_argument("--batch-size " + std::to_string(a.batch_size) + " is smaller than the " +
+                                std::to_string(ranks) + " ranks: every rank renders at least one image of a step, "
+                                "so use --batch-size " + std::to_string(ranks) + " or more");
+  if (const int last = images % a.batch_size; ranks > 1 && a.resume.empty() && last != 0 && last < ranks)
+    throw std::invalid_argument("a budget of " + std::to_string(images) + " images at batch size " +
+                                std::to_string(a.batch_size) + " ends with a step of " + std::to_string(last) +
+                                " image(s), fewer than the " + std::to_string(ranks) +
+                                " ranks: choose a budget that is a multiple of the batch size");
+  return ranks;
+}
+
 int run_train(TrainArgs& a) {
   if (a.amp) throw std::invalid_argument("--amp: not implemented yet: comes with mixed precision");
-  if (a.gpus > 1) throw std::invalid_argument("--gpus " + std::to_string(a.gpus) + ": not implemented yet: comes with multi-GPU");
   const kernels::Device dev = parse_device(a.device);
   const TrainFolderPlan plan = plan_train_folder(*a.command, a.scene, a.resume, a.out, a.overwrite, kRecordedOptions);
   if (a.scene != "demo") check_path_argument("scene", a.scene);
   const fs::path scene_folder = resolve_scene_folder(a.scene);
 
-  const TrainerOptions options = trainer_options(a, dev);
+  TrainerOptions options = trainer_options(a, dev);
+  const int ranks = rank_count(a, dev, options.images);
+  // CPU ranks share the cores rather than each taking all of them.
+  if (ranks > 1 && a.threads == 0)
+    options.cpu_threads = std::max(1, int(std::thread::hardware_concurrency()) / ranks);
   nlohmann::json config{{"scene", a.scene},
                         {"scene_folder", fs::absolute(scene_folder).string()},
                         {"device", dev == kernels::Device::CUDA ? "cuda" : "cpu"},
@@ -216,9 +371,10 @@ int run_train(TrainArgs& a) {
                         {"absgrad", a.absgrad}};
   write_scene_settings(config, scene_load_options(a.scene_args));
   const Scene scene = load_run_scene(config, true);
-  std::fprintf(stderr, "scene %s: %zu views (%zu train, %zu test), %zu points, extent %.3f; device %s\n",
+  std::fprintf(stderr, "scene %s: %zu views (%zu train, %zu test), %zu points, extent %.3f; device %s%s\n",
                scene.root.c_str(), scene.views.size(), scene.train_indices().size(), scene.test_indices().size(),
-               scene.points.size(), scene.extent, dev == kernels::Device::CUDA ? "cuda" : "cpu");
+               scene.points.size(), scene.extent, dev == kernels::Device::CUDA ? "cuda" : "cpu",
+               ranks > 1 ? (", " + std::to_string(ranks) + " ranks").c_str() : "");
 
   // A batch draws distinct training views (a larger one would repeat views within a step).
   if (const size_t views = scene.train_indices().size(); static_cast<size_t>(a.batch_size) > views)
@@ -235,84 +391,33 @@ int run_train(TrainArgs& a) {
   StopSignals signals;
   const RunFolder run = open_train_folder(plan, a.overwrite);  // removed again if this fails before saving
   run.attach(ro);
-  PointInitOptions init;
-  init.sh_degree = a.sh_degree;  // no storage (or optimizer state) for coefficients never used
-  TrainingRun training(scene, init_from_points(scene.points, init), options, ro);
-  Trainer& trainer = training.trainer();
-  if (!a.resume.empty()) {
-    restore_trainer_checkpoint(trainer, plan.checkpoint);
-    const bool budget_given = a.images_option->count() > 0 || a.steps_option->count() > 0;
-    if (budget_given) trainer.set_total_images(image_budget(a, trainer.options().batch_size));
-    std::fprintf(stderr, "resumed at image %d (step %d) with %lld Gaussians\n", trainer.images_done(),
-                 trainer.steps_done(), static_cast<long long>(trainer.gaussians().size()));
+  RunSetup setup{a, plan, scene, run, signals, options, ro, config};
+  if (ranks == 1) return train_rank(setup, nullptr);
+  // Ranks are threads of this process: over --gpus GPUs in blocks (one rank per GPU talks through NCCL),
+  // several on one device share its default stream. A rank that fails stops them all; the first failure
+  // names its rank and device.
+  std::atomic<int> code = 0;
+  try {
+    dist::run_ranks(
+        ranks, [&](int r) { return kernels::ComputeContext(dev, dev == kernels::Device::CUDA ? r * a.gpus / ranks : 0); },
+        [&](dist::Communicator& comm) {
+          RunSetup mine = setup;  // each rank edits its own copy of the config
+          const int c = train_rank(mine, &comm);
+          if (comm.rank() == 0) code = c;
+        });
+  } catch (const dist::CommError& e) {
+    throw std::runtime_error(std::string(e.what()) + "; every rank stopped, " +
+                             (run.has_results() ? "the run keeps its last checkpoint: continue with splatlab train "
+                                                  "--resume " + run.dir().string()
+                                                : std::string("nothing was saved")));
   }
-  if (a.profile) trainer.set_profiling(true);
-  auto export_ply = [&]() { run.save_ply(trainer.gaussians().to_model()); };
-
-  config["images"] = trainer.options().images;  // a resumed run keeps its checkpoint's schedule
-  config["batch_size"] = trainer.options().batch_size;  // and its batch size
-  run.write_config(config);
-  const bool tty = isatty(fileno(stderr));
-  // Progress counts images: the schedule spans options().images; this run may end earlier (--stop-at).
-  const int start = trainer.images_done();
-  const int total = training.end_images();
-  const bool stops_early = total < trainer.options().images;
-  if (start >= total) {  // only a resumed run can start at or past its end
-    const std::string at = "the run is already at image " + std::to_string(start);
-    if (a.stop_at > 0 && a.stop_at < trainer.options().images)
-      throw std::invalid_argument("--stop-at " + std::to_string(a.stop_at) + ": " + at);
-    if (a.images_option->count() > 0) throw std::invalid_argument("--images " + std::to_string(a.images) + ": " + at);
-    if (a.steps_option->count() > 0)
-      throw std::invalid_argument("--steps " + std::to_string(a.steps) + " (" + std::to_string(trainer.options().images) +
-                                  " images): " + at);
-    throw std::invalid_argument(plan.checkpoint.string() + ": the checkpoint is at image " +
-                                std::to_string(start) + ", the end of its " + std::to_string(total) +
-                                "-image budget: nothing left to train (pass a larger --images to continue)");
-  }
-  // The progress line: redrawn in place on a terminal (ProgressCadence: at most 4 times a second,
-  // cut to the terminal's width), else a line at each tenth of the run and at least every 5 s.
-  ProgressCadence cadence(tty, total - start);
-  float loss = 0;
-  while (!training.done() && !signals.stop_signal()) {
-    const RunStep step = training.step();
-    const int done = trainer.images_done();
-    const bool draw_now = cadence.due(done - start) || training.done();
-    if (step.metrics) loss = float(step.metrics->loss);
-    else if (draw_now) loss = trainer.read_loss();  // waits for the GPU: only when shown
-    if (draw_now) {
-      const std::string line = progress_line(training, start, total, loss, step.result.gaussians, tty ? terminal_columns(stderr) : 0);
-      std::fprintf(stderr, tty ? "\r%s\033[K" : "%s\n", line.c_str());
-    }
-    if (signals.take_export_request()) {
-      export_ply();
-      std::fprintf(stderr, "%sexported %s at image %d\n", tty ? "\n" : "", run.ply_file().c_str(), done);
-    }
-  }
-  if (tty) std::fprintf(stderr, "\n");
-  const double loop_s = training.seconds();
-  signals.restore_defaults();  // a second signal while saving ends the process (the checkpoint is written atomically)
-  run.save_checkpoint(trainer);
-  export_ply();
-  if (const int sig = signals.stop_signal()) {
-    std::fprintf(stderr, "%s at image %d (step %d): saved %s and %s; continue with: splatlab train --resume %s\n",
-                 StopSignals::name(sig), trainer.images_done(), trainer.steps_done(), run.checkpoint_file().c_str(),
-                 run.ply_file().c_str(), run.dir().c_str());
-    return StopSignals::exit_code(sig);
-  }
-  char psnr[48] = "";
-  if (training.last_psnr()) std::snprintf(psnr, sizeof psnr, ", test PSNR %.3f dB", *training.last_psnr());
-  std::fprintf(stderr, "done: %d images (%d steps)%s in %.1f s, %lld Gaussians%s; wrote %s\n", trainer.images_done(),
-               trainer.steps_done(),
-               stops_early ? (" of a " + std::to_string(trainer.options().images) + "-image budget").c_str() : "",
-               loop_s, static_cast<long long>(trainer.gaussians().size()), psnr, run.ply_file().c_str());
-  print_profile(trainer, training.eval_seconds(), loop_s);
-  return 0;
+  return code;
 }
 
 }  // namespace
 
 CommandRun add_train_command(CLI::App& app) {
-  auto* sub = app.add_subcommand("train", "Train a scene headless on one device (CPU backend or one GPU)");
+  auto* sub = app.add_subcommand("train", "Train a scene headless on the CPU backend, one GPU or several (--gpus, --ranks)");
   auto args = std::make_shared<TrainArgs>();
   add_train_options(sub, *args);
   args->command = sub;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "ui/panels.h"
@@ -12,27 +13,76 @@ namespace splat::ui {
 namespace {
 constexpr int kPlotSamples = 200;  // PlotLines points: the series is resampled evenly along x
 
-// One metric plotted against step or wall time (`x` is the chosen column). PlotLines spaces its
-// values evenly, so the series is resampled along x first; the tooltip names the recorded entry
-// nearest the mouse with both its step and its wall time.
-void plot_metric(const char* label, const std::vector<float>& x, const std::vector<float>& steps,
-                 const std::vector<float>& wall, const std::vector<float>& values, const char* fmt) {
-  if (values.empty()) {
+struct Series {
+  const std::vector<float>* y;
+  ImU32 color;
+  float thickness;
+};
+
+// Metric lines against x (training images or wall seconds) in a framed box with axes: the y range
+// labelled at the top and bottom, the x range under it and the axis name, and on hover the recorded
+// entry nearest the mouse (images, wall time and each series' value). The first series sets the range.
+void plot_metric(const char* label, const char* x_name, const std::vector<float>& x, const std::vector<Series>& series,
+                 const std::vector<float>& images, const std::vector<float>& wall, const char* fmt) {
+  const std::vector<float>& main = *series.front().y;
+  if (main.empty()) {
     ImGui::TextDisabled("%s: no values yet", label);
     return;
   }
-  const std::vector<float> even = resample_even(x, values, kPlotSamples);
-  char overlay[64];
-  std::snprintf(overlay, sizeof overlay, fmt, values.back());
-  ImGui::PlotLines(label, even.data(), static_cast<int>(even.size()), 0, overlay, FLT_MAX, FLT_MAX,
-                   ImVec2(0, 70));
-  if (ImGui::IsItemHovered()) {
-    const float x0 = ImGui::GetItemRectMin().x, w = ImGui::CalcItemWidth();
-    const float t = std::clamp((ImGui::GetIO().MousePos.x - x0) / w, 0.f, 1.f);
-    const size_t i = nearest_index(x, x.front() + t * (x.back() - x.front()));
-    char text[64];
-    std::snprintf(text, sizeof text, fmt, values[i]);
-    ImGui::SetTooltip("step %d, %.1f s: %s", static_cast<int>(steps[i]), wall[i], text);
+  ImGui::TextUnformatted(label);
+  float lo = FLT_MAX, hi = -FLT_MAX;
+  for (const Series& s : series)
+    for (float v : *s.y) lo = std::min(lo, v), hi = std::max(hi, v);
+  if (hi - lo < 1e-6f) hi = lo + 1e-6f;
+  char top[32], bottom[32];
+  std::snprintf(top, sizeof top, fmt, hi);
+  std::snprintf(bottom, sizeof bottom, fmt, lo);
+  const float axis_w = std::max(ImGui::CalcTextSize(top).x, ImGui::CalcTextSize(bottom).x) + 6.f;
+  const float line_h = ImGui::GetTextLineHeight();
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const float w = std::max(40.f, ImGui::GetContentRegionAvail().x - axis_w), h = 80.f;
+  const ImVec2 p0(origin.x + axis_w, origin.y), p1(p0.x + w, p0.y + h);
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  draw->AddRectFilled(p0, p1, ImGui::GetColorU32(ImGuiCol_FrameBg));
+  draw->AddRect(p0, p1, ImGui::GetColorU32(ImGuiCol_Border));
+  const ImU32 text = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  draw->AddText(ImVec2(origin.x, p0.y), text, top);
+  draw->AddText(ImVec2(origin.x, p1.y - line_h), text, bottom);
+  const float x0 = x.front(), x1 = std::max(x.back(), x.front() + 1e-6f);
+  for (const Series& s : series) {
+    const std::vector<float> even = resample_even(x, *s.y, kPlotSamples);
+    std::vector<ImVec2> points(even.size());
+    for (size_t i = 0; i < even.size(); ++i) {
+      const float t = even.size() > 1 ? float(i) / float(even.size() - 1) : 0.f;
+      points[i] = ImVec2(p0.x + t * w, p1.y - (even[i] - lo) / (hi - lo) * h);
+    }
+    draw->AddPolyline(points.data(), static_cast<int>(points.size()), s.color, 0, s.thickness);
+  }
+  ImGui::Dummy(ImVec2(axis_w + w, h));
+  const bool hovered = ImGui::IsItemHovered();
+  char left[32], right[32];
+  std::snprintf(left, sizeof left, "%.0f", x0);
+  std::snprintf(right, sizeof right, "%.0f", x1);
+  ImGui::SetCursorScreenPos(ImVec2(p0.x, ImGui::GetCursorScreenPos().y));
+  ImGui::TextDisabled("%s", left);
+  ImGui::SameLine(0, 0);
+  const float name_w = ImGui::CalcTextSize(x_name).x, right_w = ImGui::CalcTextSize(right).x;
+  ImGui::SetCursorScreenPos(ImVec2(p0.x + 0.5f * (w - name_w), ImGui::GetCursorScreenPos().y));
+  ImGui::TextDisabled("%s", x_name);
+  ImGui::SameLine(0, 0);
+  ImGui::SetCursorScreenPos(ImVec2(p1.x - right_w, ImGui::GetCursorScreenPos().y));
+  ImGui::TextDisabled("%s", right);
+  if (hovered) {
+    const float t = std::clamp((ImGui::GetIO().MousePos.x - p0.x) / w, 0.f, 1.f);
+    const size_t i = nearest_index(x, x0 + t * (x1 - x0));
+    std::string tip = "image " + std::to_string(static_cast<long long>(images[i])) + ", " +
+                      std::to_string(static_cast<int>(wall[i])) + " s:";
+    for (const Series& s : series) {
+      char v[32];
+      std::snprintf(v, sizeof v, fmt, (*s.y)[i]);
+      tip += std::string(" ") + v;
+    }
+    ImGui::SetTooltip("%s", tip.c_str());
   }
 }
 
@@ -97,18 +147,24 @@ void draw_metrics_panel(TrainingController& training) {
     return;
   }
   const MetricHistory& h = training.history;
-  ImGui::Text("step %d, %lld Gaussians", h.last_step, static_cast<long long>(h.gaussians));
+  ImGui::Text("image %d (step %d), %lld Gaussians", h.last_images, h.last_step, static_cast<long long>(h.gaussians));
   ImGui::Text("%.1f images/s", h.images_per_s);
   draw_device_memory(training);
   int against = training.plot_wall_time ? 1 : 0;
   ImGui::TextUnformatted("plot against");
   ImGui::SameLine();
-  ImGui::RadioButton("step", &against, 0);
+  ImGui::RadioButton("images", &against, 0);
   ImGui::SameLine();
   ImGui::RadioButton("wall time", &against, 1);
   training.plot_wall_time = against == 1;
-  plot_metric("loss", against ? h.loss_wall : h.loss_step, h.loss_step, h.loss_wall, h.loss, "%.4f");
-  plot_metric("test PSNR", against ? h.psnr_wall : h.psnr_step, h.psnr_step, h.psnr_wall, h.psnr, "%.2f dB");
+  const char* x_name = against ? "wall time (s)" : "training images";
+  const ImU32 line = ImGui::GetColorU32(ImGuiCol_PlotLines);
+  const ImU32 faint = ImGui::GetColorU32(ImGuiCol_PlotLines, 0.3f);
+  // The raw loss jumps from photo to photo; its moving average shows the trend.
+  plot_metric("loss (smoothed; raw faint)", x_name, against ? h.loss_wall : h.loss_images,
+              {{&h.loss_smooth, line, 2.f}, {&h.loss, faint, 1.f}}, h.loss_images, h.loss_wall, "%.4f");
+  plot_metric("test PSNR (dB)", x_name, against ? h.psnr_wall : h.psnr_images, {{&h.psnr, line, 2.f}},
+              h.psnr_images, h.psnr_wall, "%.2f");
   draw_step_share(training);
 }
 

@@ -1,4 +1,5 @@
 #include <imgui.h>
+#include <imgui_stdlib.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -13,28 +14,68 @@ const char* state_name(SessionState s) {
     case SessionState::Idle: return "idle";
     case SessionState::Running: return "running";
     case SessionState::Paused: return "paused";
+    case SessionState::Stopped: return "stopped";
     case SessionState::Finished: return "finished";
     case SessionState::Failed: return "failed";
   }
   return "?";
 }
+
+// "1h02m", "3m07s", "12s": short enough for the progress line.
+void format_duration(char* out, size_t n, double s) {
+  const long t = static_cast<long>(s + 0.5);
+  if (t >= 3600) std::snprintf(out, n, "%ldh%02ldm", t / 3600, t % 3600 / 60);
+  else if (t >= 60) std::snprintf(out, n, "%ldm%02lds", t / 60, t % 60);
+  else std::snprintf(out, n, "%lds", t);
+}
+
+constexpr int kDataFactors[] = {1, 2, 4, 8};
+constexpr const char* kDataFactorNames[] = {"1 (full size)", "2", "4", "8"};
+
+// The data factor loads the scene's photos smaller: training cost falls with the pixel count. It
+// applies by opening the scene again, so the caller disables it while a session exists.
+void draw_data_factor(ViewerState& state) {
+  const bool demo = state.content.demo;
+  const int factor = demo ? state.content.data_factor : state.data_factor;
+  int index = 0;
+  while (index < 3 && kDataFactors[index] < factor) ++index;
+  ImGui::BeginDisabled(demo || state.loader.busy());
+  if (ImGui::Combo("Data factor", &index, kDataFactorNames, IM_ARRAYSIZE(kDataFactorNames)) &&
+      kDataFactors[index] != state.data_factor) {
+    state.data_factor = kDataFactors[index];
+    state.reopen();
+  }
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip(demo ? "the demo scene is generated small: it always trains at full size"
+                           : "photos load at 1/factor size (the scene is opened again)");
+}
 }  // namespace
 
-void draw_training_panel(ViewerState& state, TrainingController& training) {
+void draw_training_panel(ViewerState& state, TrainingController& training, Confirmations& confirm) {
   if (!ImGui::CollapsingHeader("Training", ImGuiTreeNodeFlags_DefaultOpen)) return;
   TrainingSettings& s = training.settings;
   const SessionState st = training.state();
   const bool running = st == SessionState::Running || st == SessionState::Paused;
+  const bool continuable = st == SessionState::Stopped || st == SessionState::Finished;
   const bool trainable = state.content.scene != nullptr && !state.loader.busy();
 
-  // Settings fixed for a run.
-  ImGui::BeginDisabled(running);
-  ImGui::InputInt("Steps", &s.steps, 1000);
+  // Settings fixed for a run (the budget may change while it is paused, stopped or finished).
+  ImGui::BeginDisabled(st == SessionState::Running);
+  ImGui::InputInt("Images##budget", &s.steps, 1000);
   s.steps = std::max(1, s.steps);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("the run's budget in training images (batch size images a step)");
+  ImGui::EndDisabled();
+  ImGui::BeginDisabled(training.active());
+  draw_data_factor(state);
   ImGui::Combo("Strategy", &s.strategy, kStrategies, IM_ARRAYSIZE(kStrategies));
   ImGui::InputInt("Eval every", &s.eval_every, 100);
   s.eval_every = std::max(0, s.eval_every);
+  ImGui::InputInt("Checkpoint every", &s.checkpoint_every, 1000);
+  s.checkpoint_every = std::max(0, s.checkpoint_every);
+  ImGui::InputTextWithHint("Run folder", "runs/<scene name>", &s.run_dir);
   ImGui::EndDisabled();
+  if (training.active()) ImGui::TextWrapped("run: %s", training.run_dir().string().c_str());
   const int gpus = kernels::cuda_device_count();
   if (training.device() == kernels::Device::CUDA)
     ImGui::Text("GPUs: 1 of %d (multi-GPU training is headless only)", gpus);
@@ -50,28 +91,39 @@ void draw_training_panel(ViewerState& state, TrainingController& training) {
   changed |= ImGui::SliderInt("SH degree cap", &s.sh_degree, 0, 3);
   if (changed) training.apply_live_settings();
 
-  if (!running) {
-    ImGui::BeginDisabled(!trainable);
-    if (ImGui::Button("Start")) training.start(state);
-    ImGui::EndDisabled();
+  if (st == SessionState::Running) {
+    if (ImGui::Button("Pause##training")) training.pause();
   } else if (st == SessionState::Paused) {
-    if (ImGui::Button("Resume")) training.resume();
+    if (ImGui::Button("Resume##training")) training.resume();
   } else {
-    if (ImGui::Button("Pause")) training.pause();
+    const bool grows = st != SessionState::Finished || s.steps > training.images_done();
+    ImGui::BeginDisabled(!trainable || !grows);
+    if (ImGui::Button(continuable ? "Continue##training" : "Start##training")) training.start(state);
+    ImGui::EndDisabled();
+    if (st == SessionState::Finished && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+      ImGui::SetTooltip("raise the image budget to train on");
   }
   ImGui::SameLine();
   ImGui::BeginDisabled(!running);
-  if (ImGui::Button("Stop")) training.stop();
+  if (ImGui::Button("Stop##training")) training.stop();
   ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("finish early and save the checkpoint and PLY into the run folder; Continue goes on");
   ImGui::SameLine();
   ImGui::BeginDisabled(!training.active());
-  if (ImGui::Button("Reset")) training.reset(state);
+  if (ImGui::Button("Reset##training")) confirm.reset_training = true;
   ImGui::EndDisabled();
 
-  const float done = static_cast<float>(training.steps_done()) / static_cast<float>(s.steps);
-  char label[64];
-  std::snprintf(label, sizeof label, "%d / %d (%s)", training.steps_done(), s.steps, state_name(st));
+  const float done = std::min(1.f, static_cast<float>(training.images_done()) / static_cast<float>(s.steps));
+  char label[96];
+  std::snprintf(label, sizeof label, "%d / %d images (%s)", training.images_done(), s.steps, state_name(st));
   ImGui::ProgressBar(done, ImVec2(-1, 0), label);
+  if (training.active()) {
+    char elapsed[32], eta[32] = "-";
+    format_duration(elapsed, sizeof elapsed, training.elapsed_s());
+    if (const auto left = training.eta_s(); left && st != SessionState::Finished) format_duration(eta, sizeof eta, *left);
+    ImGui::Text("elapsed %s, ETA %s", elapsed, eta);
+  }
   if (!trainable && !running) ImGui::TextDisabled("open a COLMAP scene to train");
 }
 

@@ -34,11 +34,11 @@ void draw_view_panel(ViewerState& state) {
   ImGui::Checkbox("Cameras", &state.view.show_frustums);
 
   ImGui::Separator();
-  if (ImGui::Button("Reset")) state.reset_view();
+  if (ImGui::Button("Reset##view")) state.reset_view();
   ImGui::SameLine();
-  if (ImGui::Button("Frame")) state.frame_scene();
+  if (ImGui::Button("Frame##view")) state.frame_scene();
   ImGui::SameLine();
-  if (ImGui::Button("Nearest")) state.snap_nearest();
+  if (ImGui::Button("Nearest##view")) state.snap_nearest();
   if (ImGui::ArrowButton("prev", ImGuiDir_Left)) state.step_view(-1);
   ImGui::SameLine();
   if (ImGui::ArrowButton("next", ImGuiDir_Right)) state.step_view(+1);
@@ -47,7 +47,7 @@ void draw_view_panel(ViewerState& state) {
     ImGui::Text("camera %d: %s", state.current_view, state.content.scene->views[state.current_view].name.c_str());
   else
     ImGui::TextDisabled("free camera");
-  ImGui::TextDisabled("drag: orbit / pan (right), wheel: zoom\nWASD QE: fly, [ ]: cameras");
+  ImGui::TextDisabled("drag: orbit / pan (right), wheel: zoom\nWASD QE: fly, [ ]: cameras, F1: all keys");
 }
 
 }  // namespace splat::ui

@@ -7,16 +7,25 @@
 
 namespace splat::ui {
 
+// Actions that wait for the user's yes in a modal dialog (viewer_app draws them).
+struct Confirmations {
+  bool reset_training = false;  // Reset would discard the training session
+  bool quit = false;            // closing the window while training: save and quit, quit, cancel
+  bool quit_after_saves = false;  // "Save and quit" chosen: close once the run's files are written
+};
+
 // File and View menus; returns false when the user asked to quit.
 bool draw_main_menu(ViewerState& state, FolderBrowser& browser);
 // Scene summary, render mode, resolution, field of view, overlays, camera navigation.
 void draw_view_panel(ViewerState& state);
 // PNG (at a chosen resolution) and PLY snapshots, and a checkpoint of the training session.
 void draw_snapshot_panel(ViewerState& state, TrainingController& training);
-// Start / pause / resume / stop / reset and the training settings (live ones apply at the next step).
-void draw_training_panel(ViewerState& state, TrainingController& training);
-// Loss and test PSNR against step or wall time (values on hover), #Gaussians, images/s, memory of
-// each GPU, and the step-time share (profiled only while its section is open).
+// Start / pause / resume / stop / reset and the training settings (live ones apply at the next
+// step); Reset asks through `confirm`.
+void draw_training_panel(ViewerState& state, TrainingController& training, Confirmations& confirm);
+// Loss (smoothed, raw faint) and test PSNR against training images or wall time, with axes (values
+// on hover), #Gaussians, images/s, memory of each GPU, and the step-time share (profiled only while
+// its section is open).
 void draw_metrics_panel(TrainingController& training);
 
 }  // namespace splat::ui

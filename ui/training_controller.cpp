@@ -1,40 +1,145 @@
 #include "ui/training_controller.h"
 
+#include <algorithm>
+
+#include "core/run/run_config.h"
+#include "ui/gui_run.h"
 
 namespace splat::ui {
+namespace fs = std::filesystem;
+
+namespace {
+TrainerOptions trainer_options(const TrainingSettings& s, kernels::Device device, const ViewerState& viewer) {
+  TrainerOptions opt;
+  opt.device = device;
+  opt.images = s.steps;  // the run's budget counts images (core/train/image_schedule.h)
+  opt.strategy = kStrategies[s.strategy];
+  opt.batch_size = s.batch_size;
+  opt.packed = s.packed;
+  opt.sh_degree_cap = s.sh_degree;
+  std::copy(viewer.view.background, viewer.view.background + 3, opt.background.begin());
+  return opt;
+}
+
+const Scene& trainable_scene(const ViewerState& viewer) {
+  const Scene* scene = viewer.content.scene.get();
+  if (!scene) throw std::runtime_error("training needs a COLMAP scene (a PLY file has no cameras)");
+  if (scene->images.size() != scene->views.size() || scene->train_indices().empty())
+    throw std::runtime_error(scene->root + ": training needs the scene's training images");
+  return *scene;
+}
+}  // namespace
 
 void TrainingController::start(ViewerState& viewer) {
   try {
-    const Scene* scene = viewer.content.scene.get();
-    if (!scene) throw std::runtime_error("training needs a COLMAP scene (a PLY file has no cameras)");
-    if (scene->images.size() != scene->views.size() || scene->train_indices().empty())
-      throw std::runtime_error(scene->root + ": training needs the scene's training images");
-    TrainerOptions opt;
-    opt.device = device_;
-    opt.images = settings.steps;  // the run's budget counts images (core/train/image_schedule.h)
-    opt.strategy = kStrategies[settings.strategy];
-    opt.batch_size = settings.batch_size;
-    opt.packed = settings.packed;
-    opt.sh_degree_cap = settings.sh_degree;
-    std::copy(viewer.view.background, viewer.view.background + 3, opt.background.begin());
-    SessionOptions so;
-    so.eval_every = settings.eval_every;
-    stop();
-    initial_model_ = viewer.content.model;
-    content_generation_ = viewer.content_generation;
-    session_ = std::make_unique<TrainingSession>(*scene, *viewer.content.model, opt, so);
-    session_->set_amp(settings.amp);
-    if (step_share_shown_) session_->set_profiling(true);
-    session_->start();
-    history = {};
-    last_phases_ = {};
-    step_share_.reset();
-    snapshot_version_ = 0;
-    failure_reported_ = false;
-    stopped_ = false;
+    if (session_ && session_->state() != SessionState::Failed) {
+      resume();
+      return;
+    }
+    start_new(viewer);
   } catch (const std::exception& e) {
     session_.reset();
+    run_.reset();
     viewer.notes.error(std::string("cannot start training: ") + e.what());
+  }
+}
+
+void TrainingController::start_new(ViewerState& viewer) {
+  const Scene& scene = trainable_scene(viewer);
+  const TrainerOptions opt = trainer_options(settings, device_, viewer);
+  session_.reset();
+  run_.reset();
+  const fs::path dir = settings.run_dir.empty() ? default_run_dir(fs::current_path(), scene)
+                                                : fs::absolute(settings.run_dir).lexically_normal();
+  if (holds_run(dir))
+    throw RunFolderError(dir, "already holds a run: choose another run folder, or open this one to continue it");
+  run_.emplace(RunFolder::create(dir, false));
+  // The factor the shown scene was loaded at (the demo ignores the setting).
+  run_->write_config(
+      gui_run_config(scene, viewer.content.data_factor, opt, settings.eval_every, settings.checkpoint_every));
+  SessionOptions so;
+  so.eval_every = settings.eval_every;
+  run_->attach(so.files);
+  so.files.checkpoint_every = settings.checkpoint_every;
+  initial_model_ = viewer.content.model;
+  content_generation_ = viewer.content_generation;
+  session_ = std::make_unique<TrainingSession>(scene, *viewer.content.model, opt, so);
+  session_->set_amp(settings.amp);
+  if (step_share_shown_) session_->set_profiling(true);
+  history = {};
+  images_at_start_ = 0;
+  restoring_ = false;
+  session_->start();
+  last_phases_ = {};
+  step_share_.reset();
+  snapshot_version_ = 0;
+  failure_reported_ = false;
+  saved_images_ = -1;
+  elapsed_s_ = 0;
+  running_since_.reset();
+  settings.run_dir = dir.string();
+  viewer.notes.info("training into " + dir.string());
+}
+
+void TrainingController::open_run(ViewerState& viewer, const fs::path& dir) {
+  try {
+    const nlohmann::json config = read_run_config(dir);
+    if (!fs::exists(dir / run_files::kCheckpoint))
+      throw RunFolderError(dir, "has no checkpoint.ckpt to continue from");
+    TrainingSettings s = settings;
+    s.steps = config.value("images", s.steps);
+    const std::string strategy = config.value("strategy", std::string(kStrategies[0]));
+    s.strategy = strategy == kStrategies[1] ? 1 : 0;
+    s.batch_size = config.value("batch_size", s.batch_size);
+    s.packed = config.value("packed", s.packed);
+    s.sh_degree = config.value("sh_degree", s.sh_degree);
+    s.eval_every = config.value("eval_every", s.eval_every);
+    s.checkpoint_every = config.value("checkpoint_every", s.checkpoint_every);
+    s.run_dir = fs::absolute(dir).lexically_normal().string();
+    session_.reset();
+    run_.reset();
+    viewer.confirm_discard = false;  // the session is gone: opening its scene discards nothing more
+    settings = s;
+    viewer.data_factor = read_scene_settings(config).data_factor;
+    if (config.contains("background"))
+      for (int c = 0; c < 3; ++c) viewer.view.background[c] = config["background"][c].get<float>();
+    viewer.open(config.at("scene_folder").get<std::string>());
+    pending_resume_ = fs::path(settings.run_dir);
+    pending_generation_ = viewer.content_generation;
+  } catch (const std::exception& e) {
+    viewer.notes.error(std::string("cannot open the run: ") + e.what());
+  }
+}
+
+void TrainingController::start_resumed(ViewerState& viewer) {
+  const fs::path dir = *pending_resume_;
+  pending_resume_.reset();
+  try {
+    const Scene& scene = trainable_scene(viewer);
+    run_.emplace(RunFolder::open(dir));
+    SessionOptions so;
+    so.eval_every = settings.eval_every;
+    run_->attach(so.files);
+    so.files.checkpoint_every = settings.checkpoint_every;
+    so.resume_from = run_->checkpoint_file();
+    initial_model_ = viewer.content.model;
+    content_generation_ = viewer.content_generation;
+    history = read_metric_history(run_->metrics_file());
+    session_ = std::make_unique<TrainingSession>(scene, *viewer.content.model,
+                                                 trainer_options(settings, device_, viewer), so);
+    session_->set_amp(settings.amp);
+    // Opened paused: the user sees the run as it was and chooses to continue it.
+    session_->pause();
+    session_->start();
+    restoring_ = true;  // until the session has restored the checkpoint (see poll())
+    snapshot_version_ = 0;
+    failure_reported_ = false;
+    elapsed_s_ = 0;
+    running_since_.reset();
+  } catch (const std::exception& e) {
+    session_.reset();
+    run_.reset();
+    viewer.notes.error(std::string("cannot resume the run: ") + e.what());
   }
 }
 
@@ -42,17 +147,70 @@ void TrainingController::pause() {
   if (session_) session_->pause();
 }
 void TrainingController::resume() {
-  if (session_) session_->resume();
+  if (!session_) return;
+  // The budget may have changed while paused or stopped: the run and its config.json follow it (a
+  // budget below what is done ends the run at once).
+  const int budget = std::max(settings.steps, session_->images_done());
+  session_->set_total_images(budget);
+  if (run_) {
+    try {
+      nlohmann::json config = run_->read_config();
+      if (config.value("images", 0) != budget) {
+        config["images"] = budget;
+        run_->write_config(config);
+      }
+    } catch (const std::exception& e) {  // training goes on; the message says what was not recorded
+      std::lock_guard lock(outbox_->mutex);
+      outbox_->results.emplace_back(false, std::string("the new budget is not recorded: ") + e.what());
+    }
+  }
+  session_->resume();
 }
+
 void TrainingController::stop() {
-  if (session_) session_->stop();
-  stopped_ = true;
+  if (!session_) return;
+  session_->finish();
 }
 
 void TrainingController::reset(ViewerState& viewer) {
   session_.reset();  // stops and joins
+  run_.reset();
+  pending_resume_.reset();
   if (initial_model_) viewer.show_model(initial_model_);
   history = {};
+  elapsed_s_ = 0;
+  running_since_.reset();
+  settings.run_dir.clear();  // the next run gets a fresh default folder
+}
+
+bool TrainingController::in_progress() const {
+  if (restoring_) return false;
+  const SessionState s = state();
+  return (s == SessionState::Running || s == SessionState::Paused) && session_->images_done() > images_at_start_;
+}
+
+int TrainingController::saves_pending() const {
+  std::lock_guard lock(outbox_->mutex);
+  return outbox_->pending;
+}
+
+bool TrainingController::results_written() const {
+  const SessionState s = state();
+  const bool ended = s == SessionState::Stopped || s == SessionState::Finished;
+  return ended && images_done() == saved_images_ && saves_pending() == 0;
+}
+
+double TrainingController::elapsed_s() const {
+  double s = elapsed_s_;
+  if (running_since_) s += std::chrono::duration<double>(std::chrono::steady_clock::now() - *running_since_).count();
+  return s;
+}
+
+std::optional<double> TrainingController::eta_s() const {
+  const int done = images_done() - images_at_start_;
+  const double t = elapsed_s();
+  if (!session_ || done <= 0 || t <= 0) return std::nullopt;
+  return std::max(0, settings.steps - images_done()) * t / done;
 }
 
 void TrainingController::apply_live_settings() {
@@ -66,8 +224,28 @@ void TrainingController::apply_live_settings() {
 std::string TrainingController::checkpoint_unavailable() const {
   if (!session_) return "no training session: start training first";
   if (session_->state() == SessionState::Failed) return "training failed: " + session_->error();
-  if (stopped_) return "training was stopped: its trainer is gone (the PLY snapshot still works)";
   return {};
+}
+
+void TrainingController::request_save(bool ply, const fs::path& file) {
+  {
+    std::lock_guard lock(outbox_->mutex);
+    ++outbox_->pending;
+  }
+  // The callback runs on the trainer thread at the step boundary it was served at, so the
+  // session's counts then are the file's.
+  auto done = [outbox = outbox_, file, ply, session = session_.get()](const std::string& error) {
+    const bool ok = error.empty();
+    std::string text = !ok ? (ply ? "PLY: " : "checkpoint: ") + error
+                           : "saved " + fs::absolute(file).lexically_normal().string() + (ply ? " (PLY" : " (checkpoint") + " at image " +
+                                 std::to_string(session->images_done()) + ", step " +
+                                 std::to_string(session->steps_done()) + ")";
+    std::lock_guard lock(outbox->mutex);
+    --outbox->pending;
+    outbox->results.emplace_back(ok, std::move(text));
+  };
+  if (ply) session_->request_save_ply(file, done);
+  else session_->request_save_checkpoint(file, done);
 }
 
 void TrainingController::save_checkpoint(ViewerState& viewer, const std::string& file) {
@@ -75,16 +253,15 @@ void TrainingController::save_checkpoint(ViewerState& viewer, const std::string&
     viewer.notes.error("checkpoint: " + why);
     return;
   }
-  // The callback runs on the trainer thread at the step boundary it was served at, so the
-  // session's step count then is the checkpoint's step.
-  session_->request_save_checkpoint(
-      file, [outbox = outbox_, file, session = session_.get()](const std::string& error) {
-        const bool ok = error.empty();
-        std::string text = ok ? "saved " + file + " (checkpoint at step " + std::to_string(session->steps_done()) + ")"
-                              : "checkpoint: " + error;
-        std::lock_guard lock(outbox->mutex);
-        outbox->results.emplace_back(ok, std::move(text));
-      });
+  request_save(false, file);
+}
+
+void TrainingController::save_results() {
+  // Once per image count: right after Continue the state may still read stopped for a frame.
+  if (!run_ || session_->images_done() == saved_images_) return;
+  saved_images_ = session_->images_done();
+  request_save(false, run_->checkpoint_file());
+  request_save(true, run_->ply_file());
 }
 
 void TrainingController::set_step_share_shown(bool shown) {
@@ -110,6 +287,16 @@ void TrainingController::poll_step_share() {
   last_phases_ = std::move(now);
 }
 
+void TrainingController::track_time() {
+  const bool running = state() == SessionState::Running;
+  const auto now = std::chrono::steady_clock::now();
+  if (running && !running_since_) running_since_ = now;
+  if (!running && running_since_) {
+    elapsed_s_ += std::chrono::duration<double>(now - *running_since_).count();
+    running_since_.reset();
+  }
+}
+
 void TrainingController::poll(ViewerState& viewer) {
   {
     std::lock_guard lock(outbox_->mutex);
@@ -120,33 +307,39 @@ void TrainingController::poll(ViewerState& viewer) {
     outbox_->results.clear();
   }
   poll_device_memory();
+  if (pending_resume_ && !viewer.loader.busy()) {
+    if (viewer.content_generation != pending_generation_) start_resumed(viewer);
+    else pending_resume_.reset();  // the scene did not load (its error is shown)
+  }
   if (!session_) return;
   if (viewer.content_generation != content_generation_) {
     session_.reset();
+    run_.reset();
     initial_model_.reset();
     history = {};
+    settings.run_dir.clear();
     return;
   }
-  for (const SessionMetrics& m : session_->metrics_since(history.last_step)) {
-    history.loss_step.push_back(static_cast<float>(m.step));
-    history.loss_wall.push_back(static_cast<float>(m.wall_s));
-    history.loss.push_back(m.loss);
-    if (m.psnr) {
-      history.psnr_step.push_back(static_cast<float>(m.step));
-      history.psnr_wall.push_back(static_cast<float>(m.wall_s));
-      history.psnr.push_back(static_cast<float>(*m.psnr));
-    }
-    history.gaussians = m.gaussians;
-    history.images_per_s = m.step_ms > 0 ? settings.batch_size * 1000.0 / m.step_ms : 0.0;
-    history.last_step = m.step;
+  // The session publishes its first snapshot once the checkpoint is restored: its image count is
+  // where this session starts, and what the run has saved.
+  if (restoring_ && session_->snapshot()) {
+    restoring_ = false;
+    images_at_start_ = saved_images_ = session_->images_done();
+    viewer.notes.info("opened run " + run_->dir().string() + " (" + std::to_string(images_at_start_) +
+                      " images trained): " +
+                      (images_at_start_ < settings.steps ? "Resume continues it" : "raise the budget to continue it"));
   }
+  track_time();
+  for (const SessionMetrics& m : session_->metrics_since(history.last_step)) history.add(m, settings.batch_size);
   poll_step_share();
   // The viewer takes the snapshot itself (it stays on the training device), not a host copy.
   if (std::shared_ptr<const ModelSnapshot> snap = session_->snapshot(); snap && snap->version() != snapshot_version_) {
     snapshot_version_ = snap->version();
     viewer.show_snapshot(std::move(snap));
   }
-  if (session_->state() == SessionState::Failed && !failure_reported_) {
+  const SessionState st = session_->state();
+  if (st == SessionState::Stopped || st == SessionState::Finished) save_results();
+  if (st == SessionState::Failed && !failure_reported_) {
     viewer.notes.error("training failed: " + session_->error());
     failure_reported_ = true;
   }

@@ -1,9 +1,11 @@
 #pragma once
 // The GUI side of training: the settings the Training panel edits, the TrainingSession running
-// in the background, and the metric history the Metrics panel plots. Once per frame, poll()
-// pulls new metrics and, when the session published a newer snapshot, hands it (on the training
-// device, shared, not copied) to the viewer.
+// in the background, its run folder (core/run/run_folder.h: config.json, metrics.jsonl, periodic
+// checkpoints, the checkpoint and PLY at the end, as `splatlab train` writes them), and the metric
+// history the Metrics panel plots. Once per frame, poll() pulls new metrics and, when the session
+// published a newer snapshot, hands it (on the training device, shared, not copied) to the viewer.
 // No ImGui or GL here.
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -11,8 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "core/run/run_folder.h"
 #include "core/train/training_session.h"
 #include "kernels/device.h"
+#include "ui/metric_history.h"
 #include "ui/step_share.h"
 #include "ui/throttle.h"
 #include "ui/viewer_state.h"
@@ -20,56 +24,74 @@
 namespace splat::ui {
 
 struct TrainingSettings {
-  int steps = 30000;
-  int strategy = 0;  // index into kStrategies
+  int steps = 30000;  // the run's budget in training images (TrainerOptions::images)
+  int strategy = 0;   // index into kStrategies
   int batch_size = 1;
   bool packed = false;
   bool amp = false;
   int sh_degree = 3;
-  int eval_every = 500;  // steps between test-view PSNR evaluations
+  int eval_every = 500;         // images between test-view PSNR evaluations
+  int checkpoint_every = 2000;  // images between the run folder's periodic checkpoints (0: none)
+  std::string run_dir;          // the run folder; empty: default_run_dir (ui/gui_run.h)
 };
 inline constexpr const char* kStrategies[] = {"default", "mcmc"};
-
-// Metric columns, parallel, oldest first (for ImGui::PlotLines); *_wall is seconds since start.
-struct MetricHistory {
-  std::vector<float> loss_step, loss_wall, loss;
-  std::vector<float> psnr_step, psnr_wall, psnr;
-  int64_t gaussians = 0;
-  double images_per_s = 0;
-  int last_step = 0;
-};
 
 class TrainingController {
  public:
   explicit TrainingController(kernels::Device device) : device_(device) {}
 
-  // Starts training the open scene from the model it shows (needs a posed scene with images).
-  // Errors (no scene, no images, bad settings) become notifications.
+  // Starts training the open scene from the model it shows (needs a posed scene with images), in a
+  // new run folder; a paused, stopped or finished session continues instead (with the budget raised
+  // to settings.steps). Errors (no scene, no images, bad settings, a taken folder) become notifications.
   void start(ViewerState& viewer);
   void pause();
+  // Continues a paused or stopped session, with its budget (and config.json) set to settings.steps.
   void resume();
-  // Ends the session; the viewer keeps showing the last snapshot.
+  // Ends training early, like reaching the budget: the run folder gets its checkpoint and PLY, and
+  // start() continues from there.
   void stop();
-  // Ends the session and shows the initial model again.
+  // Ends the session and shows the initial model again; the run folder keeps what it has saved.
   void reset(ViewerState& viewer);
+  // Continues the run in `dir` (opened with RunFolder::open): the viewer opens its scene, loaded as
+  // config.json records, its plots come from metrics.jsonl, and training resumes from its
+  // checkpoint once the scene is there (see poll()). It drops the current session: callers ask first
+  // (ui/dialogs.h). Errors become notifications.
+  void open_run(ViewerState& viewer, const std::filesystem::path& dir);
   // Applies the live settings (batch size, packed, AMP, SH degree) to a running session.
   void apply_live_settings();
-  // Writes a checkpoint of the running session at its next step boundary (also while paused);
+  // Writes a checkpoint of the session at its next step boundary (also while paused or stopped);
   // the outcome becomes a notification in a later poll(). Needs a live session.
   void save_checkpoint(ViewerState& viewer, const std::string& file);
-  // Why no checkpoint can be saved now (no session, stopped, failed); empty when one can.
+  // Why no checkpoint can be saved now (no session, failed); empty when one can.
   std::string checkpoint_unavailable() const;
   // Whether the step-time share is shown. Profiling waits for every step on the device, so it is
   // on only while shown; the choice carries over to sessions started later.
   void set_step_share_shown(bool shown);
 
-  // Metrics, snapshot and failure reporting; call once per frame. When other content was opened
-  // meanwhile, the session belongs to a scene no longer shown and is dropped.
+  // Metrics, snapshot, the run's final files and failure reporting; call once per frame. When other
+  // content was opened meanwhile, the session belongs to a scene no longer shown and is dropped.
   void poll(ViewerState& viewer);
 
   bool active() const { return session_ != nullptr; }
+  // open_run() has not finished yet: its scene is loading or its checkpoint being restored.
+  bool opening_run() const { return pending_resume_.has_value() || (session_ && restoring_ && state() != SessionState::Failed); }
+  // Training that closing or discarding would lose: running or paused (stopped and finished runs
+  // have saved their files).
+  bool in_progress() const;
+  // Saves requested and not yet written.
+  int saves_pending() const;
+  // The run ended (stopped or finished) and its checkpoint and PLY for that point are written:
+  // what Save and quit waits for.
+  bool results_written() const;
   SessionState state() const { return session_ ? session_->state() : SessionState::Idle; }
   int steps_done() const { return session_ ? session_->steps_done() : 0; }
+  int images_done() const { return session_ ? session_->images_done() : 0; }
+  // Seconds spent training (running, not paused or stopped) in this session, and the estimated
+  // seconds left to the budget at this session's pace (nullopt before there is a pace).
+  double elapsed_s() const;
+  std::optional<double> eta_s() const;
+  // The run folder of the session (empty before one started).
+  std::filesystem::path run_dir() const { return run_ ? run_->dir() : std::filesystem::path(); }
   kernels::Device device() const { return device_; }
   // One entry per CUDA device (nullopt where the query failed), refreshed at most twice a second;
   // empty on the CPU backend.
@@ -79,9 +101,16 @@ class TrainingController {
 
   TrainingSettings settings;
   MetricHistory history;
-  bool plot_wall_time = false;  // Metrics panel: loss and PSNR against wall time instead of step
+  bool plot_wall_time = false;  // Metrics panel: loss and PSNR against wall time instead of images
 
  private:
+  void start_new(ViewerState& viewer);
+  void start_resumed(ViewerState& viewer);
+  // A checkpoint or (ply) a PLY written by the session; the outcome is a notification.
+  void request_save(bool ply, const std::filesystem::path& file);
+  // The run's checkpoint and PLY, once per stop or finish.
+  void save_results();
+  void track_time();
   void poll_device_memory();
   void poll_step_share();
 
@@ -89,17 +118,28 @@ class TrainingController {
   // Shared with the callbacks, and declared before session_ so that it outlives the session.
   struct SaveOutbox {
     std::mutex mutex;
+    int pending = 0;
     std::vector<std::pair<bool, std::string>> results;  // (ok, message)
   };
   std::shared_ptr<SaveOutbox> outbox_ = std::make_shared<SaveOutbox>();
 
   kernels::Device device_;
+  // Declared before session_: a folder that never got results is removed when it goes, after the
+  // session (which writes its metrics) is gone.
+  std::optional<RunFolder> run_;
   std::unique_ptr<TrainingSession> session_;
   std::shared_ptr<const GaussianModel> initial_model_;  // what reset() returns to
   uint64_t content_generation_ = 0;                     // the viewer content the session trains
   uint64_t snapshot_version_ = 0;  // of the session's snapshot last handed to the viewer
   bool failure_reported_ = false;
-  bool stopped_ = false;  // stop() ended the session's thread: it serves no more requests
+  int saved_images_ = -1;          // images done when the run's final files were last requested
+  std::optional<std::filesystem::path> pending_resume_;  // open_run(): the run, until its scene is loaded
+  uint64_t pending_generation_ = 0;                      // the load open_run() started
+  // Training time: accumulated while the session runs (frames see the state).
+  double elapsed_s_ = 0;
+  int images_at_start_ = 0;  // images done when this session began (a resumed run starts above 0)
+  bool restoring_ = false;   // a resumed session that has not restored its checkpoint yet
+  std::optional<std::chrono::steady_clock::time_point> running_since_;
   std::vector<std::optional<kernels::DeviceMemory>> device_memory_;
   Throttle memory_poll_{std::chrono::milliseconds(500)};
   bool step_share_shown_ = false;

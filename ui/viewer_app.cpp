@@ -16,7 +16,9 @@
 
 #include "kernels/device.h"
 #include "ui/camera_input.h"
+#include "ui/dialogs.h"
 #include "ui/folder_browser.h"
+#include "ui/gui_run.h"
 #include "ui/image_files.h"
 #include "ui/line_renderer.h"
 #include "ui/panels.h"
@@ -100,17 +102,21 @@ void draw_viewport(ViewerState& state, ViewportTexture& texture, const Presenter
   lines.draw(overlay_lines(state), clip_matrix(state.camera.camera(vp.width, vp.height), 1e-3 * r, 1e3 * r), vp);
 }
 
-void draw_left_column(ViewerState& state, TrainingController& training, float top, float width) {
+void draw_left_column(ViewerState& state, TrainingController& training, Confirmations& confirm, float top,
+                      float width) {
   const ImVec2 display = ImGui::GetIO().DisplaySize;
   ImGui::SetNextWindowPos(ImVec2(0, top));
   ImGui::SetNextWindowSize(ImVec2(width, display.y - top));
   ImGui::Begin("##panels", nullptr,
                ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoMove |
                    ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoBringToFrontOnFocus);
+  // Widgets leave room for the longest label, so that none is cut off.
+  ImGui::PushItemWidth(-(ImGui::CalcTextSize("Checkpoint every").x + ImGui::GetStyle().ItemInnerSpacing.x));
   draw_view_panel(state);
-  draw_training_panel(state, training);
+  draw_training_panel(state, training, confirm);
   draw_metrics_panel(training);
   draw_snapshot_panel(state, training);
+  ImGui::PopItemWidth();
   ImGui::End();
 }
 
@@ -139,23 +145,57 @@ bool input_held() {
          std::any_of(std::begin(io.MouseDown), std::end(io.MouseDown), [](bool b) { return b; });
 }
 
-// Scripted --steps: trains the open scene for `steps` steps, blocking, and shows the result.
+// Scripted --steps: trains the open scene for a budget of `steps` images (in a default run
+// folder), blocking, and shows the result once the run's files are written.
 void train_scripted(ViewerState& state, TrainingController& training, int steps) {
   training.settings.steps = steps;
   training.start(state);
-  while (training.active() && training.state() != SessionState::Finished && training.state() != SessionState::Failed)
+  while (training.active() && training.state() != SessionState::Finished && training.state() != SessionState::Failed) {
+    training.poll(state);  // as frames would: the plots and the elapsed time follow
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  // The run's checkpoint and PLY: poll() requests them, the session writes them.
+  while (training.active() && training.state() != SessionState::Failed && !training.results_written()) {
+    training.poll(state);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   training.poll(state);
 }
 
-int frame_loop(GLFWwindow* window, const GuiOptions& opt) {
+// A run folder continues that run; anything else opens as content. While a session exists either
+// waits for the user's yes (ui/dialogs.h).
+void open_path(ViewerState& state, TrainingController& training, const std::string& path) {
+  if (is_run_folder(path) && !state.confirm_discard)
+    training.open_run(state, path);
+  else
+    state.open(path);
+}
+
+// ImGui's font and sizes follow the monitor's content scale (HiDPI), read once at start.
+float apply_content_scale(GLFWwindow* window) {
+  float xs = 1.f, ys = 1.f;
+  glfwGetWindowContentScale(window, &xs, &ys);
+  const float scale = std::clamp(std::max(xs, ys), 1.f, 4.f);
+  ImFontConfig font;
+  font.SizePixels = 13.f * scale;
+  ImGui::GetIO().Fonts->AddFontDefault(&font);
+  ImGui::GetStyle().ScaleAllSizes(scale);
+  return scale;
+}
+
+int frame_loop(GLFWwindow* window, const GuiOptions& opt, float ui_scale) {
   std::string dropped;
   glfwSetWindowUserPointer(window, &dropped);
   glfwSetDropCallback(window, on_drop);
 
   const kernels::Device device = kernels::cuda_device_count() > 0 ? kernels::Device::CUDA : kernels::Device::CPU;
   ViewerState state(device, default_recent_file());
+  // CPU training at full size is too slow to watch (a real scene trains well under one image a
+  // second); quarter-size photos train 16 times as many.
+  state.data_factor = device == kernels::Device::CPU ? 4 : 1;
   TrainingController training(device);
+  Confirmations confirm;
+  bool shortcuts_open = false;
   Presenter presenter;
   LineRenderer lines;
   ViewportTexture texture;
@@ -163,7 +203,7 @@ int frame_loop(GLFWwindow* window, const GuiOptions& opt) {
   if (opt.demo) {
     state.open_demo();
   } else if (!opt.open.empty()) {
-    state.open(opt.open);
+    open_path(state, training, opt.open);
   }
   const bool scripted = opt.exit || !opt.screenshot.empty();
   // --steps without a script trains in the background once the scene is there.
@@ -171,12 +211,16 @@ int frame_loop(GLFWwindow* window, const GuiOptions& opt) {
   if (scripted) {
     state.loader.wait();
     state.poll_loader();
+    while (training.opening_run()) {  // a run folder: shown once its checkpoint is restored
+      training.poll(state);
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
     if (opt.steps > 0 && state.has_content()) train_scripted(state, training, opt.steps);
   }
 
   int frames_after_load = 0;
   FrameKey last_frame;
-  while (!glfwWindowShouldClose(window)) {
+  for (bool quit = false; !quit;) {
     // Idle, the loop waits for input (up to 0.1 s, so messages still fade) instead of spinning at
     // full speed where vsync is not available (Xvfb, some remote displays).
     const bool busy = scripted || state.loader.busy() || training.state() == SessionState::Running || input_held();
@@ -186,7 +230,7 @@ int frame_loop(GLFWwindow* window, const GuiOptions& opt) {
       glfwWaitEventsTimeout(0.1);
     }
     if (!dropped.empty()) {
-      state.open(dropped);
+      open_path(state, training, dropped);
       dropped.clear();
     }
     state.poll_loader();
@@ -201,11 +245,20 @@ int frame_loop(GLFWwindow* window, const GuiOptions& opt) {
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
     const ImGuiIO& io = ImGui::GetIO();
-    if (!draw_main_menu(state, browser)) glfwSetWindowShouldClose(window, GLFW_TRUE);
+    // Closing the window (or File > Quit) while training asks first.
+    bool close = !draw_main_menu(state, browser) || glfwWindowShouldClose(window);
+    glfwSetWindowShouldClose(window, GLFW_FALSE);
+    if (close && training.in_progress()) {
+      confirm.quit = true;
+      close = false;
+    }
+    close |= draw_confirmations(state, training, confirm);
+    quit = close;
     const float menu_h = ImGui::GetFrameHeight();
-    const float panel_w = std::clamp(io.DisplaySize.x * 0.25f, 280.f, 420.f);
-    draw_left_column(state, training, menu_h, panel_w);
-    if (auto chosen = browser.draw(state.recent)) state.open(*chosen);
+    const float panel_w = std::clamp(io.DisplaySize.x * 0.25f, 280.f * ui_scale, 420.f * ui_scale);
+    draw_left_column(state, training, confirm, menu_h, panel_w);
+    if (auto chosen = browser.draw(state.recent)) open_path(state, training, *chosen);
+    draw_shortcut_sheet(shortcuts_open);
     draw_loading(state, 0.5f * (panel_w + io.DisplaySize.x), 0.5f * io.DisplaySize.y);
     state.notes.draw(panel_w + 8.f, io.DisplaySize.y - 8.f);
 
@@ -277,8 +330,9 @@ int run_viewer(const GuiOptions& opt) {
     ImGui::StyleColorsDark();
     ImGui_ImplGlfw_InitForOpenGL(window, true);
     ImGui_ImplOpenGL3_Init("#version 450");
+    const float ui_scale = apply_content_scale(window);
     try {
-      code = frame_loop(window, opt);
+      code = frame_loop(window, opt, ui_scale);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "splatlab: error: %s\n", e.what());
     }

@@ -7,7 +7,7 @@ namespace splat::ui {
 struct GuiOptions {
   std::string open;         // COLMAP folder or .ply file to open at start; empty: none
   bool demo = false;        // open the demo scene at start
-  int steps = 0;            // scripted: training steps before the screenshot
+  int steps = 0;            // scripted: the image budget trained (in runs/<scene>) before the screenshot
   std::string screenshot;   // scripted: PNG of the whole window, read from the back buffer
   bool exit = false;        // scripted: quit after the screenshot (or once loaded)
   int width = 1280, height = 800;

@@ -21,6 +21,8 @@ struct ViewerContent {
   std::string source;                          // what was opened (folder, file, "demo scene")
   std::shared_ptr<const Scene> scene;          // null for a bare PLY file
   std::shared_ptr<const GaussianModel> model;  // never null once loaded
+  int data_factor = 1;                         // the scene's photos were loaded at 1/data_factor size
+  bool demo = false;                           // the built-in demo scene
 };
 
 // How far a load has got, reported from the loading threads: (images decoded, images to decode).
@@ -28,9 +30,12 @@ using LoadProgressFn = std::function<void(int64_t done, int64_t total)>;
 
 // A COLMAP folder (Gaussians initialised from its SfM points, images loaded for training) or a
 // .ply file of Gaussians. Throws SceneError / PlyError naming the file and the problem.
-// on_progress (may be empty) follows the image decoding of a COLMAP folder.
-ViewerContent load_content(const std::filesystem::path& path, const LoadProgressFn& on_progress = {});
-// The built-in demo scene, generated into its cache folder on first use.
+// on_progress (may be empty) follows the image decoding of a COLMAP folder, whose photos are loaded
+// at 1/data_factor size (training's data factor).
+ViewerContent load_content(const std::filesystem::path& path, int data_factor = 1,
+                           const LoadProgressFn& on_progress = {});
+// The built-in demo scene, generated into its cache folder on first use; it is small enough for
+// CPU training at full size, so it always loads at data factor 1.
 ViewerContent load_demo_content(const LoadProgressFn& on_progress = {});
 
 // One load at a time on a worker thread.

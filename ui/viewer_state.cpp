@@ -49,19 +49,45 @@ ViewerState::ViewerState(kernels::Device device, const fs::path& recent_file)
 }
 
 void ViewerState::open(const fs::path& path) {
-  if (loader.busy()) {
-    notes.error("still loading " + loader.label() + "; open " + path.string() + " when it is done");
+  if (confirm_discard) {
+    pending_open_ = OpenRequest{false, path};
     return;
   }
-  loader.start(path.string(), [path](const LoadProgressFn& report) { return load_content(path, report); });
+  start_open({false, path});
 }
 
 void ViewerState::open_demo() {
-  if (loader.busy()) {
-    notes.error("still loading " + loader.label());
+  if (confirm_discard) {
+    pending_open_ = OpenRequest{true, {}};
     return;
   }
-  loader.start("demo scene", [](const LoadProgressFn& report) { return load_demo_content(report); });
+  start_open({true, {}});
+}
+
+void ViewerState::reopen() {
+  if (content.scene && !content.demo) start_open({false, content.source});
+}
+
+void ViewerState::confirm_open() {
+  if (!pending_open_) return;
+  const OpenRequest request = *pending_open_;
+  pending_open_.reset();
+  start_open(request);
+}
+
+void ViewerState::start_open(const OpenRequest& request) {
+  if (loader.busy()) {
+    notes.error("still loading " + loader.label() + (request.demo ? "" : "; open " + request.path.string() + " when it is done"));
+    return;
+  }
+  if (request.demo) {
+    loader.start("demo scene", [](const LoadProgressFn& report) { return load_demo_content(report); });
+    return;
+  }
+  const fs::path path = fs::absolute(request.path).lexically_normal();
+  loader.start(path.string(), [path, factor = data_factor](const LoadProgressFn& report) {
+    return load_content(path, factor, report);
+  });
 }
 
 void ViewerState::poll_loader() {
@@ -102,12 +128,13 @@ void ViewerState::apply(ViewerContent loaded) {
   }
   camera.set_home();
   try {
-    if (content.source.rfind("demo scene", 0) != 0) recent.add(content.source);
+    if (!content.demo) recent.add(content.source);
   } catch (const std::exception& e) {
     notes.error(e.what());
   }
+  const std::string factor = content.data_factor > 1 ? ", photos at 1/" + std::to_string(content.data_factor) : "";
   notes.info("opened " + content.source + " (" + std::to_string(content.model->size()) + " Gaussians" +
-             (scene ? ", " + std::to_string(scene->views.size()) + " cameras)" : ")"));
+             (scene ? ", " + std::to_string(scene->views.size()) + " cameras" + factor + ")" : ")"));
 }
 
 void ViewerState::show_model(std::shared_ptr<const GaussianModel> model) {
@@ -174,7 +201,7 @@ void ViewerState::save_png() {
     update_raster();
     raster.render(camera.camera(snapshot.width, snapshot.height), raster_settings());
     write_png(snapshot.png_path, raster.colorize(colorize_params()));
-    notes.info("saved " + snapshot.png_path + " (" + std::to_string(snapshot.width) + "x" +
+    notes.info("saved " + fs::absolute(snapshot.png_path).lexically_normal().string() + " (" + std::to_string(snapshot.width) + "x" +
                std::to_string(snapshot.height) + ")");
   } catch (const std::exception& e) {
     notes.error(std::string("PNG snapshot: ") + e.what());
@@ -187,7 +214,7 @@ void ViewerState::save_ply() {
     // A training snapshot is downloaded from its device here, once per save.
     if (shown_snapshot_) write_ply(snapshot.ply_path, shown_snapshot_->download());
     else write_ply(snapshot.ply_path, *content.model);
-    notes.info("saved " + snapshot.ply_path + " (" + std::to_string(gaussian_count()) + " Gaussians)");
+    notes.info("saved " + fs::absolute(snapshot.ply_path).lexically_normal().string() + " (" + std::to_string(gaussian_count()) + " Gaussians)");
   } catch (const std::exception& e) {
     notes.error(std::string("PLY snapshot: ") + e.what());
   }

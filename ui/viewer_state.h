@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/model/model_snapshot.h"
@@ -37,9 +38,20 @@ class ViewerState {
  public:
   ViewerState(kernels::Device device, const std::filesystem::path& recent_file);
 
-  // Opening content (asynchronous; poll_loader() applies the result).
+  // Opening content (asynchronous; poll_loader() applies the result). A COLMAP folder loads at
+  // data_factor; paths are made absolute (the recent list holds them so). While confirm_discard is
+  // set, the request waits in pending_open() for confirm_open() or cancel_open() instead.
   void open(const std::filesystem::path& path);
   void open_demo();
+  // Opens the shown COLMAP scene again (at the current data_factor); PLY files and the demo are kept.
+  void reopen();
+  struct OpenRequest {
+    bool demo = false;
+    std::filesystem::path path;
+  };
+  const std::optional<OpenRequest>& pending_open() const { return pending_open_; }
+  void confirm_open();
+  void cancel_open() { pending_open_.reset(); }
   // Applies a finished load: content, initial view, recent list; load errors become notifications.
   void poll_loader();
   bool has_content() const { return content.model != nullptr; }
@@ -75,6 +87,8 @@ class ViewerState {
   Vec3d grid_center() const { return grid_center_; }
 
   ViewerContent content;
+  int data_factor = 1;           // for COLMAP folders opened next (the Training panel sets it)
+  bool confirm_discard = false;  // opening now would discard something: ask first (set by the app)
   uint64_t content_generation = 0;  // bumps whenever new content is opened
   uint64_t model_version = 0;       // bumps whenever what is shown changes (opening, training)
   OrbitCamera camera;
@@ -88,6 +102,8 @@ class ViewerState {
 
  private:
   void apply(ViewerContent loaded);
+  void start_open(const OpenRequest& request);
+  std::optional<OpenRequest> pending_open_;
   std::shared_ptr<const ModelSnapshot> shown_snapshot_;  // null: content.model is shown
   Vec3d frame_center_{};
   double frame_radius_ = 1.0;

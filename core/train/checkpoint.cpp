@@ -287,7 +287,8 @@ void check_trainer_state(const std::string& file, const nlohmann::json& s, const
 }  // namespace
 
 void save_trainer_checkpoint(const Trainer& trainer, const std::filesystem::path& file) {
-  write_checkpoint(file, {trainer.state(), trainer.gaussians().download()});
+  GaussianState whole = trainer.whole_state();  // every rank gathers; rank 0 writes the whole model
+  if (trainer.is_root()) write_checkpoint(file, {trainer.state(), std::move(whole)});
 }
 
 void restore_trainer_checkpoint(Trainer& trainer, const std::filesystem::path& file) {
@@ -298,7 +299,7 @@ void restore_trainer_checkpoint(Trainer& trainer, const std::filesystem::path& f
   } catch (const std::exception& e) {
     throw CheckpointError(file.string() + ": " + e.what());
   }
-  trainer.gaussians().upload(ck.gaussians);
+  trainer.load_whole_state(ck.gaussians);
 }
 
 }  // namespace splat

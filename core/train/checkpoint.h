@@ -45,6 +45,8 @@ Checkpoint read_checkpoint(const std::filesystem::path& file);
 class Trainer;
 // Trainer <-> checkpoint file. restore checks the trainer state's fields (images and steps
 // within the budget, batch size within the scene's training views, ...) before the trainer takes any.
+// In distributed mode both are collectives: save gathers the shards and rank 0 writes the whole model;
+// restore has every rank read the file and take its block of the rows (another rank count is fine).
 void save_trainer_checkpoint(const Trainer& trainer, const std::filesystem::path& file);
 void restore_trainer_checkpoint(Trainer& trainer, const std::filesystem::path& file);
 

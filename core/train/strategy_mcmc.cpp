@@ -105,7 +105,7 @@ int64_t grow_towards_cap(RowEditPlan& s, const McmcStrategyOptions& o, Rng& rng)
 McmcStrategy::McmcStrategy(const McmcStrategyOptions& o, uint64_t seed) : o_(o), rng_(seed), noise_seed_(seed) {}
 
 void McmcStrategy::add_loss_gradients(const StepInfo&, DeviceGaussians& g) {
-  kernels::mcmc_add_regularizer_gradients(g.device(), g.param(Group::Opacity).data(), g.param(Group::LogScales).data(),
+  kernels::mcmc_add_regularizer_gradients(g.context(), g.param(Group::Opacity).data(), g.param(Group::LogScales).data(),
                                           g.grad(Group::Opacity).data(), g.grad(Group::LogScales).data(), g.size(),
                                           o_.opacity_reg, o_.scale_reg);
 }
@@ -129,7 +129,7 @@ bool McmcStrategy::after_step(const StepInfo& info, DeviceGaussians& g) {
   p.scale = double(o_.noise_lr) * double(info.means_lr);
   p.seed = noise_seed_;
   p.step = uint64_t(first);
-  kernels::mcmc_add_position_noise(g.device(), g.param(Group::Means).data(), g.param(Group::Quats).data(),
+  kernels::mcmc_add_position_noise(g.context(), g.param(Group::Means).data(), g.param(Group::Quats).data(),
                                    g.param(Group::LogScales).data(), g.param(Group::Opacity).data(), g.size(), p);
   return changed;
 }

@@ -59,6 +59,8 @@ class McmcStrategy final : public Strategy {
   explicit McmcStrategy(const McmcStrategyOptions& o = {}, uint64_t seed = 0);
   std::string name() const override { return "mcmc"; }
   bool wants_stats(int) const override { return false; }
+  // The most Gaussians from now on: a distributed run gives each shard its share of the whole cap.
+  void set_cap(int64_t cap) { o_.cap = cap; }
   void add_loss_gradients(const StepInfo& info, DeviceGaussians& g) override;
   bool after_step(const StepInfo& info, DeviceGaussians& g) override;
   nlohmann::json state() const override;

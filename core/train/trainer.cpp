@@ -5,6 +5,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "core/dist/shard_layout.h"
+#include "core/dist/sharded_step.h"
 #include "kernels/adam.h"
 
 namespace splat {
@@ -67,8 +69,12 @@ std::vector<float> to_float_rgb(const ImageRGB8& img) {
 }
 
 namespace {
-std::unique_ptr<kernels::Rasterizer> make_rasterizer(const TrainerOptions& o) {
-  return o.device == Device::CPU ? kernels::make_cpu_rasterizer(o.cpu_threads) : kernels::make_cuda_rasterizer();
+std::unique_ptr<kernels::Rasterizer> make_rasterizer(const TrainerOptions& o, const kernels::ComputeContext& where) {
+  return o.device == Device::CPU ? kernels::make_cpu_rasterizer(o.cpu_threads) : kernels::make_cuda_rasterizer(where);
+}
+// A rank computes where its communicator does (its GPU and stream); one rank on the device's default.
+kernels::ComputeContext context_of(const TrainerOptions& o) {
+  return o.comm ? o.comm->context() : kernels::ComputeContext(o.device);
 }
 }  // namespace
 
@@ -86,23 +92,31 @@ kernels::RasterSettings render_settings(const TrainerOptions& o, int sh_degree) 
 Trainer::Trainer(const Scene& scene, const GaussianModel& init, const TrainerOptions& options)
     : scene_(scene),
       opt_(options),
+      where_(context_of(options)),
       strategy_(make_strategy(options)),
-      raster_(make_rasterizer(options)),
-      loss_(options.device, options.ssim_weight),
+      raster_(make_rasterizer(options, where_)),
+      loss_(where_, options.ssim_weight),
       sampler_(scene.train_indices(), options.seed) {
   if (scene.images.size() != scene.views.size())
     throw std::invalid_argument("trainer: the scene's images are not loaded (" + scene.root + ")");
+  if (where_.device != opt_.device)
+    throw std::invalid_argument("trainer: the rank's communicator computes on another device than the trainer");
   set_total_images(opt_.images);
   set_batch_size(opt_.batch_size);
   set_sh_degree_cap(opt_.sh_degree_cap);
-  g_ = std::make_unique<DeviceGaussians>(opt_.device, GaussianState::from_model(init));
+  if (opt_.comm) {
+    sharded_ = std::make_unique<dist::ShardedStep>(*opt_.comm, opt_.ssim_weight, opt_.cpu_threads);
+    g_ = std::make_unique<DeviceGaussians>(where_, dist::initial_shard(init, opt_.comm->rank(), opt_.comm->size()));
+  } else {
+    g_ = std::make_unique<DeviceGaussians>(where_, GaussianState::from_model(init));
+  }
   // Only training targets live on the device for the whole run; evaluation uploads test views itself.
-  for (size_t v = 0; v < scene.views.size(); ++v) images_.emplace_back(opt_.device);
+  for (size_t v = 0; v < scene.views.size(); ++v) images_.emplace_back(where_);
   for (int v : scene.train_indices()) images_[v].upload(to_float_rgb(scene.images[v]));
   // Masks only exist on the device when some view has ignored pixels; then every train view gets
   // one (all ones where nothing is ignored) so that a batch's masks gather like its targets.
   if (scene.has_masks()) {
-    for (size_t v = 0; v < scene.views.size(); ++v) masks_.emplace_back(opt_.device);
+    for (size_t v = 0; v < scene.views.size(); ++v) masks_.emplace_back(where_);
     for (int v : scene.train_indices()) {
       const auto& k = scene.views[v].intrinsics;
       const uint8_t* m = scene.mask(v);
@@ -110,15 +124,21 @@ Trainer::Trainer(const Scene& scene, const GaussianModel& init, const TrainerOpt
                          : std::vector<uint8_t>(size_t(k.width) * k.height, 1));
     }
   }
-  rgb_ = Buffer<float>(opt_.device);
-  grad_rgb_ = Buffer<float>(opt_.device);
-  alpha_ = Buffer<float>(opt_.device);
+  rgb_ = Buffer<float>(where_);
+  grad_rgb_ = Buffer<float>(where_);
+  alpha_ = Buffer<float>(where_);
 }
 
 Trainer::~Trainer() = default;
 
 void Trainer::set_batch_size(int b) {
   if (b < 1) throw std::invalid_argument("batch size must be at least 1, got " + std::to_string(b));
+  // Every rank renders at least one image of a step (dist::camera_block).
+  if (opt_.comm && b < opt_.comm->size())
+    throw std::invalid_argument("batch size " + std::to_string(b) + " is smaller than the " +
+                                std::to_string(opt_.comm->size()) +
+                                " ranks: every rank renders at least one image of a step, so use a batch size of "
+                                "at least the rank count");
   opt_.batch_size = b;
 }
 
@@ -143,6 +163,7 @@ double Trainer::means_lr(double images) const {
 }
 
 void Trainer::run_batch(const std::vector<int>& views) {
+  if (sharded_) return run_sharded_batch(views);
   const int sh = active_sh_degree();
   const kernels::RasterSettings settings = render_settings(opt_, sh);
   const bool stats = strategy_->wants_stats(images_done_);
@@ -180,6 +201,38 @@ void Trainer::run_batch(const std::vector<int>& views) {
   }
 }
 
+// Distributed mode: the whole batch goes to dist::ShardedStep, which renders this rank's block of its
+// cameras from every shard's projections and leaves this shard's gradients (and statistics) in g_.
+void Trainer::run_sharded_batch(const std::vector<int>& views) {
+  const kernels::RasterSettings settings = render_settings(opt_, active_sh_degree());
+  const bool stats = strategy_->wants_stats(images_done_);
+  std::vector<kernels::Camera> cams;
+  std::vector<const float*> targets;
+  std::vector<const uint8_t*> masks;
+  for (int v : views) {
+    cams.push_back(scene_.views[v].to_kernel_camera());
+    targets.push_back(images_[v].data());
+    if (!masks_.empty()) masks.push_back(masks_[v].data());
+  }
+  kernels::GaussiansView shard = g_->view();
+  shard.first_id = first_id_;
+  sharded_->run({.shard = shard, .cameras = cams, .settings = settings, .targets = targets, .masks = masks},
+                g_->grad(), stats ? g_->stats() : kernels::DensifyStats{});
+  mark(stats ? "sharded render, loss, backward (+densify stats)" : "sharded render, loss, backward");
+}
+
+// MCMC's cap bounds the whole model: each shard may grow to its share of the cap, in proportion to its
+// size, so the shards together never pass it (the shares are rounded down).
+void Trainer::share_mcmc_cap(std::span<const int64_t> sizes) {
+  auto* mcmc = dynamic_cast<McmcStrategy*>(strategy_.get());
+  if (!mcmc) return;
+  int64_t total = 0;
+  for (int64_t n : sizes) total += n;
+  const int64_t mine = sizes[size_t(opt_.comm->rank())];
+  const double cap = double(opt_.mcmc.cap);
+  mcmc->set_cap(total > 0 ? int64_t(cap * double(mine) / double(total)) : int64_t(cap / double(sizes.size())));
+}
+
 void Trainer::optimizer_step(int B) {
   const double lrs[kGroupCount] = {means_lr(images_done_), opt_.lr.log_scales, opt_.lr.quats,
                                    opt_.lr.opacity, opt_.lr.sh_dc,      opt_.lr.sh_rest};
@@ -199,11 +252,11 @@ void Trainer::optimizer_step(int B) {
   // to a whole t (exact while the count is a multiple of B); at one batch size, t = step + 1.
   const int64_t t = (int64_t(images_done_) + B + B - 1) / B;
   // All groups in one launch: separately, six launches cost about as much as the update itself.
-  kernels::adam_step_groups(opt_.device, std::span<const kernels::AdamGroup>(groups.data(), count), t);
+  kernels::adam_step_groups(where_, std::span<const kernels::AdamGroup>(groups.data(), count), t);
 }
 
 void Trainer::set_profiling(bool on) {
-  timer_ = on ? std::make_unique<kernels::PhaseTimer>(opt_.device) : nullptr;
+  timer_ = on ? std::make_unique<kernels::PhaseTimer>(where_) : nullptr;
   raster_stages_ = {};
   profiled_steps_ = 0;
   raster_->set_stage_timing(on);
@@ -222,6 +275,16 @@ StepResult Trainer::step() {
   if (timer_) timer_->start();
   // The last step takes what is left of the budget, so that a run trains exactly its images.
   const int B = std::min(opt_.batch_size, opt_.images - images_done_);
+  if (opt_.comm && B < opt_.comm->size())
+    throw std::invalid_argument("the step at image " + std::to_string(images_done_) + " has " + std::to_string(B) +
+                                " image(s) of the budget left for " + std::to_string(opt_.comm->size()) +
+                                " ranks: choose a budget whose last step has no fewer images than ranks");
+  // Shard sizes change with densification: the global ids of this shard's rows follow each step.
+  std::vector<int64_t> sizes;
+  if (opt_.comm) {
+    sizes = opt_.comm->all_gather_value(g_->size());
+    first_id_ = dist::first_global_id(sizes, opt_.comm->rank());
+  }
   const std::vector<int> views = sampler_.next(B);
   g_->zero_grad();
   mark("zero gradients");
@@ -242,6 +305,7 @@ StepResult Trainer::step() {
   r.step = step_;
   r.first_image = images_done_;
   r.batch_size = B;
+  if (opt_.comm) share_mcmc_cap(sizes);
   r.structure_changed = strategy_->after_step(info, *g_);
   // Steps that changed the rows are the refinements (host round trip of every column).
   mark(r.structure_changed ? "strategy: refinement steps" : "strategy: other steps");
@@ -252,13 +316,30 @@ StepResult Trainer::step() {
   }
   ++step_;
   images_done_ += B;
-  r.gaussians = g_->size();
+  r.gaussians = opt_.comm ? total_gaussians() : g_->size();
   r.host_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }
 
 float Trainer::read_loss() const {
-  return step_ > 0 ? loss_.read_loss() : 0.f;
+  if (step_ == 0) return 0.f;
+  return sharded_ ? sharded_->batch_loss() : loss_.read_loss();
+}
+
+bool Trainer::is_root() const { return !opt_.comm || opt_.comm->rank() == 0; }
+
+GaussianState Trainer::whole_state() const {
+  return opt_.comm ? dist::gather_shards(*opt_.comm, g_->download()) : g_->download();
+}
+
+void Trainer::load_whole_state(const GaussianState& whole) {
+  g_->upload(opt_.comm ? dist::shard_of(whole, opt_.comm->rank(), opt_.comm->size()) : whole);
+}
+
+int64_t Trainer::total_gaussians() const {
+  int64_t n = g_->size();
+  if (opt_.comm) opt_.comm->all_reduce_sum(std::span<int64_t>(&n, 1));
+  return n;
 }
 
 void Trainer::render(const kernels::Camera& cam, Buffer<float>& rgb, int sh_degree) {

@@ -20,6 +20,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,11 @@
 #include "kernels/loss.h"
 #include "kernels/phase_timer.h"
 #include "kernels/rasterizer.h"
+
+namespace splat::dist {
+class Communicator;
+class ShardedStep;
+}  // namespace splat::dist
 
 namespace splat {
 
@@ -65,6 +71,12 @@ struct TrainerOptions {
   float ssim_weight = kernels::kDefaultSsimWeight;
   LearningRates lr{};
   int cpu_threads = 0;            // CPU backend threads; 0 = all
+  // Distributed mode (issue 12, core/dist/): this trainer is one rank of comm->size(). It trains a shard
+  // of the model (core/dist/shard_layout.h) on comm->context() and renders through dist::ShardedStep;
+  // Adam, the strategy and every schedule run on the shard. Every rank uses the same options (the same
+  // seed, so every rank draws the same batch), and the calls marked "collective" below must be made by
+  // every rank at the same step. Null: one rank, the whole model. The communicator outlives the trainer.
+  dist::Communicator* comm = nullptr;
 };
 
 // Shuffled epochs over a fixed list of camera indices; the whole state is (rng, order, position),
@@ -88,7 +100,7 @@ struct StepResult {
   int step = 0;              // index of the step just taken (0-based)
   int first_image = 0;       // it trained images [first_image, first_image + batch_size)
   int batch_size = 0;
-  int64_t gaussians = 0;     // count after the step
+  int64_t gaussians = 0;     // count after the step (of the whole model in distributed mode)
   bool structure_changed = false;
   double host_ms = 0;        // host time of step() (on CUDA: enqueue time plus any host edits)
 };
@@ -99,13 +111,13 @@ class Trainer {
   Trainer(const Scene& scene, const GaussianModel& init, const TrainerOptions& options);
   ~Trainer();
 
-  // Trains one step of batch_size images, fewer when less of the budget is left.
+  // Trains one step of batch_size images, fewer when less of the budget is left. Collective.
   StepResult step();
   int steps_done() const { return step_; }
   int images_done() const { return images_done_; }
   bool finished() const { return images_done_ >= opt_.images; }
 
-  // Loss of the last step (mean over its batch); on CUDA this waits for that step.
+  // Loss of the last step (mean over its batch); on CUDA this waits for that step. Collective.
   float read_loss() const;
   // The SH degree of the next step's renders.
   int active_sh_degree() const;
@@ -125,7 +137,19 @@ class Trainer {
   kernels::Rasterizer& rasterizer() { return *raster_; }
   const Strategy& strategy() const { return *strategy_; }
 
-  // Renders one view of the current Gaussians (no gradients) into rgb [H,W,3] on the device.
+  // Distributed mode: whether this is rank 0 (which writes files and evaluates; true with one rank).
+  bool is_root() const;
+  // The whole model with its Adam moments: on rank 0 the shards gathered in rank order, an empty state on
+  // the other ranks. Collective. gaussians() is this rank's shard only.
+  GaussianState whole_state() const;
+  // Replaces the model with a whole one (a checkpoint's): each rank takes its block of the rows as they
+  // are (core/dist/shard_layout.h), so a resume may use another rank count. Every rank passes the same.
+  void load_whole_state(const GaussianState& whole);
+  // The number of Gaussians of the whole model. Collective.
+  int64_t total_gaussians() const;
+
+  // Renders one view of the current Gaussians (no gradients) into rgb [H,W,3] on the device; in
+  // distributed mode only this rank's shard.
   void render(const kernels::Camera& cam, kernels::Buffer<float>& rgb, int sh_degree = -1);
   // Training target of a train view as float RGB on the device (uploaded once; empty for test views).
   const kernels::Buffer<float>& image(int view) const { return images_[view]; }
@@ -149,6 +173,8 @@ class Trainer {
 
  private:
   void run_batch(const std::vector<int>& views);
+  void run_sharded_batch(const std::vector<int>& views);
+  void share_mcmc_cap(std::span<const int64_t> sizes);
   void optimizer_step(int batch);
   void mark(const char* phase) {
     if (timer_) timer_->mark(phase);
@@ -157,12 +183,15 @@ class Trainer {
 
   const Scene& scene_;
   TrainerOptions opt_;
+  kernels::ComputeContext where_;  // where every buffer and kernel of this trainer lives
   int step_ = 0;
   int images_done_ = 0;  // training images of the steps taken
   std::unique_ptr<DeviceGaussians> g_;
   std::unique_ptr<Strategy> strategy_;
   std::unique_ptr<kernels::Rasterizer> raster_;
   BatchLoss loss_;
+  std::unique_ptr<dist::ShardedStep> sharded_;  // distributed mode only
+  int64_t first_id_ = 0;                        // distributed mode: global id of the shard's row 0
   CameraSampler sampler_;
   std::vector<kernels::Buffer<float>> images_;  // per view, empty for views not used
   std::vector<kernels::Buffer<uint8_t>> masks_;  // per view when the scene has masks, else none

@@ -24,7 +24,8 @@ TrainingRun::TrainingRun(const Scene& scene, const GaussianModel& init, const Tr
   if (opt_.checkpoint_every > 0 && opt_.checkpoint_file.empty())
     throw std::invalid_argument("a checkpoint every " + std::to_string(opt_.checkpoint_every) +
                                 " images needs a checkpoint file");
-  if (!opt_.metrics_file.empty()) metrics_log_.emplace(opt_.metrics_file, opt_.append_metrics);
+  // Rank 0 alone writes the records of a distributed run.
+  if (!opt_.metrics_file.empty() && trainer_.is_root()) metrics_log_.emplace(opt_.metrics_file, opt_.append_metrics);
 }
 
 int TrainingRun::end_images() const {
@@ -61,17 +62,30 @@ MetricsRecord TrainingRun::record(const StepResult& r, bool evaluate_now) {
   m.gpu_mem_mb = device_memory_used_mb(trainer_.options().device);
   if (evaluate_now && !test_views_.empty()) {
     const auto t_eval = Clock::now();
-    const EvalResult e = evaluate(trainer_.rasterizer(), trainer_.gaussians().view(), trainer_.scene(), test_views_,
-                                  eval_options_for(trainer_));
+    const std::optional<EvalResult> e = evaluate_test_views();
     eval_s_ += seconds_between(t_eval, Clock::now());
-    m.psnr = last_psnr_ = e.psnr;
-    m.ssim = e.ssim;
+    if (e) {
+      m.psnr = last_psnr_ = e->psnr;
+      m.ssim = e->ssim;
+    }
   }
   m.wall_s = seconds();
   if (metrics_log_) metrics_log_->write(m);
   last_record_ = Clock::now();
   last_record_step_ = m.step;
   return m;
+}
+
+// Evaluation renders the whole model: in distributed mode every rank gathers its shard to rank 0, which
+// evaluates alone (the others have no result).
+std::optional<EvalResult> TrainingRun::evaluate_test_views() {
+  if (!trainer_.options().comm)
+    return evaluate(trainer_.rasterizer(), trainer_.gaussians().view(), trainer_.scene(), test_views_,
+                    eval_options_for(trainer_));
+  const GaussianState whole = trainer_.whole_state();
+  if (!trainer_.is_root()) return std::nullopt;
+  const DeviceGaussians model(trainer_.gaussians().context(), whole);
+  return evaluate(trainer_.rasterizer(), model.view(), trainer_.scene(), test_views_, eval_options_for(trainer_));
 }
 
 }  // namespace splat

@@ -7,11 +7,16 @@
 // record is due in the step that reaches or passes a multiple of its interval, so runs at any batch
 // size with the same image budget record at the same image counts (rounded up to whole steps). What belongs to one caller stays with it, around step(): the
 // CLI's progress line, signals and final files; the session's control queue, pause and snapshots.
+//
+// Distributed (TrainerOptions::comm): every rank runs its own TrainingRun with the same options and
+// calls step() in lockstep; the records' loss and Gaussian count are the whole model's on every rank,
+// and rank 0 alone writes metrics and checkpoints and evaluates (the gathered model).
 #include <chrono>
 #include <filesystem>
 #include <optional>
 #include <vector>
 
+#include "core/train/evaluator.h"
 #include "core/train/metrics_log.h"
 #include "core/train/trainer.h"
 
@@ -59,12 +64,13 @@ class TrainingRun {
   // Seconds since the first step began (0 before it), and of those, the seconds spent evaluating.
   double seconds() const;
   double eval_seconds() const { return eval_s_; }
-  // Test PSNR of the latest evaluation, if any.
+  // Test PSNR of the latest evaluation, if any (rank 0's alone in distributed mode).
   std::optional<double> last_psnr() const { return last_psnr_; }
 
  private:
   using Clock = std::chrono::steady_clock;
   MetricsRecord record(const StepResult& r, bool evaluate_now);
+  std::optional<EvalResult> evaluate_test_views();
 
   RunOptions opt_;
   Trainer trainer_;

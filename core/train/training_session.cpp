@@ -9,7 +9,9 @@
 namespace splat {
 
 TrainingSession::TrainingSession(Scene scene, GaussianModel init, TrainerOptions options, SessionOptions session)
-    : scene_(std::move(scene)), init_(std::move(init)), options_(std::move(options)), session_(session) {}
+    : scene_(std::move(scene)), init_(std::move(init)), options_(std::move(options)), session_(session) {
+  budget_ = options_.images;
+}
 
 TrainingSession::~TrainingSession() { stop(); }
 
@@ -29,8 +31,22 @@ void TrainingSession::resume() {
   {
     std::lock_guard lock(mutex_);
     paused_ = false;
+    finishing_ = false;
+    // Running from now on when there is budget left, so that no reader sees the old state after
+    // resume() returns (the thread changes state only under this lock).
+    const SessionState s = state_;
+    const bool waiting = s == SessionState::Paused || s == SessionState::Stopped || s == SessionState::Finished;
+    if (waiting && images_done_ < budget_) state_ = SessionState::Running;
   }
   wake_.notify_all();
+}
+
+void TrainingSession::finish() {
+  std::lock_guard lock(mutex_);
+  finishing_ = true;
+  paused_ = false;
+  // The thread changes state only under this lock; a paused one waits and would not notice.
+  if (state_ == SessionState::Paused) state_ = SessionState::Stopped;
 }
 
 void TrainingSession::stop() {
@@ -65,6 +81,12 @@ void TrainingSession::set_amp(bool amp) { amp_ = amp; }
 void TrainingSession::set_sh_degree_cap(int cap) {
   if (cap < 0 || cap > 3) throw std::invalid_argument("SH degree must be 0..3, got " + std::to_string(cap));
   enqueue([cap](Trainer& t) { t.set_sh_degree_cap(cap); });
+}
+
+void TrainingSession::set_total_images(int images) {
+  if (images < 1) throw std::invalid_argument("the image budget must be at least 1, got " + std::to_string(images));
+  budget_ = images;
+  enqueue([images](Trainer& t) { t.set_total_images(images); });
 }
 
 void TrainingSession::set_profiling(bool on) {
@@ -147,25 +169,32 @@ void TrainingSession::apply_commands() {
 
 void TrainingSession::thread_main() {
   try {
-    RunOptions ro;
+    RunOptions ro = session_.files;
     ro.metrics_every = session_.metrics_every;
     ro.eval_every = session_.eval_every;
     run_ = std::make_unique<TrainingRun>(scene_, init_, options_, ro);
+    if (!session_.resume_from.empty()) {
+      restore_trainer_checkpoint(run_->trainer(), session_.resume_from);
+      steps_done_ = run_->trainer().steps_done();
+      images_done_ = run_->trainer().images_done();
+      budget_ = run_->end_images();
+    }
     publish_snapshot(true);
     while (true) {
       {
         std::unique_lock lock(mutex_);
         const bool finished = run_->done();
         if (finished) state_ = SessionState::Finished;
+        else if (finishing_) state_ = SessionState::Stopped;
         else if (paused_) state_ = SessionState::Paused;
-        // While paused or finished, wake for stop, resume, or a queued request (served below).
-        wake_.wait(lock, [&] { return stop_ || (!paused_ && !finished) || !commands_.empty(); });
+        // While paused, stopped or finished, wake for stop, resume, or a queued request (served below).
+        wake_.wait(lock, [&] { return stop_ || (!paused_ && !finishing_ && !finished) || !commands_.empty(); });
         if (stop_) break;
       }
       apply_commands();
       {
         std::lock_guard lock(mutex_);
-        if (paused_ || run_->done()) continue;
+        if (paused_ || finishing_ || run_->done()) continue;
         state_ = SessionState::Running;
       }
       const RunStep s = run_->step();

@@ -28,7 +28,8 @@
 
 namespace splat {
 
-enum class SessionState { Idle, Running, Paused, Finished, Failed };
+// Stopped: finish() ended training before the budget; resume() continues it.
+enum class SessionState { Idle, Running, Paused, Stopped, Finished, Failed };
 
 // The run's records (psnr/ssim present on evaluation steps).
 using SessionMetrics = MetricsRecord;
@@ -38,6 +39,10 @@ struct SessionOptions {
   int metrics_every = 10;           // RunOptions::metrics_every: images between metrics entries
   int eval_every = 0;               // RunOptions::eval_every: images between test evaluations (0: never)
   int snapshot_interval_ms = 200;   // at most this often a new snapshot is published
+  // The run's files: metrics_file, append_metrics, checkpoint_every and checkpoint_file, as
+  // RunFolder::attach (core/run/run_folder.h) sets them; metrics_every and eval_every above win.
+  RunOptions files;
+  std::filesystem::path resume_from;  // a checkpoint restored before the first step (empty: none)
 };
 
 class TrainingSession {
@@ -50,7 +55,10 @@ class TrainingSession {
 
   void start();   // starts the thread (once)
   void pause();
-  void resume();
+  void resume();  // continues a paused or stopped run
+  // Ends training early at the next step boundary, as the budget's end would: the state becomes
+  // Stopped (requests are still served) until resume() continues the run where it stopped.
+  void finish();
   void stop();    // finishes the current step and ends the thread; waits for it
 
   // Settings applied at the next step boundary; out-of-range values throw std::invalid_argument here.
@@ -58,6 +66,8 @@ class TrainingSession {
   void set_packed(bool packed);
   void set_amp(bool amp);  // recorded only: mixed precision is not implemented yet
   void set_sh_degree_cap(int cap);
+  // The run's image budget (Trainer::set_total_images): raising it lets a finished run go on.
+  void set_total_images(int images);
   // Per-phase timing of each step (Trainer::set_profiling), applied at the next step boundary.
   // It waits for every step to finish on the device, so callers keep it on only while they show it.
   void set_profiling(bool on);
@@ -97,14 +107,15 @@ class TrainingSession {
   std::unique_ptr<TrainingRun> run_;  // built on the session's thread
   std::thread thread_;
 
-  mutable std::mutex mutex_;  // guards commands_, paused_, stop_, error_
+  mutable std::mutex mutex_;  // guards commands_, paused_, finishing_, stop_, error_
   std::condition_variable wake_;
   std::deque<std::function<void(Trainer&)>> commands_;
-  bool paused_ = false, stop_ = false;
+  bool paused_ = false, finishing_ = false, stop_ = false;
   std::string error_;
   std::atomic<SessionState> state_{SessionState::Idle};
   std::atomic<int> steps_done_{0};
   std::atomic<int> images_done_{0};
+  std::atomic<int> budget_{0};  // the image budget as last set (resume() reads it)
   std::atomic<bool> amp_{false};
 
   mutable std::mutex metrics_mutex_;

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "tests/support/test_support.h"
 
@@ -24,11 +25,11 @@ bool display_or_skip() {
   return false;
 }
 
-// Runs splatlab with a private config folder (the recent-scenes list stays out of $HOME); returns
-// the exit code, with stdout and stderr in `log`.
+// Runs splatlab in `scratch` (GUI runs go to runs/<scene> there) with a private config folder (the
+// recent-scenes list stays out of $HOME); returns the exit code, with stdout and stderr in `log`.
 int run_splatlab(const std::string& args, const fs::path& scratch, std::string& log) {
   const fs::path out = scratch / "log.txt";
-  const std::string cmd = "XDG_CONFIG_HOME='" + (scratch / "config").string() + "' '" + kSplatlab + "' " + args +
+  const std::string cmd = "cd '" + scratch.string() + "' && XDG_CONFIG_HOME='" + (scratch / "config").string() + "' '" + kSplatlab + "' " + args +
                           " > '" + out.string() + "' 2>&1";
   const int status = std::system(cmd.c_str());
   std::ifstream in(out);
@@ -111,6 +112,27 @@ TEST_CASE("scripted GUI: demo scene screenshots show panels, the render, and tra
   diff /= 700.0 * 830.0 * 3.0;
   INFO("mean absolute viewport change after 10 steps: " << diff);
   REQUIRE(diff > 0.5);
+
+  // The training wrote a run folder under runs/ in the working directory, as `splatlab train` does.
+  std::vector<fs::path> runs;
+  for (const auto& e : fs::directory_iterator(scratch / "runs")) runs.push_back(e.path());
+  REQUIRE(runs.size() == 1);
+  for (const char* f : {"config.json", "metrics.jsonl", "checkpoint.ckpt", "point_cloud.ply"}) {
+    INFO(f);
+    CHECK(fs::exists(runs[0] / f));
+  }
+  // A second scripted run does not overwrite it: it gets the next free folder.
+  code = run_splatlab("gui --demo --steps 4 --exit", scratch, log);
+  REQUIRE(code == 0);
+  size_t count = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(scratch / "runs")) ++count;
+  CHECK(count == 2);
+
+  // Opening the run folder opens the run (its scene, its plots) ready to continue.
+  code = run_splatlab("gui '" + runs[0].string() + "' --exit", scratch, log);
+  INFO(log);
+  CHECK(code == 0);
+  CHECK_THAT(log, Catch::Contains("opened run " + runs[0].string() + " (10 images trained)"));
 }
 
 TEST_CASE("scripted GUI: a missing scene is an error naming the path", "[ui][script]") {

@@ -1,6 +1,7 @@
 // The Snapshots panel's "Save checkpoint" through the TrainingController: unavailable (with a
 // reason) until a session runs, written by the session at a step boundary, confirmed by a
-// notification in the next poll, and unavailable again once training was stopped. No window.
+// notification in the next poll, still served once training was stopped (it can continue), and
+// unavailable again after a reset. No window.
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -28,6 +29,7 @@ TEST_CASE("training controller saves a checkpoint of the running session", "[ui]
 
   training.settings.steps = 100000;
   training.settings.eval_every = 0;
+  training.settings.run_dir = (dir / "run").string();
   training.start(state);
   REQUIRE(training.active());
   CHECK(training.checkpoint_unavailable().empty());
@@ -42,10 +44,19 @@ TEST_CASE("training controller saves a checkpoint of the running session", "[ui]
   CHECK(state.notes.error_count() == 1);
   CHECK(read_checkpoint(file).trainer.at("step").get<int>() >= 0);
 
+  // A stopped session still serves requests (Continue goes on from it); a reset one does not.
   training.stop();
-  CHECK_FALSE(training.checkpoint_unavailable().empty());  // the stopped session serves no requests
+  CHECK(training.checkpoint_unavailable().empty());
   training.save_checkpoint(state, (dir / "late.ckpt").string());
+  for (int i = 0; i < 2000 && training.saves_pending() > 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  training.poll(state);
+  CHECK(state.notes.error_count() == 1);
+  CHECK(fs::exists(dir / "late.ckpt"));
+
+  training.reset(state);
+  CHECK_FALSE(training.checkpoint_unavailable().empty());
+  training.save_checkpoint(state, (dir / "after_reset.ckpt").string());
   training.poll(state);
   CHECK(state.notes.error_count() == 2);
-  CHECK_FALSE(fs::exists(dir / "late.ckpt"));
+  CHECK_FALSE(fs::exists(dir / "after_reset.ckpt"));
 }

@@ -45,6 +45,7 @@ TEST_CASE("viewer renders and exports the training session's snapshots", "[ui][s
   TrainingController training(kernels::Device::CPU);
   training.settings.steps = 100000;
   training.settings.eval_every = 0;
+  training.settings.run_dir = (dir / "run").string();
   training.start(state);
   REQUIRE(training.active());
 

@@ -1,0 +1,143 @@
+// Cost of the distributed step on one GPU (issue 12's benchmark): R in-process ranks sharing GPU 0,
+// each with its own stream, against one rank at the same batch; packed against dense exchange.
+// Usage: bench_exchange SCENE [train_images=3000] [steps=20]
+//
+// The scene is trained on one GPU for train_images images first (batch 1, default strategy), so that
+// the model has a trained scene's size and spread; its rows are then cut into Morton-ordered shards
+// (core/dist/shard_layout.h), as a distributed run starts. Per configuration (batch B in {2, 4},
+// packed or dense, R in {1, 2, 4} with R <= B) it times `steps` steps of dist::ShardedStep (project,
+// exchange of counts and pairs, rasterize, loss, backward, reverse exchange, project backward) after
+// 3 warm-up steps; a step's time runs from a barrier to the barrier after every rank's stream has
+// finished. The batch cameras are the training views in order, the same on every rank.
+// Prints per configuration: median step ms, its ratio to R = 1 at the same batch and layout, the
+// pairs each rank projects and receives (means over ranks) and the bytes exchanged per step (sum
+// over ranks of pairs sent to other ranks plus gradients returned to them).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/dist/run_ranks.h"
+#include "core/dist/shard_layout.h"
+#include "core/dist/sharded_step.h"
+#include "core/model/device_gaussians.h"
+#include "core/scene/scene_loader.h"
+#include "core/train/trainer.h"
+
+using namespace splat;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Figures {
+  double step_ms = 0, projected = 0, received = 0, bytes = 0;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: bench_exchange SCENE [train_images=3000] [steps=20]\n");
+    return 2;
+  }
+  const int train_images = argc > 2 ? std::atoi(argv[2]) : 3000;
+  const int steps = argc > 3 ? std::atoi(argv[3]) : 20;
+  const Scene scene = load_scene(argv[1]);
+
+  TrainerOptions opt;
+  opt.device = kernels::Device::CUDA;
+  opt.images = train_images;
+  Trainer trainer(scene, init_from_points(scene.points), opt);
+  while (!trainer.finished()) trainer.step();
+  const GaussianModel model = trainer.gaussians().to_model();
+  std::printf("scene %s: %zu views, model of %lld Gaussians after %d training images\n", argv[1],
+              scene.views.size(), static_cast<long long>(model.size()), train_images);
+
+  // Training views, their cameras and float targets on GPU 0 (read by every rank).
+  std::vector<int> views;
+  for (size_t v = 0; v < scene.views.size(); ++v)
+    if (!scene.views[v].is_test) views.push_back(static_cast<int>(v));
+  std::vector<kernels::Buffer<float>> targets;
+  for (int v : views) {
+    const ImageRGB8& img = scene.images[static_cast<size_t>(v)];
+    std::vector<float> f(img.pixels.size());
+    for (size_t i = 0; i < f.size(); ++i) f[i] = img.pixels[i] * (1.f / 255.f);
+    targets.emplace_back(kernels::Device::CUDA);
+    targets.back().upload(f);
+  }
+
+  std::vector<cudaStream_t> streams(4);
+  for (auto& s : streams) cudaStreamCreate(&s);  // blocking streams: ordered with the model's default-stream work
+  std::map<std::pair<int, bool>, double> one_rank_ms;
+  std::printf("%5s %6s %6s %10s %8s %14s %14s %16s\n", "batch", "layout", "ranks", "step ms", "vs R=1",
+              "pairs proj/rk", "pairs recv/rk", "bytes/step");
+  for (const int batch : {2, 4})
+    for (const bool packed : {false, true})
+      for (const int ranks : {1, 2, 4}) {
+        if (ranks > batch) continue;
+        Figures fig;
+        dist::run_ranks(
+            ranks, [&](int r) { return kernels::ComputeContext(kernels::Device::CUDA, 0, streams[size_t(r)]); },
+            [&](dist::Communicator& comm) {
+              const int r = comm.rank();
+              DeviceGaussians shard(kernels::Device::CUDA, dist::initial_shard(model, r, ranks));
+              const std::vector<int64_t> sizes = comm.all_gather_value(shard.size());
+              kernels::GaussiansView view = shard.view();
+              view.first_id = dist::first_global_id(sizes, r);
+              kernels::RasterSettings settings;
+              settings.sh_degree = 3;
+              settings.packed = packed;
+              dist::ShardedStep step(comm);
+              std::vector<double> times;
+              double projected = 0, received = 0, bytes = 0;
+              for (int k = 0; k < 3 + steps; ++k) {
+                std::vector<kernels::Camera> cams;
+                std::vector<const float*> batch_targets;
+                for (int j = 0; j < batch; ++j) {
+                  const size_t i = static_cast<size_t>(k * batch + j) % views.size();
+                  cams.push_back(scene.views[static_cast<size_t>(views[i])].to_kernel_camera());
+                  batch_targets.push_back(targets[i].data());
+                }
+                shard.zero_grad();
+                shard.zero_stats();
+                cudaDeviceSynchronize();
+                comm.barrier();
+                const auto t0 = Clock::now();
+                step.run({view, cams, settings, batch_targets, {}}, shard.grad(), shard.stats());
+                cudaStreamSynchronize(streams[size_t(r)]);
+                comm.barrier();
+                const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+                if (k < 3) continue;
+                times.push_back(ms);
+                const dist::ExchangeSizes& e = step.exchange_sizes();
+                projected += double(e.pairs_projected), received += double(e.pairs_received);
+                bytes += double(e.bytes_sent);
+              }
+              std::vector<float> sums{float(projected), float(received), float(bytes)};
+              comm.all_reduce_sum(sums);
+              if (r == 0) {
+                fig.step_ms = median(times);
+                fig.projected = sums[0] / steps / ranks;
+                fig.received = sums[1] / steps / ranks;
+                fig.bytes = sums[2] / steps;
+              }
+            },
+            dist::RankBackend::InProcess);
+        if (ranks == 1) one_rank_ms[{batch, packed}] = fig.step_ms;
+        std::printf("%5d %6s %6d %10.2f %8.3f %14.0f %14.0f %16.0f\n", batch, packed ? "packed" : "dense", ranks,
+                    fig.step_ms, fig.step_ms / one_rank_ms[{batch, packed}], fig.projected, fig.received, fig.bytes);
+        std::fflush(stdout);
+      }
+  for (auto s : streams) cudaStreamDestroy(s);
+  return 0;
+}

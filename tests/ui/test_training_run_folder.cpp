@@ -1,0 +1,220 @@
+// GUI training and run folders, through the TrainingController without a window: a run writes
+// config.json, metrics.jsonl, periodic checkpoints and, at its end, the checkpoint and the PLY;
+// Stop saves and Continue goes on from where it stopped (plots kept); Pause is not Stop; a taken
+// folder is refused; opening a run folder restores its plots and resumes it.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <fstream>
+#include <functional>
+#include <thread>
+
+#include "core/model/ply_io.h"
+#include "core/run/run_config.h"
+#include "core/train/checkpoint.h"
+#include "tests/support/test_support.h"
+#include "tests/ui/tiny_demo_viewer.h"
+#include "ui/gui_run.h"
+#include "ui/dialogs.h"
+#include "ui/training_controller.h"
+
+using namespace splat;
+using namespace splat::ui;
+namespace fs = std::filesystem;
+
+namespace {
+// Polls until `done` holds (or a generous timeout); returns whether it did.
+bool poll_until(TrainingController& training, ViewerState& state, const std::function<bool()>& done) {
+  for (int i = 0; i < 6000; ++i) {
+    state.poll_loader();  // as the frame loop does, before the controller
+    training.poll(state);
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return false;
+}
+
+int checkpoint_images(const fs::path& file) { return read_checkpoint(file).trainer.at("images").get<int>(); }
+}  // namespace
+
+TEST_CASE("GUI training writes a run folder and its files at the end", "[ui][run]") {
+  const fs::path dir = splat::test::scratch_dir("ui_run_folder");
+  ViewerState state(kernels::Device::CPU, dir / "recent.json");
+  splat::test::open_tiny_demo(state, dir);
+  // The setting applies to scenes opened next: the run records the factor the shown scene has.
+  state.data_factor = 4;
+  TrainingController training(kernels::Device::CPU);
+  training.settings.steps = 40;
+  training.settings.eval_every = 20;
+  training.settings.checkpoint_every = 16;
+  training.settings.run_dir = (dir / "runs" / "first").string();
+  training.start(state);
+  REQUIRE(training.active());
+  REQUIRE(poll_until(training, state, [&] { return training.state() == SessionState::Finished; }));
+  REQUIRE(poll_until(training, state, [&] { return training.results_written(); }));
+  training.poll(state);
+  CHECK(state.notes.error_count() == 0);
+
+  const fs::path run = dir / "runs" / "first";
+  CHECK(training.run_dir() == run);
+  const nlohmann::json config = read_run_config(run);
+  CHECK(config.at("images") == 40);
+  CHECK(state.content.data_factor == 1);
+  CHECK(config.at("data_factor") == 1);
+  CHECK(fs::path(config.at("scene_folder").get<std::string>()) == fs::absolute(state.content.scene->root));
+  CHECK(checkpoint_images(run / run_files::kCheckpoint) == 40);
+  CHECK(read_ply(run / run_files::kPly).size() == state.gaussian_count());
+  const MetricHistory h = read_metric_history(run / run_files::kMetrics);
+  REQUIRE_FALSE(h.loss.empty());
+  CHECK(h.last_images == 40);
+  CHECK_FALSE(h.psnr.empty());  // eval every 20 images
+  // The plots in the panel are the run's records.
+  CHECK(training.history.loss == h.loss);
+  CHECK(training.images_done() == 40);
+  CHECK(training.elapsed_s() > 0);
+  CHECK_FALSE(training.in_progress());  // finished and saved: closing loses nothing
+
+  // The same folder again is refused with one message naming it; nothing starts.
+  const int errors = state.notes.error_count();
+  TrainingController second(kernels::Device::CPU);
+  second.settings.run_dir = run.string();
+  second.start(state);
+  CHECK_FALSE(second.active());
+  CHECK(state.notes.error_count() == errors + 1);
+  CHECK(fs::exists(run / run_files::kPly));  // and the old run is untouched
+  CHECK(read_run_config(run).at("images") == 40);
+
+  SECTION("opening the run folder restores its plots and resumes it with a larger budget") {
+    ViewerState other(kernels::Device::CPU, dir / "recent2.json");
+    TrainingController resumed(kernels::Device::CPU);
+    resumed.open_run(other, run);
+    // It had used its whole budget: it opens finished, showing its plots, until the budget grows.
+    REQUIRE(poll_until(resumed, other, [&] { return resumed.state() == SessionState::Finished; }));
+    CHECK(other.notes.error_count() == 0);
+    CHECK(other.content.data_factor == 1);  // loaded as the run was
+    CHECK(resumed.images_done() == 40);
+    CHECK(resumed.settings.steps == 40);
+    CHECK(resumed.history.loss == h.loss);
+    resumed.settings.steps = 60;
+    resumed.start(other);
+    REQUIRE(poll_until(resumed, other, [&] { return resumed.results_written(); }));
+    CHECK(resumed.state() == SessionState::Finished);
+    CHECK(resumed.images_done() == 60);
+    CHECK(checkpoint_images(run / run_files::kCheckpoint) == 60);
+    const MetricHistory after = read_metric_history(run / run_files::kMetrics);
+    CHECK(after.last_images == 60);
+    REQUIRE(after.loss.size() > h.loss.size());
+    CHECK(std::equal(h.loss.begin(), h.loss.end(), after.loss.begin()));  // appended, not rewritten
+  }
+}
+
+TEST_CASE("Stop saves and Continue goes on; Pause is not Stop; Reset discards", "[ui][run]") {
+  const fs::path dir = splat::test::scratch_dir("ui_run_stop");
+  ViewerState state(kernels::Device::CPU, dir / "recent.json");
+  splat::test::open_tiny_demo(state, dir);
+  TrainingController training(kernels::Device::CPU);
+  training.settings.steps = 100000;
+  training.settings.eval_every = 0;
+  training.settings.checkpoint_every = 0;
+  const fs::path run = dir / "run";
+  training.settings.run_dir = run.string();
+  training.start(state);
+  REQUIRE(poll_until(training, state, [&] { return training.history.last_images >= 30; }));
+  CHECK(training.in_progress());
+  CHECK(training.eta_s().has_value());
+
+  training.pause();
+  REQUIRE(poll_until(training, state, [&] { return training.state() == SessionState::Paused; }));
+  CHECK_FALSE(fs::exists(run / run_files::kCheckpoint));  // pausing saves nothing
+  // Stop while paused: stopped, and the run's files are written.
+  training.stop();
+  REQUIRE(poll_until(training, state, [&] { return training.state() == SessionState::Stopped; }));
+  REQUIRE(poll_until(training, state, [&] { return training.results_written(); }));
+  CHECK(fs::exists(run / run_files::kPly));
+  const int stopped_at = training.images_done();
+  CHECK(checkpoint_images(run / run_files::kCheckpoint) == stopped_at);
+  const float first_loss = training.history.loss.front();
+  const size_t records = training.history.loss.size();
+
+  // Continue: from where it stopped, with the plots kept.
+  training.start(state);
+  REQUIRE(poll_until(training, state, [&] { return training.history.last_images > stopped_at + 20; }));
+  CHECK(training.history.loss.front() == first_loss);
+  CHECK(training.history.loss.size() > records);
+  CHECK(training.history.loss_images[records] > static_cast<float>(stopped_at));
+  training.stop();
+  REQUIRE(poll_until(training, state, [&] { return training.state() == SessionState::Stopped && training.results_written(); }));
+  CHECK(checkpoint_images(run / run_files::kCheckpoint) == training.images_done());
+  CHECK(training.images_done() > stopped_at);
+  CHECK(state.notes.error_count() == 0);
+
+  training.reset(state);
+  CHECK_FALSE(training.active());
+  CHECK(training.history.loss.empty());
+  CHECK(fs::exists(run / run_files::kPly));  // what the run saved stays
+}
+
+TEST_CASE("a reset run that saved nothing leaves no folder behind; periodic checkpoints stay", "[ui][run]") {
+  const fs::path dir = splat::test::scratch_dir("ui_run_reset");
+  ViewerState state(kernels::Device::CPU, dir / "recent.json");
+  splat::test::open_tiny_demo(state, dir);
+  TrainingController training(kernels::Device::CPU);
+  training.settings.steps = 100000;
+  training.settings.eval_every = 0;
+  training.settings.checkpoint_every = 0;
+  training.settings.run_dir = (dir / "runs" / "gone").string();
+  training.start(state);
+  REQUIRE(poll_until(training, state, [&] { return training.history.last_images >= 5; }));
+  CHECK(fs::exists(dir / "runs" / "gone" / run_files::kConfig));
+  training.reset(state);
+  CHECK_FALSE(fs::exists(dir / "runs"));
+
+  // With periodic checkpoints the run has results before it ends, and a reset keeps them.
+  training.settings.checkpoint_every = 8;
+  training.settings.run_dir = (dir / "runs" / "kept").string();
+  training.start(state);
+  const fs::path checkpoint = dir / "runs" / "kept" / run_files::kCheckpoint;
+  REQUIRE(poll_until(training, state, [&] { return fs::exists(checkpoint); }));
+  training.reset(state);
+  CHECK(checkpoint_images(checkpoint) % 8 == 0);
+  CHECK(fs::exists(dir / "runs" / "kept" / run_files::kConfig));
+}
+
+TEST_CASE("the default run folder is runs/<scene name>, absolute, and skips taken ones", "[ui][run]") {
+  const fs::path dir = splat::test::scratch_dir("ui_run_default");
+  Scene scene;
+  scene.root = (dir / "scenes" / "cup").string();
+  const fs::path first = default_run_dir(dir, scene);
+  CHECK(first == fs::absolute(dir / "runs" / "cup").lexically_normal());
+  CHECK(first.is_absolute());
+  fs::create_directories(first);
+  CHECK(default_run_dir(dir, scene) == first);  // an empty folder holds no run
+  std::ofstream(first / run_files::kMetrics) << "\n";
+  CHECK(default_run_dir(dir, scene) == first.parent_path() / "cup-2");
+}
+
+TEST_CASE("Save and quit closes only once the stopped run's files are written", "[ui][run]") {
+  const fs::path dir = splat::test::scratch_dir("ui_run_quit");
+  ViewerState state(kernels::Device::CPU, dir / "recent.json");
+  splat::test::open_tiny_demo(state, dir);
+  TrainingController training(kernels::Device::CPU);
+  Confirmations confirm;
+  CHECK_FALSE(draw_confirmations(state, training, confirm));
+  CHECK_FALSE(state.confirm_discard);  // nothing to discard: opening needs no question
+
+  training.settings.steps = 100000;
+  training.settings.eval_every = 0;
+  training.settings.run_dir = (dir / "run").string();
+  training.start(state);
+  REQUIRE(poll_until(training, state, [&] { return training.images_done() >= 5; }));
+  // What "Save and quit" does (no ImGui frame is needed while no question is asked).
+  training.stop();
+  confirm.quit_after_saves = true;
+  REQUIRE(poll_until(training, state, [&] {
+    const bool closed = draw_confirmations(state, training, confirm);
+    if (closed) CHECK(fs::exists(dir / "run" / run_files::kPly));  // never before the files exist
+    return closed;
+  }));
+  CHECK(state.confirm_discard);  // the session still exists: opening asks first
+  CHECK(checkpoint_images(dir / "run" / run_files::kCheckpoint) == training.images_done());
+}
