@@ -63,17 +63,14 @@ int main(int argc, char** argv) {
   std::printf("scene %s: %zu views, model of %lld Gaussians after %d training images\n", argv[1],
               scene.views.size(), static_cast<long long>(model.size()), train_images);
 
-  // Training views, their cameras and float targets on GPU 0 (read by every rank).
+  // Training views, their cameras and photos on GPU 0 (read by every rank).
   std::vector<int> views;
   for (size_t v = 0; v < scene.views.size(); ++v)
     if (!scene.views[v].is_test) views.push_back(static_cast<int>(v));
-  std::vector<kernels::Buffer<float>> targets;
+  std::vector<kernels::Buffer<uint8_t>> targets;
   for (int v : views) {
-    const ImageRGB8& img = scene.images[static_cast<size_t>(v)];
-    std::vector<float> f(img.pixels.size());
-    for (size_t i = 0; i < f.size(); ++i) f[i] = img.pixels[i] * (1.f / 255.f);
     targets.emplace_back(kernels::Device::CUDA);
-    targets.back().upload(f);
+    targets.back().upload(scene.images[static_cast<size_t>(v)].pixels);
   }
 
   std::vector<cudaStream_t> streams(4);
@@ -102,7 +99,7 @@ int main(int argc, char** argv) {
               double projected = 0, received = 0, bytes = 0;
               for (int k = 0; k < 3 + steps; ++k) {
                 std::vector<kernels::Camera> cams;
-                std::vector<const float*> batch_targets;
+                std::vector<const uint8_t*> batch_targets;
                 for (int j = 0; j < batch; ++j) {
                   const size_t i = static_cast<size_t>(k * batch + j) % views.size();
                   cams.push_back(scene.views[static_cast<size_t>(views[i])].to_kernel_camera());

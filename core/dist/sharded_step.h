@@ -49,9 +49,9 @@ struct ShardedBatch {
   kernels::GaussiansView shard;              // first_id: the shard's first global id
   std::span<const kernels::Camera> cameras;  // the batch's B cameras, in batch order
   kernels::RasterSettings settings;
-  // Float RGB [H,W,3] of each batch camera, on the rank's context; only this rank's block is read
+  // The photo (8-bit RGB [H,W,3]) of each batch camera, on the rank's context; only this rank's block is read
   // (other entries may be null). masks: empty, or one per batch camera like targets.
-  std::span<const float* const> targets;
+  std::span<const uint8_t* const> targets;
   std::span<const uint8_t* const> masks;
 };
 

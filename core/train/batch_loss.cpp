@@ -33,7 +33,7 @@ void BatchLoss::clear() {
 }
 
 void BatchLoss::add_run(const float* rgb, float* grad_rgb, const kernels::ImageBatchShape& shape,
-                        std::span<const float* const> targets, std::span<const uint8_t* const> masks, int batch) {
+                        std::span<const uint8_t* const> targets, std::span<const uint8_t* const> masks, int batch) {
   kernels::validate(shape);
   if (int(targets.size()) != shape.cameras || (!masks.empty() && int(masks.size()) != shape.cameras))
     throw std::invalid_argument("batch loss: a run of " + std::to_string(shape.cameras) + " images got " +
@@ -44,7 +44,7 @@ void BatchLoss::add_run(const float* rgb, float* grad_rgb, const kernels::ImageB
                                 " images in a batch of " + std::to_string(batch));
   if (last_weight_ > 0) earlier_runs_ += loss_->read_loss() * last_weight_;
   const size_t pixels = size_t(shape.pixels_per_image());
-  const float* target = gathered(targets, pixels * 3, where_, target_);
+  const uint8_t* target = gathered(targets, pixels * 3, where_, target_);
   const uint8_t* mask = masks.empty() ? nullptr : gathered(masks, pixels, where_, mask_);
   loss_->forward(rgb, target, shape, mask);
   last_weight_ = float(shape.cameras) / float(batch);

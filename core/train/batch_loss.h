@@ -24,12 +24,13 @@ class BatchLoss {
   void clear();
 
   // Adds a run of shape.cameras images of one size: `rgb` the rendered images [C,H,W,3], `targets`
-  // and `masks` (empty: no masks; else one per image) the C images' own arrays, all on this loss's
+  // (the photos' 8-bit RGB, read as v / 255) and `masks` (empty: no masks; else one per image) the C
+  // images' own arrays, all on this loss's
   // context. Writes the run's gradient, weighted C / batch, to grad_rgb [C,H,W,3]. When a batch has
   // several runs, starting the next one reads the previous run's loss on the host (a wait on CUDA);
   // a batch of one run never waits.
   void add_run(const float* rgb, float* grad_rgb, const kernels::ImageBatchShape& shape,
-               std::span<const float* const> targets, std::span<const uint8_t* const> masks, int batch);
+               std::span<const uint8_t* const> targets, std::span<const uint8_t* const> masks, int batch);
 
   // Sum of the weighted losses of the runs since clear(): the batch mean once every run of the batch
   // was added. On CUDA this waits for the last run's loss.
@@ -38,7 +39,7 @@ class BatchLoss {
  private:
   kernels::ComputeContext where_;
   std::unique_ptr<kernels::PhotometricLoss> loss_;
-  kernels::Buffer<float> target_;   // a run's targets gathered into one batch
+  kernels::Buffer<uint8_t> target_; // a run's targets (the photos' bytes) gathered into one batch
   kernels::Buffer<uint8_t> mask_;   // and its masks
   float earlier_runs_ = 0;          // weighted losses of the runs before the last, read on the host
   float last_weight_ = 0;           // weight of the last run (0: none since clear())

@@ -62,11 +62,6 @@ std::unique_ptr<Strategy> make_strategy(const TrainerOptions& o) {
   throw std::invalid_argument("unknown strategy '" + o.strategy + "' (expected default or mcmc)");
 }
 
-std::vector<float> to_float_rgb(const ImageRGB8& img) {
-  std::vector<float> out(img.pixels.size());
-  for (size_t i = 0; i < out.size(); ++i) out[i] = img.pixels[i] * (1.f / 255.f);
-  return out;
-}
 
 namespace {
 std::unique_ptr<kernels::Rasterizer> make_rasterizer(const TrainerOptions& o, const kernels::ComputeContext& where) {
@@ -112,7 +107,7 @@ Trainer::Trainer(const Scene& scene, const GaussianModel& init, const TrainerOpt
   }
   // Only training targets live on the device for the whole run; evaluation uploads test views itself.
   for (size_t v = 0; v < scene.views.size(); ++v) images_.emplace_back(where_);
-  for (int v : scene.train_indices()) images_[v].upload(to_float_rgb(scene.images[v]));
+  for (int v : scene.train_indices()) images_[v].upload(scene.images[v].pixels);
   // Masks only exist on the device when some view has ignored pixels; then every train view gets
   // one (all ones where nothing is ignored) so that a batch's masks gather like its targets.
   if (scene.has_masks()) {
@@ -184,7 +179,7 @@ void Trainer::run_batch(const std::vector<int>& views) {
     rgb_.resize(elems);
     grad_rgb_.resize(elems);
     alpha_.resize(size_t(C) * shape.pixels_per_image());
-    std::vector<const float*> targets;
+    std::vector<const uint8_t*> targets;
     std::vector<const uint8_t*> masks;
     for (size_t k = begin; k < end; ++k) {
       targets.push_back(images_[views[k]].data());
@@ -207,7 +202,7 @@ void Trainer::run_sharded_batch(const std::vector<int>& views) {
   const kernels::RasterSettings settings = render_settings(opt_, active_sh_degree());
   const bool stats = strategy_->wants_stats(images_done_);
   std::vector<kernels::Camera> cams;
-  std::vector<const float*> targets;
+  std::vector<const uint8_t*> targets;
   std::vector<const uint8_t*> masks;
   for (int v : views) {
     cams.push_back(scene_.views[v].to_kernel_camera());

@@ -151,8 +151,8 @@ class Trainer {
   // Renders one view of the current Gaussians (no gradients) into rgb [H,W,3] on the device; in
   // distributed mode only this rank's shard.
   void render(const kernels::Camera& cam, kernels::Buffer<float>& rgb, int sh_degree = -1);
-  // Training target of a train view as float RGB on the device (uploaded once; empty for test views).
-  const kernels::Buffer<float>& image(int view) const { return images_[view]; }
+  // Training target of a train view: its photo's 8-bit RGB on the device (uploaded once; empty for test views).
+  const kernels::Buffer<uint8_t>& image(int view) const { return images_[view]; }
 
   // Opt-in per-phase timing of step() (kernels/phase_timer.h): off by default, because reading the
   // times back waits for each step to finish, which the normal path never does. Turning it on
@@ -193,7 +193,7 @@ class Trainer {
   std::unique_ptr<dist::ShardedStep> sharded_;  // distributed mode only
   int64_t first_id_ = 0;                        // distributed mode: global id of the shard's row 0
   CameraSampler sampler_;
-  std::vector<kernels::Buffer<float>> images_;  // per view, empty for views not used
+  std::vector<kernels::Buffer<uint8_t>> images_;  // per view, the photo's bytes (a quarter of fp32); empty for views not used
   std::vector<kernels::Buffer<uint8_t>> masks_;  // per view when the scene has masks, else none
   kernels::Buffer<float> rgb_, grad_rgb_, alpha_;
   std::unique_ptr<kernels::PhaseTimer> timer_;  // set while profiling
@@ -207,8 +207,5 @@ std::unique_ptr<Strategy> make_strategy(const TrainerOptions& options);
 // The rasterizer settings of the trainer's renders at an SH degree: packing, antialiasing and
 // background from `options` (evaluation renders with the same, core/train/evaluator.h).
 kernels::RasterSettings render_settings(const TrainerOptions& options, int sh_degree);
-
-// Float RGB in [0,1] of an 8-bit image, [H,W,3].
-std::vector<float> to_float_rgb(const ImageRGB8& img);
 
 }  // namespace splat

@@ -53,13 +53,13 @@ struct HostScene {
   int64_t n = 0;
   std::array<Floats, kColumns> columns;
   std::vector<Camera> cameras;
-  std::vector<Floats> targets;
+  std::vector<std::vector<uint8_t>> targets;  // photos' bytes
   kernels::RasterSettings settings;
 };
 
 HostScene random_scene(unsigned seed, int n, int batch, bool packed) {
   std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> U(-1, 1), U01(0, 1);
+  std::uniform_real_distribution<float> U(-1, 1);
   HostScene s;
   s.n = n;
   s.settings.sh_degree = 1;
@@ -81,8 +81,8 @@ HostScene random_scene(unsigned seed, int n, int batch, bool packed) {
     const int w = big ? 40 : 34, h = big ? 32 : 26;
     const double a = 0.9 * c;
     s.cameras.push_back(test::look_at_camera({3.6 * std::sin(a), 0.6 * U(rng), -3.6 * std::cos(a)}, {0, 0, 0}, w, h, 38));
-    Floats t(size_t(w) * h * 3);
-    for (float& v : t) v = U01(rng);
+    std::vector<uint8_t> t(size_t(w) * h * 3);
+    for (uint8_t& v : t) v = uint8_t(rng() % 256);
     s.targets.push_back(std::move(t));
   }
   return s;
@@ -116,7 +116,7 @@ struct RankShard {
   std::array<Buffer<float>, kColumns> params, grads;
   Buffer<float> grad2d, grad2d_abs, max_radius;
   Buffer<int32_t> visible;
-  std::vector<Buffer<float>> targets;
+  std::vector<Buffer<uint8_t>> targets;
 
   RankShard(const ComputeContext& where, const HostScene& s, int64_t first_row, int64_t count)
       : first(first_row), n(count) {
@@ -127,7 +127,7 @@ struct RankShard {
     }
     grad2d = zeros<float>(where, size_t(n)), grad2d_abs = zeros<float>(where, size_t(n));
     max_radius = zeros<float>(where, size_t(n)), visible = zeros<int32_t>(where, size_t(n));
-    for (const Floats& t : s.targets) targets.push_back(on(where, t));
+    for (const std::vector<uint8_t>& t : s.targets) targets.push_back(on(where, t));
   }
   kernels::GaussiansView view() const {
     return {n,         params[0].data(), params[1].data(), params[2].data(), params[3].data(),
@@ -137,9 +137,9 @@ struct RankShard {
     return {grads[0].data(), grads[1].data(), grads[2].data(), grads[3].data(), grads[4].data(), grads[5].data()};
   }
   kernels::DensifyStats stats() { return {grad2d.data(), grad2d_abs.data(), visible.data(), max_radius.data()}; }
-  std::vector<const float*> target_pointers() const {
-    std::vector<const float*> p;
-    for (const Buffer<float>& t : targets) p.push_back(t.data());
+  std::vector<const uint8_t*> target_pointers() const {
+    std::vector<const uint8_t*> p;
+    for (const Buffer<uint8_t>& t : targets) p.push_back(t.data());
     return p;
   }
 };
@@ -174,14 +174,14 @@ StepOutput one_rank(const HostScene& s, const ComputeContext& where) {
   raster->forward(all.view(), s.cameras, s.settings, {rgb.data(), alpha.data(), nullptr});
   BatchLoss loss(where, kSsimWeight);
   loss.clear();
-  const std::vector<const float*> targets = all.target_pointers();
+  const std::vector<const uint8_t*> targets = all.target_pointers();
   const int B = int(s.cameras.size());
   for (int begin = 0, end; begin < B; begin = end) {
     for (end = begin + 1; end < B && s.cameras[end].width == s.cameras[begin].width; ++end) {
     }
     loss.add_run(rgb.data() + 3 * offsets[begin], grad_rgb.data() + 3 * offsets[begin],
                  {end - begin, s.cameras[begin].height, s.cameras[begin].width},
-                 std::span<const float* const>(targets).subspan(begin, end - begin), {}, B);
+                 std::span<const uint8_t* const>(targets).subspan(begin, end - begin), {}, B);
   }
   raster->backward({grad_rgb.data(), nullptr, nullptr}, all.grad(), all.stats());
   StepOutput out = gather({&all});
@@ -203,7 +203,7 @@ StepOutput sharded(const HostScene& s, int ranks, const ContextFor& context_for,
         const int64_t first = s.n * r / ranks, last = s.n * (r + 1) / ranks;
         shards[r] = std::make_unique<RankShard>(comm.context(), s, first, last - first);
         RankShard& mine = *shards[r];
-        const std::vector<const float*> targets = mine.target_pointers();
+        const std::vector<const uint8_t*> targets = mine.target_pointers();
         ShardedStep step(comm, kSsimWeight, 1);
         step.run({mine.view(), s.cameras, s.settings, targets, {}}, mine.grad(), mine.stats());
         losses[r] = step.batch_loss();
