@@ -9,6 +9,7 @@
 #include "tests/core/demo_fixture.h"
 #include "tests/core/numbered_state.h"
 #include "tests/support/test_support.h"
+#include "tests/support/model_checks.h"
 
 using namespace splat;
 namespace fs = std::filesystem;
@@ -22,15 +23,6 @@ void write_bytes(const fs::path& f, const std::vector<char>& b) {
   std::ofstream(f, std::ios::binary).write(b.data(), std::streamsize(b.size()));
 }
 
-void check_equal(const GaussianState& a, const GaussianState& b) {
-  REQUIRE(a.size() == b.size());
-  REQUIRE(a.sh_degree() == b.sh_degree());
-  for (Group g : kAllGroups) {
-    CHECK(a.col(g).value == b.col(g).value);
-    CHECK(a.col(g).exp_avg == b.col(g).exp_avg);
-    CHECK(a.col(g).exp_avg_sq == b.col(g).exp_avg_sq);
-  }
-}
 }  // namespace
 
 TEST_CASE("checkpoint: round trip keeps parameters, moments and trainer state", "[checkpoint]") {
@@ -41,7 +33,7 @@ TEST_CASE("checkpoint: round trip keeps parameters, moments and trainer state", 
   CHECK_FALSE(fs::exists(dir / "a.ckpt.tmp"));  // written aside, then renamed
   const Checkpoint back = read_checkpoint(file);
   CHECK(back.trainer == ck.trainer);
-  check_equal(back.gaussians, ck.gaussians);
+  test::check_same_state(back.gaussians, ck.gaussians);
 }
 
 TEST_CASE("checkpoint: corrupt, truncated and foreign files are rejected with the file name", "[checkpoint]") {
@@ -117,7 +109,7 @@ TEST_CASE("checkpoint: resuming gives the same cameras and identical parameters 
   for (int i = 0; i < 10; ++i) resumed.step();
   CHECK(resumed.steps_done() == full.steps_done());
   CHECK(full.gaussians().size() != init.size());  // densification did act
-  check_equal(resumed.gaussians().download(), full.gaussians().download());
+  test::check_same_state(resumed.gaussians().download(), full.gaussians().download());
 }
 
 TEST_CASE("checkpoint: a bf16 column is stored as bf16 and reads back exactly", "[checkpoint][columns]") {
@@ -135,7 +127,7 @@ TEST_CASE("checkpoint: a bf16 column is stored as bf16 and reads back exactly", 
   const Checkpoint back = read_checkpoint(file);
   CHECK(back.gaussians.spec(Group::Quats).storage == Precision::BF16);
   CHECK(back.gaussians.spec(Group::Means).storage == Precision::F32);
-  check_equal(back.gaussians, s);
+  test::check_same_state(back.gaussians, s);
 }
 
 TEST_CASE("checkpoint: files from before the storage field load as fp32", "[checkpoint][columns]") {

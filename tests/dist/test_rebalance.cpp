@@ -8,6 +8,7 @@
 #include "core/dist/rebalance.h"
 #include "core/dist/run_ranks.h"
 #include "tests/core/numbered_state.h"
+#include "tests/support/model_checks.h"
 
 using namespace splat;
 using namespace splat::dist;
@@ -23,15 +24,6 @@ GaussianState rows_of(const GaussianState& s, int64_t first, int64_t n) {
   return out;
 }
 
-void check_same_rows(const GaussianState& got, const GaussianState& want) {
-  REQUIRE(got.size() == want.size());
-  for (Group g : kAllGroups) {
-    INFO(group_name(g));
-    CHECK(got.col(g).value == want.col(g).value);
-    CHECK(got.col(g).exp_avg == want.col(g).exp_avg);
-    CHECK(got.col(g).exp_avg_sq == want.col(g).exp_avg_sq);
-  }
-}
 
 // Shards of a numbered model with `counts` rows, rebalanced to `targets` over CPU ranks; every rank's
 // rows afterwards must be the model's rows at its new range, values and both moments.
@@ -50,7 +42,7 @@ void check_rebalance(const std::vector<int64_t>& counts, const std::vector<int64
   int64_t first = 0;
   for (int r = 0; r < R; ++r) {
     INFO("rank " << r);
-    check_same_rows(after[r], rows_of(model, first, targets[r]));
+    test::check_same_state(after[r], rows_of(model, first, targets[r]));
     first += targets[r];
   }
 }

@@ -10,6 +10,7 @@
 
 #include "core/dist/run_ranks.h"
 #include "core/dist/shard_layout.h"
+#include "tests/support/model_checks.h"
 
 using namespace splat;
 using namespace splat::dist;
@@ -26,14 +27,6 @@ GaussianState numbered_state(int64_t n) {
   return s;
 }
 
-void check_equal(const GaussianState& a, const GaussianState& b) {
-  REQUIRE(a.size() == b.size());
-  for (Group g : kAllGroups) {
-    CHECK(a.col(g).value == b.col(g).value);
-    CHECK(a.col(g).exp_avg == b.col(g).exp_avg);
-    CHECK(a.col(g).exp_avg_sq == b.col(g).exp_avg_sq);
-  }
-}
 
 }  // namespace
 
@@ -93,7 +86,7 @@ TEST_CASE("gathering the shards of a state gives the whole state back, moments i
         if (comm.rank() == 0) gathered = std::move(g);
         else CHECK(g.size() == 0);
       });
-      check_equal(gathered, whole);
+      test::check_same_state(gathered, whole);
       for (int r = 0; r < ranks; ++r) CHECK(first_global_id(shard_sizes, r) == row_block(n, r, ranks).first);
     }
 }
