@@ -313,6 +313,10 @@ StepResult Trainer::step() {
   images_done_ += B;
   r.gaussians = opt_.comm ? total_gaussians() : g_->size();
   r.host_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  rank_stats_.rank = opt_.comm ? opt_.comm->rank() : 0;
+  rank_stats_.device_ordinal = where_.device == kernels::Device::CUDA ? where_.ordinal : -1;
+  rank_stats_.gaussians = g_->size();
+  rank_stats_.step_ms = r.host_ms;
   return r;
 }
 

@@ -26,6 +26,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/dist/rank_stats.h"
 #include "core/model/device_gaussians.h"
 #include "core/train/batch_loss.h"
 #include "core/train/rng_state.h"
@@ -147,6 +148,8 @@ class Trainer {
   void load_whole_state(const GaussianState& whole);
   // The number of Gaussians of the whole model. Collective.
   int64_t total_gaussians() const;
+  // This rank's own figures of the last step (no collective; with one rank, the whole model's).
+  const dist::RankStats& rank_stats() const { return rank_stats_; }
 
   // Renders one view of the current Gaussians (no gradients) into rgb [H,W,3] on the device; in
   // distributed mode only this rank's shard.
@@ -199,6 +202,7 @@ class Trainer {
   std::unique_ptr<kernels::PhaseTimer> timer_;  // set while profiling
   kernels::PhaseTotals raster_stages_;
   int profiled_steps_ = 0;
+  dist::RankStats rank_stats_;
 };
 
 // The strategy named by options.strategy; throws std::invalid_argument for an unknown name.
