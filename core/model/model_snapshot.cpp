@@ -1,6 +1,9 @@
 #include "core/model/model_snapshot.h"
 
+#include <numeric>
 #include <stdexcept>
+
+#include "core/dist/communicator.h"
 
 namespace splat {
 namespace {
@@ -42,6 +45,35 @@ std::shared_ptr<const ModelSnapshot> ModelSnapshot::capture(const DeviceGaussian
   std::shared_ptr<ModelSnapshot> s = copy_of(g.view(), g.sh_degree(), where, where);
   s->version_ = version;
   s->step_ = step;
+  return s;
+}
+
+std::shared_ptr<const ModelSnapshot> ModelSnapshot::gather(const DeviceGaussians& shard, dist::Communicator& comm,
+                                                           uint64_t version, int step) {
+  const std::vector<int64_t> rows = comm.all_gather_value(shard.size());
+  const bool root = comm.rank() == 0;
+  std::shared_ptr<ModelSnapshot> s;
+  if (root) {
+    s.reset(new ModelSnapshot());
+    s->n_ = std::accumulate(rows.begin(), rows.end(), int64_t{0});
+    s->sh_degree_ = shard.sh_degree();
+    s->where_ = comm.context();
+    s->version_ = version;
+    s->step_ = step;
+  }
+  const kernels::GaussiansView source = shard.view();
+  for (Group g : kAllGroups) {
+    const int64_t row_bytes = static_cast<int64_t>(group_width(g, shard.sh_degree()) * sizeof(float));
+    std::vector<int64_t> bytes(rows.size());
+    for (size_t r = 0; r < rows.size(); ++r) bytes[r] = rows[r] * row_bytes;
+    float* dst = nullptr;
+    if (root) {
+      kernels::Buffer<float>& column = s->params_[static_cast<int>(g)];
+      column = kernels::Buffer<float>(comm.context(), static_cast<size_t>(s->n_ * row_bytes) / sizeof(float));
+      dst = column.data();
+    }
+    comm.gather(view_column(source, g), bytes[static_cast<size_t>(comm.rank())], dst, bytes);
+  }
   return s;
 }
 

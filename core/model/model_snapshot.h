@@ -12,6 +12,12 @@
 // same context sees them in stream order; a reader on another context copies them with copy_to,
 // which waits for the source's stream. On the CPU backend the columns are host buffers that the
 // CPU rasterizer reads directly.
+//
+// A distributed run (core/dist/) gathers one snapshot of the whole model onto rank 0's context: every
+// rank's shard, concatenated in rank order (the order of the gathered model and its global ids), copied
+// shard by shard through the communicator's gather, so device to device (peer copies between GPUs,
+// stream-ordered copies between ranks on one GPU) and host copies for CPU ranks; nothing goes through the
+// host on a GPU.
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -21,6 +27,10 @@
 #include "kernels/buffer.h"
 #include "kernels/rasterizer.h"
 
+namespace splat::dist {
+class Communicator;
+}
+
 namespace splat {
 
 class ModelSnapshot {
@@ -28,6 +38,10 @@ class ModelSnapshot {
   // The trainer's parameters (not their gradients or Adam moments), on the trainer's context.
   // `version` tells snapshots of one session apart; `step` is the trainer's step count.
   static std::shared_ptr<const ModelSnapshot> capture(const DeviceGaussians& g, uint64_t version, int step);
+  // The whole model of a distributed run on rank 0's context (comm.context()), from every rank's shard
+  // (`shard` on comm.context()); null on the other ranks. Collective: every rank calls it at the same step.
+  static std::shared_ptr<const ModelSnapshot> gather(const DeviceGaussians& shard, dist::Communicator& comm,
+                                                     uint64_t version, int step);
   // A host model's columns uploaded to `where` (version and step 0).
   static std::shared_ptr<const ModelSnapshot> upload(const GaussianModel& m, const kernels::ComputeContext& where);
   // The same snapshot on another context (same version and step).

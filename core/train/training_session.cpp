@@ -1,16 +1,43 @@
 #include "core/train/training_session.h"
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
+#include <thread>
 
-#include "core/train/checkpoint.h"
+#include "core/dist/root_values.h"
+#include "core/dist/run_ranks.h"
 #include "core/model/ply_io.h"
+#include "core/train/checkpoint.h"
+#include "kernels/device.h"
 
 namespace splat {
 
+namespace {
+// The one-rank trainer computes on the CPU or on GPU 0 without a communicator; anything else (more ranks,
+// or one rank on another GPU) runs as rank threads.
+bool needs_communicator(const dist::RankPlan& plan) {
+  return plan.ranks > 1 || plan.context(0) != kernels::ComputeContext(plan.device);
+}
+}  // namespace
+
 TrainingSession::TrainingSession(Scene scene, GaussianModel init, TrainerOptions options, SessionOptions session)
-    : scene_(std::move(scene)), init_(std::move(init)), options_(std::move(options)), session_(session) {
+    : scene_(std::move(scene)), init_(std::move(init)), options_(std::move(options)), session_(std::move(session)) {
+  dist::RankPlan& plan = session_.ranks;
+  plan.device = options_.device;
+  if (plan.device == kernels::Device::CUDA && plan.cuda_devices.empty()) plan.cuda_devices = {0};
+  plan.check();
+  check_batch_size(options_.batch_size);
   budget_ = options_.images;
+  queues_.resize(static_cast<size_t>(plan.ranks));
+  device_memory_mb_.assign(queues_.size(), 0.0);
+  for (int r = 0; r < plan.ranks; ++r) {
+    dist::RankStats row;
+    row.rank = r;
+    const kernels::ComputeContext where = plan.context(r);
+    row.device_ordinal = where.device == kernels::Device::CUDA ? where.ordinal : -1;
+    rank_stats_.push_back(row);
+  }
 }
 
 TrainingSession::~TrainingSession() { stop(); }
@@ -58,17 +85,24 @@ void TrainingSession::stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-void TrainingSession::enqueue(std::function<void(Trainer&)> command) {
+void TrainingSession::enqueue(Command command) {
   {
     std::lock_guard lock(mutex_);
-    commands_.push_back(std::move(command));
+    for (auto& queue : queues_) queue.push_back(command);  // every rank applies it, at the same boundary
   }
   wake_.notify_all();
 }
 
-void TrainingSession::set_batch_size(int b) {
-  // Checked here so that a bad value fails the caller, not the training thread.
+// Checked on the caller's thread so that a bad value fails the caller, not the training thread.
+void TrainingSession::check_batch_size(int b) const {
   if (b < 1) throw std::invalid_argument("batch size must be at least 1, got " + std::to_string(b));
+  if (b < ranks())
+    throw std::invalid_argument("batch size " + std::to_string(b) + " is smaller than the " + std::to_string(ranks()) +
+                                " ranks: every rank renders at least one image of a step");
+}
+
+void TrainingSession::set_batch_size(int b) {
+  check_batch_size(b);
   enqueue([b](Trainer& t) { t.set_batch_size(b); });
 }
 
@@ -92,16 +126,22 @@ void TrainingSession::set_total_images(int images) {
 void TrainingSession::set_profiling(bool on) {
   enqueue([this, on](Trainer& t) {
     t.set_profiling(on);
+    if (!t.is_root()) return;
     std::lock_guard lock(metrics_mutex_);
     step_phases_ = {};
   });
 }
 
+// Saves gather the whole model (a collective: every rank serves the request); rank 0 writes the file and
+// reports. Only errors of rank 0's own writing are reported to `done`: a failing peer fails the session.
 void TrainingSession::request_save_ply(const std::filesystem::path& file, Done done) {
   enqueue([file, done](Trainer& t) {
+    // One rank: the parameters alone (whole_state would download the Adam moments too).
+    const GaussianModel whole = t.options().comm ? t.whole_state().to_model() : t.gaussians().to_model();
+    if (!t.is_root()) return;
     std::string err;
     try {
-      write_ply(file, t.gaussians().to_model());
+      write_ply(file, whole);
     } catch (const std::exception& e) {
       err = e.what();
     }
@@ -111,9 +151,15 @@ void TrainingSession::request_save_ply(const std::filesystem::path& file, Done d
 
 void TrainingSession::request_save_checkpoint(const std::filesystem::path& file, Done done) {
   enqueue([file, done](Trainer& t) {
+    if (!t.is_root()) {
+      save_trainer_checkpoint(t, file);  // the gather; rank 0 writes
+      return;
+    }
     std::string err;
     try {
       save_trainer_checkpoint(t, file);
+    } catch (const dist::CommError&) {
+      throw;
     } catch (const std::exception& e) {
       err = e.what();
     }
@@ -139,76 +185,168 @@ kernels::PhaseTotals TrainingSession::step_phases() const {
   return step_phases_;
 }
 
+std::vector<dist::RankStats> TrainingSession::rank_stats() const {
+  std::lock_guard lock(metrics_mutex_);
+  std::vector<dist::RankStats> rows = rank_stats_;
+  for (size_t r = 0; r < rows.size(); ++r)
+    if (rows[r].device_memory_mb == 0) rows[r].device_memory_mb = device_memory_mb_[r];
+  return rows;
+}
+
 void TrainingSession::push_metrics(const SessionMetrics& m) {
   std::lock_guard lock(metrics_mutex_);
   metrics_.push_back(m);
   while (int(metrics_.size()) > session_.metrics_capacity) metrics_.pop_front();
 }
 
-void TrainingSession::publish_snapshot(bool force) {
-  const auto now = std::chrono::steady_clock::now();
-  if (!force && now - last_snapshot_ < std::chrono::milliseconds(session_.snapshot_interval_ms)) return;
-  last_snapshot_ = now;
-  // Parameters only, copied on the device: the viewer has no use for the two Adam moments, and
-  // nothing goes through the host. The snapshot is stored only once all its copies are issued
-  // (on CUDA, enqueued on the trainer's stream ahead of anything a reader enqueues there later).
-  const Trainer& t = run_->trainer();
-  std::shared_ptr<const ModelSnapshot> next =
-      ModelSnapshot::capture(t.gaussians(), ++snapshots_published_, t.steps_done());
+void TrainingSession::publish_rank_stats(const Trainer& t, int rank) {
+  std::lock_guard lock(metrics_mutex_);
+  rank_stats_[static_cast<size_t>(rank)] = t.rank_stats();
+}
+
+void TrainingSession::refresh_device_memory(const Trainer& t, int rank) {
+  const kernels::ComputeContext& where = t.gaussians().context();
+  if (where.device != kernels::Device::CUDA) return;
+  const auto m = kernels::device_memory(where.ordinal);
+  std::lock_guard lock(metrics_mutex_);
+  device_memory_mb_[static_cast<size_t>(rank)] = m ? double(m->used_bytes) / (1024.0 * 1024.0) : 0.0;
+}
+
+// Parameters only, copied on the device: the viewer has no use for the two Adam moments, and nothing goes
+// through the host. With ranks every rank sends its shard and rank 0 assembles the whole model on its
+// device. The snapshot is stored only once all its copies are issued (on CUDA, enqueued on rank 0's stream
+// ahead of anything a reader enqueues there later).
+void TrainingSession::publish_snapshot(const TrainingRun& run, dist::Communicator* comm) {
+  const Trainer& t = run.trainer();
+  const bool root = t.is_root();
+  const uint64_t version = root ? snapshots_published_ + 1 : 0;
+  std::shared_ptr<const ModelSnapshot> next = comm ? ModelSnapshot::gather(t.gaussians(), *comm, version, t.steps_done())
+                                                   : ModelSnapshot::capture(t.gaussians(), version, t.steps_done());
+  refresh_device_memory(t, comm ? comm->rank() : 0);  // at the snapshot rate: the query is not free
+  if (!root) return;
+  ++snapshots_published_;
+  unpublished_steps_ = 0;
+  last_snapshot_ = std::chrono::steady_clock::now();
   snapshot_.store(std::move(next));  // the previous one lives on while a reader holds it
 }
 
-void TrainingSession::apply_commands() {
-  std::deque<std::function<void(Trainer&)>> cmds;
-  {
-    std::lock_guard lock(mutex_);
-    cmds.swap(commands_);
-  }
-  for (auto& c : cmds) c(run_->trainer());
+bool TrainingSession::run_ended(const TrainingRun& run) const {
+  // With ranks a step needs at least one image per rank: when the budget's last step would have fewer,
+  // the run ends before it (raising the budget continues it).
+  const Trainer& t = run.trainer();
+  const int left = t.options().images - t.images_done();
+  return run.done() || (left < t.options().batch_size && left < ranks());
 }
 
-void TrainingSession::thread_main() {
+TrainingSession::Control TrainingSession::decide(const TrainingRun& run) {
+  Control c;
+  {
+    std::unique_lock lock(mutex_);
+    while (true) {
+      const bool ended = run_ended(run);
+      const bool runnable = !paused_ && !finishing_ && !ended;
+      const bool due = std::chrono::steady_clock::now() - last_snapshot_ >=
+                       std::chrono::milliseconds(session_.snapshot_interval_ms);
+      c.stop = stop_ || rank_failed_;
+      c.commands = static_cast<int64_t>(queues_[0].size());
+      // A snapshot at the bounded rate, and always of the last step before waiting or stopping.
+      c.snapshot = unpublished_steps_ > 0 && (due || !runnable || c.stop);
+      c.step = runnable && !c.stop;
+      if (c.stop || c.step || c.commands > 0 || c.snapshot) break;
+      state_ = ended ? SessionState::Finished : finishing_ ? SessionState::Stopped : SessionState::Paused;
+      // While paused, stopped or finished, wake for stop, resume, a queued request or a failed rank.
+      wake_.wait(lock);
+    }
+    if (c.step) state_ = SessionState::Running;
+    ++rounds_;
+  }
+  wake_.notify_all();  // the other ranks go on to the control exchange
+  return c;
+}
+
+void TrainingSession::await_decision(int64_t& rounds_seen) {
+  std::unique_lock lock(mutex_);
+  // A failed rank wakes the others: their next collective reports it.
+  wake_.wait(lock, [&] { return rounds_ > rounds_seen || rank_failed_; });
+  ++rounds_seen;
+}
+
+void TrainingSession::apply_commands(Trainer& t, int rank, int64_t count) {
+  std::vector<Command> mine;
+  {
+    std::lock_guard lock(mutex_);
+    std::deque<Command>& queue = queues_[static_cast<size_t>(rank)];
+    for (int64_t i = 0; i < count; ++i) {
+      mine.push_back(std::move(queue.front()));
+      queue.pop_front();
+    }
+  }
+  for (Command& c : mine) c(t);
+}
+
+void TrainingSession::rank_main(dist::Communicator* comm) {
+  const int rank = comm ? comm->rank() : 0;
   try {
+    TrainerOptions o = options_;
+    o.comm = comm;
+    // CPU ranks share the cores rather than each taking all of them.
+    if (comm && o.device == kernels::Device::CPU && o.cpu_threads == 0)
+      o.cpu_threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / comm->size());
     RunOptions ro = session_.files;
     ro.metrics_every = session_.metrics_every;
     ro.eval_every = session_.eval_every;
-    run_ = std::make_unique<TrainingRun>(scene_, init_, options_, ro);
-    if (!session_.resume_from.empty()) {
-      restore_trainer_checkpoint(run_->trainer(), session_.resume_from);
-      steps_done_ = run_->trainer().steps_done();
-      images_done_ = run_->trainer().images_done();
-      budget_ = run_->end_images();
+    TrainingRun run(scene_, init_, o, ro);
+    if (!session_.resume_from.empty()) restore_trainer_checkpoint(run.trainer(), session_.resume_from);
+    if (rank == 0) {
+      steps_done_ = run.trainer().steps_done();
+      images_done_ = run.trainer().images_done();
+      budget_ = run.end_images();
     }
-    publish_snapshot(true);
+    publish_snapshot(run, comm);
+    int64_t rounds_seen = 0;
     while (true) {
-      {
-        std::unique_lock lock(mutex_);
-        const bool finished = run_->done();
-        if (finished) state_ = SessionState::Finished;
-        else if (finishing_) state_ = SessionState::Stopped;
-        else if (paused_) state_ = SessionState::Paused;
-        // While paused, stopped or finished, wake for stop, resume, or a queued request (served below).
-        wake_.wait(lock, [&] { return stop_ || (!paused_ && !finishing_ && !finished) || !commands_.empty(); });
-        if (stop_) break;
-      }
-      apply_commands();
-      {
-        std::lock_guard lock(mutex_);
-        if (paused_ || finishing_ || run_->done()) continue;
-        state_ = SessionState::Running;
-      }
-      const RunStep s = run_->step();
-      steps_done_ = run_->trainer().steps_done();
-      images_done_ = run_->trainer().images_done();
-      if (const kernels::PhaseTotals* phases = run_->trainer().step_phases()) {
+      Control c;
+      if (rank == 0) c = decide(run);
+      else await_decision(rounds_seen);
+      int64_t block[4] = {c.stop, c.commands, c.snapshot, c.step};
+      dist::share_root_values(comm, block);
+      c = {block[0], block[1], block[2], block[3]};
+      apply_commands(run.trainer(), rank, c.commands);  // requests that came with a stop are served too
+      if (c.snapshot) publish_snapshot(run, comm);
+      if (c.stop) break;
+      if (!c.step || run_ended(run)) continue;  // a command (a lower budget) may have ended the run
+      const RunStep s = run.step();
+      publish_rank_stats(run.trainer(), rank);
+      if (rank != 0) continue;
+      ++unpublished_steps_;
+      steps_done_ = run.trainer().steps_done();
+      images_done_ = run.trainer().images_done();
+      if (const kernels::PhaseTotals* phases = run.trainer().step_phases()) {
         std::lock_guard lock(metrics_mutex_);
         step_phases_ = *phases;
       }
       if (s.metrics) push_metrics(*s.metrics);
-      publish_snapshot(run_->done());
     }
-    apply_commands();  // serve save requests that arrived with the stop
-    publish_snapshot(true);
+  } catch (...) {
+    {
+      std::lock_guard lock(mutex_);
+      rank_failed_ = true;
+    }
+    wake_.notify_all();
+    throw;
+  }
+}
+
+void TrainingSession::thread_main() {
+  try {
+    const dist::RankPlan& plan = session_.ranks;
+    if (!needs_communicator(plan)) {
+      rank_main(nullptr);
+    } else {
+      dist::run_ranks(
+          plan.ranks, [&](int r) { return plan.context(r); }, [&](dist::Communicator& comm) { rank_main(&comm); },
+          dist::RankBackend::Auto, session_.comm);
+    }
     state_ = SessionState::Finished;
   } catch (const std::exception& e) {
     std::lock_guard lock(mutex_);

@@ -9,6 +9,17 @@
 // core/model/model_snapshot.h) and publishes it with an atomic shared_ptr store. No lock is held while
 // copying, and readers never wait for one: they take the current pointer, and the snapshot lives
 // for as long as they hold it, unchanged by later steps.
+//
+// Ranks (issue 12): with SessionOptions::ranks asking for more than one rank, the session runs R rank
+// threads (dist::run_ranks), each with its own TrainingRun on a shard of the model. Only rank 0 reads the
+// user's controls: at every step boundary it decides what all ranks do (take a step, apply the next n
+// queued commands, gather a snapshot, stop) and shares that small control block with the others
+// (dist::share_root_values), so every rank applies the same commands at the same boundary and meets its
+// peers in the same collectives. Commands are queued once per rank. The other ranks wait for rank 0's
+// decision on the session's condition variable, not inside a collective, so a long pause never runs into
+// the communicator's timeout. The snapshot is the whole model, gathered onto rank 0's device
+// (ModelSnapshot::gather). A rank that fails stops every rank: the session becomes Failed with the
+// message naming the rank and its device; files already written (the last checkpoint) stay.
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -21,6 +32,9 @@
 #include <thread>
 #include <vector>
 
+#include "core/dist/communicator.h"
+#include "core/dist/rank_plan.h"
+#include "core/dist/rank_stats.h"
 #include "core/model/gaussian_model.h"
 #include "core/model/model_snapshot.h"
 #include "core/scene/scene.h"
@@ -43,6 +57,11 @@ struct SessionOptions {
   // RunFolder::attach (core/run/run_folder.h) sets them; metrics_every and eval_every above win.
   RunOptions files;
   std::filesystem::path resume_from;  // a checkpoint restored before the first step (empty: none)
+  // The ranks that train, on TrainerOptions::device (the plan's own device is replaced by it). One rank
+  // on the CPU or GPU 0 trains without a communicator (the default); more ranks need a batch size of at
+  // least their count.
+  dist::RankPlan ranks;
+  dist::CommOptions comm;  // how long a rank waits for a peer that neither arrives nor fails
 };
 
 class TrainingSession {
@@ -61,7 +80,8 @@ class TrainingSession {
   void finish();
   void stop();    // finishes the current step and ends the thread; waits for it
 
-  // Settings applied at the next step boundary; out-of-range values throw std::invalid_argument here.
+  // Settings applied at the next step boundary; out-of-range values throw std::invalid_argument here
+  // (a batch size below the rank count too: every rank renders at least one image of a step).
   void set_batch_size(int b);
   void set_packed(bool packed);
   void set_amp(bool amp);  // recorded only: mixed precision is not implemented yet
@@ -83,6 +103,8 @@ class TrainingSession {
   int steps_done() const { return steps_done_.load(); }
   // Training images done: the run's progress against TrainerOptions::images at any batch size.
   int images_done() const { return images_done_.load(); }
+  // The image budget as last set (a restored checkpoint's, or set_total_images).
+  int budget() const { return budget_.load(); }
   bool amp() const { return amp_.load(); }
 
   // Metrics with step > after_step, oldest first (the GUI passes the last step it has).
@@ -90,27 +112,49 @@ class TrainingSession {
   // Phase totals over the steps profiled since profiling was last turned on (empty while off).
   kernels::PhaseTotals step_phases() const;
 
-  // The latest published snapshot (null before the first one); versions count up from 1.
+  int ranks() const { return session_.ranks.ranks; }
+  // Each rank's figures of its last step (Trainer::rank_stats), one row per rank in rank order (its rank
+  // and device, zeros until it has stepped). device_memory_mb is filled in here where the trainer leaves
+  // it 0: the memory in use on the rank's GPU, refreshed at the snapshot rate.
+  std::vector<dist::RankStats> rank_stats() const;
+
+  // The latest published snapshot (null before the first one); versions count up from 1. With ranks, the
+  // whole model on rank 0's device.
   std::shared_ptr<const ModelSnapshot> snapshot() const { return snapshot_.load(); }
 
  private:
+  using Command = std::function<void(Trainer&)>;
+  // What every rank does at one step boundary, as rank 0 decided it (shared as int64 values).
+  struct Control {
+    int64_t stop = 0, commands = 0, snapshot = 0, step = 0;
+  };
   void thread_main();
-  void enqueue(std::function<void(Trainer&)> command);
-  void apply_commands();
-  void publish_snapshot(bool force);
+  // One rank's whole life (comm null: the only rank).
+  void rank_main(dist::Communicator* comm);
+  // Rank 0: waits until there is something to do, then says what; the others wait for that decision.
+  Control decide(const TrainingRun& run);
+  void await_decision(int64_t& rounds_seen);
+  bool run_ended(const TrainingRun& run) const;
+  void enqueue(Command command);
+  void apply_commands(Trainer& t, int rank, int64_t count);
+  void publish_snapshot(const TrainingRun& run, dist::Communicator* comm);
+  void publish_rank_stats(const Trainer& t, int rank);
+  void refresh_device_memory(const Trainer& t, int rank);
+  void check_batch_size(int b) const;
   void push_metrics(const SessionMetrics& m);
 
   Scene scene_;
   GaussianModel init_;
   TrainerOptions options_;
   SessionOptions session_;
-  std::unique_ptr<TrainingRun> run_;  // built on the session's thread
   std::thread thread_;
 
-  mutable std::mutex mutex_;  // guards commands_, paused_, finishing_, stop_, error_
+  mutable std::mutex mutex_;  // guards queues_, rounds_, paused_, finishing_, stop_, rank_failed_, error_
   std::condition_variable wake_;
-  std::deque<std::function<void(Trainer&)>> commands_;
+  std::vector<std::deque<Command>> queues_;  // one per rank, the same commands in each
+  int64_t rounds_ = 0;                        // control blocks rank 0 has decided
   bool paused_ = false, finishing_ = false, stop_ = false;
+  bool rank_failed_ = false;  // some rank threw: the others stop waiting and meet its failure
   std::string error_;
   std::atomic<SessionState> state_{SessionState::Idle};
   std::atomic<int> steps_done_{0};
@@ -121,11 +165,14 @@ class TrainingSession {
   mutable std::mutex metrics_mutex_;
   std::deque<SessionMetrics> metrics_;
   kernels::PhaseTotals step_phases_;  // copied from the trainer after each profiled step
+  std::vector<dist::RankStats> rank_stats_;  // one per rank
+  std::vector<double> device_memory_mb_;     // per rank, at the last snapshot (0 on the CPU)
 
   // Written by the trainer thread only, once a snapshot's copies are issued; no mutex guards it,
   // so no copy can happen under one.
   std::atomic<std::shared_ptr<const ModelSnapshot>> snapshot_;
-  uint64_t snapshots_published_ = 0;  // trainer thread only
+  uint64_t snapshots_published_ = 0;  // rank 0 only
+  int unpublished_steps_ = 0;         // rank 0: steps since the last snapshot (-1: none published yet)
   std::chrono::steady_clock::time_point last_snapshot_{};
 };
 

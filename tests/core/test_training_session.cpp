@@ -152,3 +152,171 @@ TEST_CASE("training session: checkpoints are written between steps, profiling fo
   session.stop();
   CHECK(session.error().empty());
 }
+
+// Ranks (issue 12): two CPU ranks as threads, each training a shard; rank 0 decides every boundary.
+namespace {
+SessionOptions two_rank_options() {
+  SessionOptions so;
+  so.metrics_every = 2;
+  so.snapshot_interval_ms = 0;
+  so.ranks.ranks = 2;
+  return so;
+}
+
+// Waits for a save request's outcome; returns its error ("" on success).
+template <class Request>
+std::string saved(Request request) {
+  std::atomic<bool> done{false};
+  std::string err = "not called";
+  request([&](const std::string& e) {
+    err = e;
+    done = true;
+  });
+  REQUIRE(eventually([&] { return done.load(); }));
+  return err;
+}
+}  // namespace
+
+TEST_CASE("training session with 2 CPU ranks: whole-model snapshots, controls and saves at shared boundaries",
+          "[session][ranks]") {
+  const Scene scene = test::small_demo_scene(40, 30, 200);
+  const TrainerOptions o{.images = 100000, .batch_size = 2, .cpu_threads = 1};
+  const GaussianModel init = init_from_points(scene.points);
+  TrainingSession session(scene, init, o, two_rank_options());
+  REQUIRE(session.ranks() == 2);
+  // Every rank renders at least one image of a step: a smaller batch is refused on the caller's thread.
+  CHECK_THROWS_WITH(session.set_batch_size(1), Catch::Contains("smaller than the 2 ranks"));
+  session.start();
+  REQUIRE(eventually([&] { return session.steps_done() >= 3; }));
+
+  session.pause();
+  REQUIRE(eventually([&] { return session.state() == SessionState::Paused; }));
+  const int paused_at = session.steps_done();
+  const int images_at = session.images_done();
+  CHECK(images_at == 2 * paused_at);
+  std::this_thread::sleep_for(50ms);
+  CHECK(session.steps_done() == paused_at);
+
+  // The snapshot is the whole model, gathered from both shards in rank order: what a checkpoint (gathered
+  // to rank 0 through the host) holds, bit for bit, and as many rows as the two shards together.
+  const std::shared_ptr<const ModelSnapshot> held = session.snapshot();
+  REQUIRE(held);
+  CHECK(held->step() == paused_at);
+  CHECK(held->context().device == kernels::Device::CPU);
+  const auto dir = test::scratch_dir("session_ranks");
+  const auto ckpt = dir / "ranks.ckpt";
+  CHECK(saved([&](auto done) { session.request_save_checkpoint(ckpt, done); }).empty());
+  const Checkpoint ck = read_checkpoint(ckpt);
+  CHECK(ck.trainer.at("step").get<int>() == paused_at);
+  test::check_same_model(held->download(), ck.gaussians.to_model());
+  const std::vector<dist::RankStats> rows = session.rank_stats();
+  REQUIRE(rows.size() == 2);
+  int64_t shards = 0;
+  for (int r = 0; r < 2; ++r) {
+    INFO("rank " << r);
+    CHECK(rows[r].rank == r);
+    CHECK(rows[r].device_ordinal == -1);
+    CHECK(rows[r].gaussians > 0);
+    CHECK(rows[r].step_ms > 0);
+    shards += rows[r].gaussians;
+  }
+  CHECK(held->size() == shards);
+  // The PLY gathers too.
+  const auto ply = dir / "ranks.ply";
+  CHECK(saved([&](auto done) { session.request_save_ply(ply, done); }).empty());
+  test::check_same_model(read_ply(ply), held->download());
+
+  // A batch size change applies to every rank at the same boundary: the first step after Resume takes 4.
+  session.set_batch_size(4);
+  session.resume();
+  REQUIRE(eventually([&] { return session.steps_done() >= paused_at + 2; }));
+  session.pause();
+  REQUIRE(eventually([&] { return session.state() == SessionState::Paused; }));
+  CHECK(session.images_done() - images_at == 4 * (session.steps_done() - paused_at));
+  CHECK(session.snapshot()->step() == session.steps_done());
+
+  // Finish ends early (Stopped) on every rank; Resume goes on; stop ends the threads.
+  session.resume();
+  session.finish();
+  REQUIRE(eventually([&] { return session.state() == SessionState::Stopped; }));
+  const int stopped_at = session.steps_done();
+  session.resume();
+  REQUIRE(eventually([&] { return session.steps_done() > stopped_at; }));
+  const auto metrics = session.metrics_since(0);
+  REQUIRE(!metrics.empty());
+  CHECK(metrics.back().gaussians == session.snapshot()->size());  // the whole model's count
+  session.stop();
+  CHECK(session.state() == SessionState::Finished);
+  CHECK(session.error().empty());
+}
+
+TEST_CASE("training session with 2 ranks: the budget's short last step ends the run", "[session][ranks]") {
+  const Scene scene = test::small_demo_scene(40, 30, 200);
+  // 7 images at batch 2: three steps, then 1 image left for 2 ranks.
+  const TrainerOptions o{.images = 7, .batch_size = 2, .cpu_threads = 1};
+  TrainingSession session(scene, init_from_points(scene.points), o, two_rank_options());
+  session.start();
+  REQUIRE(eventually([&] { return session.state() == SessionState::Finished; }));
+  CHECK(session.images_done() == 6);
+  CHECK(session.error().empty());
+  // A larger budget continues it.
+  session.set_total_images(10);
+  session.resume();
+  REQUIRE(eventually([&] { return session.images_done() == 10 && session.state() == SessionState::Finished; }));
+  session.stop();
+  CHECK(session.error().empty());
+}
+
+TEST_CASE("training session: a failing rank stops every rank, names itself and keeps the last checkpoint",
+          "[session][ranks]") {
+  const Scene scene = test::small_demo_scene(40, 30, 200);
+  const TrainerOptions o{.images = 100000, .batch_size = 2, .cpu_threads = 1};
+  SessionOptions so = two_rank_options();
+  const auto dir = test::scratch_dir("session_rank_failure");
+  so.files.checkpoint_every = 4;
+  so.files.checkpoint_file = dir / "checkpoint.ckpt";
+  TrainingSession session(scene, init_from_points(scene.points), o, so);
+  session.start();
+  // The first periodic checkpoint (rank 0 writes it) is there; then rank 0 cannot write the next one
+  // (its temporary file is taken by a folder), while rank 1 waits for it in the next step's exchange.
+  REQUIRE(eventually([&] { return std::filesystem::exists(so.files.checkpoint_file); }));
+  session.pause();
+  REQUIRE(eventually([&] { return session.state() == SessionState::Paused; }));
+  const int kept_step = read_checkpoint(so.files.checkpoint_file).trainer.at("step").get<int>();
+  std::filesystem::create_directories(dir / "checkpoint.ckpt.tmp");
+  const auto t0 = std::chrono::steady_clock::now();
+  session.resume();
+  REQUIRE(eventually([&] { return session.state() == SessionState::Failed; }));
+  CHECK(std::chrono::steady_clock::now() - t0 < 10s);  // well inside the communicator's timeout
+  CHECK_THAT(session.error(), Catch::Contains("rank 0 (CPU)") && Catch::Contains("checkpoint.ckpt"));
+  session.stop();  // the rank threads are gone: returns at once
+  CHECK(read_checkpoint(so.files.checkpoint_file).trainer.at("step").get<int>() == kept_step);
+}
+
+TEST_CASE("training session: 2 ranks on one GPU gather the snapshot on the device", "[session][ranks][gpu]") {
+  if (!test::gpu_or_skip("CUDA training session with 2 ranks on one GPU")) return;
+  const Scene scene = test::small_demo_scene(40, 30, 200);
+  const TrainerOptions o{.device = kernels::Device::CUDA, .images = 100000, .batch_size = 2};
+  SessionOptions so = two_rank_options();
+  so.ranks.cuda_devices = {0};
+  TrainingSession session(scene, init_from_points(scene.points), o, so);
+  session.start();
+  REQUIRE(eventually([&] { return session.steps_done() >= 5; }));
+  session.pause();
+  REQUIRE(eventually([&] { return session.state() == SessionState::Paused; }));
+  const std::shared_ptr<const ModelSnapshot> held = session.snapshot();
+  REQUIRE(held);
+  CHECK(held->context().device == kernels::Device::CUDA);
+  CHECK(held->context().ordinal == 0);
+  const std::vector<dist::RankStats> rows = session.rank_stats();
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].device_ordinal == 0);
+  CHECK(rows[1].device_ordinal == 0);
+  CHECK(rows[0].device_memory_mb > 0);
+  CHECK(held->size() == rows[0].gaussians + rows[1].gaussians);
+  const auto ckpt = test::scratch_dir("session_ranks_gpu") / "ranks.ckpt";
+  CHECK(saved([&](auto done) { session.request_save_checkpoint(ckpt, done); }).empty());
+  test::check_same_model(held->download(), read_checkpoint(ckpt).gaussians.to_model());
+  session.stop();
+  CHECK(session.error().empty());
+}
