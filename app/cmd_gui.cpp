@@ -1,4 +1,4 @@
-// `splatlab gui [folder|file.ply] [--demo] [--steps N] [--screenshot out.png] [--exit]`: the
+// `splatlab gui [folder|file.ply] [--demo] [--steps N] [--ranks R] [--screenshot out.png] [--exit]`: the
 // viewer-trainer window. It is also what `splatlab` does without a subcommand (`splatlab <folder>`
 // opens that scene, `splatlab --demo` the demo scene), so the scene positional and --demo are
 // registered on the top-level app as well.
@@ -20,6 +20,7 @@ struct GuiArgs {
   int steps = 0;
   std::string screenshot;
   bool exit = false;
+  int ranks = 0;
 };
 }  // namespace
 
@@ -33,6 +34,10 @@ CommandRun add_gui_command(CLI::App& app) {
   sub->add_option("--steps", args->steps, "Scripted: train this many images before the screenshot (the run folder goes to runs/<scene> in the working directory)")->check(at_least(0));
   sub->add_option("--screenshot", args->screenshot, "Scripted: save a PNG of the whole window");
   sub->add_flag("--exit", args->exit, "Scripted: quit once loaded (and after --steps and --screenshot)");
+  sub->add_option("--ranks", args->ranks,
+                  "Train with R ranks (the Training panel's Ranks): over the selected GPUs, or R CPU ranks on the "
+                  "CPU backend; 0: one per GPU")
+      ->check(at_least(0));
   return [args]() {
     if (!args->scene.empty()) check_path_argument("scene", args->scene);
 #ifdef SPLATLAB_HAS_GUI
@@ -42,6 +47,7 @@ CommandRun add_gui_command(CLI::App& app) {
     o.steps = args->steps;
     o.screenshot = args->screenshot;
     o.exit = args->exit;
+    o.ranks = args->ranks;
     return ui::run_viewer(o);
 #else
     std::fprintf(stderr, "splatlab was built without the GUI (-DSPLATLAB_GUI=ON); see splatlab --help\n");

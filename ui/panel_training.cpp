@@ -50,6 +50,43 @@ void draw_data_factor(ViewerState& state) {
     ImGui::SetTooltip(demo ? "the demo scene is generated small: it always trains at full size"
                            : "photos load at 1/factor size (the scene is opened again)");
 }
+// Which devices train: a checkbox per CUDA device (all at first) and the rank count; on the CPU backend
+// the rank count alone (CPU ranks, to try the multi-GPU algorithm without GPUs). Fixed while a session
+// exists: the ranks are threads started with it.
+void draw_rank_selector(TrainingController& training) {
+  TrainingSettings& s = training.settings;
+  ImGui::BeginDisabled(training.active());
+  if (training.device() == kernels::Device::CUDA) {
+    ImGui::TextUnformatted("GPUs");
+    const int found = kernels::cuda_device_count();
+    for (int d = 0; d < found; ++d) {
+      ImGui::SameLine();
+      const auto at = std::find(s.gpus.begin(), s.gpus.end(), d);
+      bool on = at != s.gpus.end();
+      char label[16];
+      std::snprintf(label, sizeof label, "%d##gpu", d);
+      if (ImGui::Checkbox(label, &on)) {
+        if (on) s.gpus.insert(std::upper_bound(s.gpus.begin(), s.gpus.end(), d), d);
+        else s.gpus.erase(at);
+      }
+      if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("train on CUDA device %d", d);
+    }
+  }
+  ImGui::InputInt("Ranks", &s.ranks);
+  s.ranks = std::clamp(s.ranks, 0, 64);
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip(training.device() == kernels::Device::CUDA
+                          ? "ranks over the selected GPUs, each training a shard of the Gaussians (0: one per GPU)"
+                          : "CPU ranks, each training a shard of the Gaussians (0: one)");
+  ImGui::EndDisabled();
+  const dist::RankPlan plan = training.rank_plan();
+  try {
+    plan.check();
+    ImGui::TextDisabled("training with %s", plan.describe().c_str());
+  } catch (const std::invalid_argument& e) {
+    ImGui::TextColored(ImVec4(1.f, 0.45f, 0.35f, 1.f), "%s", e.what());
+  }
+}
 }  // namespace
 
 void draw_training_panel(ViewerState& state, TrainingController& training, Confirmations& confirm) {
@@ -76,14 +113,12 @@ void draw_training_panel(ViewerState& state, TrainingController& training, Confi
   ImGui::InputTextWithHint("Run folder", "runs/<scene name>", &s.run_dir);
   ImGui::EndDisabled();
   if (training.active()) ImGui::TextWrapped("run: %s", training.run_dir().string().c_str());
-  const int gpus = kernels::cuda_device_count();
-  if (training.device() == kernels::Device::CUDA)
-    ImGui::Text("GPUs: 1 of %d (multi-GPU training is headless only)", gpus);
-  else
-    ImGui::TextDisabled("GPUs: none, training on the CPU backend");
+  draw_rank_selector(training);
 
   // Settings applied at the next step boundary.
   bool changed = ImGui::SliderInt("Batch size", &s.batch_size, 1, 16);
+  if (const int ranks = training.rank_plan().ranks; s.batch_size < ranks)
+    ImGui::TextColored(ImVec4(1.f, 0.45f, 0.35f, 1.f), "a batch needs at least one image per rank (%d)", ranks);
   changed |= ImGui::Checkbox("Packed", &s.packed);
   ImGui::SameLine();
   changed |= ImGui::Checkbox("AMP", &s.amp);

@@ -27,5 +27,8 @@ void draw_training_panel(ViewerState& state, TrainingController& training, Confi
 // on hover), #Gaussians, images/s, memory of each GPU, and the step-time share (profiled only while
 // its section is open).
 void draw_metrics_panel(TrainingController& training);
+// One block per rank of the training session: device, Gaussians, memory, step time, exchange wait and
+// bytes, and the imbalance over the ranks (ui/panel_gpus.cpp).
+void draw_gpus_panel(const TrainingController& training);
 
 }  // namespace splat::ui

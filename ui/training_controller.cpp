@@ -30,6 +30,20 @@ const Scene& trainable_scene(const ViewerState& viewer) {
 }
 }  // namespace
 
+TrainingController::TrainingController(kernels::Device device) : device_(device) {
+  if (device == kernels::Device::CUDA)
+    for (int d = 0; d < kernels::cuda_device_count(); ++d) settings.gpus.push_back(d);
+}
+
+dist::RankPlan TrainingController::rank_plan() const {
+  dist::RankPlan plan;
+  plan.device = device_;
+  if (device_ == kernels::Device::CUDA) plan.cuda_devices = settings.gpus;
+  const int per_gpu = device_ == kernels::Device::CUDA ? std::max<int>(1, int(settings.gpus.size())) : 1;
+  plan.ranks = settings.ranks > 0 ? settings.ranks : per_gpu;
+  return plan;
+}
+
 void TrainingController::start(ViewerState& viewer) {
   try {
     if (session_ && session_->state() != SessionState::Failed) {
@@ -61,6 +75,7 @@ void TrainingController::start_new(ViewerState& viewer) {
   so.eval_every = settings.eval_every;
   run_->attach(so.files);
   so.files.checkpoint_every = settings.checkpoint_every;
+  so.ranks = rank_plan();
   initial_model_ = viewer.content.model;
   content_generation_ = viewer.content_generation;
   session_ = std::make_unique<TrainingSession>(scene, *viewer.content.model, opt, so);
@@ -77,8 +92,9 @@ void TrainingController::start_new(ViewerState& viewer) {
   saved_images_ = -1;
   elapsed_s_ = 0;
   running_since_.reset();
+  short_end_reported_ = false;
   settings.run_dir = dir.string();
-  viewer.notes.info("training into " + dir.string());
+  viewer.notes.info("training into " + dir.string() + (so.ranks.ranks > 1 ? " with " + so.ranks.describe() : ""));
 }
 
 void TrainingController::open_run(ViewerState& viewer, const fs::path& dir) {
@@ -122,6 +138,7 @@ void TrainingController::start_resumed(ViewerState& viewer) {
     run_->attach(so.files);
     so.files.checkpoint_every = settings.checkpoint_every;
     so.resume_from = run_->checkpoint_file();
+    so.ranks = rank_plan();
     initial_model_ = viewer.content.model;
     content_generation_ = viewer.content_generation;
     history = read_metric_history(run_->metrics_file());
@@ -134,6 +151,7 @@ void TrainingController::start_resumed(ViewerState& viewer) {
     restoring_ = true;  // until the session has restored the checkpoint (see poll())
     snapshot_version_ = 0;
     failure_reported_ = false;
+    short_end_reported_ = false;
     elapsed_s_ = 0;
     running_since_.reset();
   } catch (const std::exception& e) {
@@ -164,6 +182,7 @@ void TrainingController::resume() {
       outbox_->results.emplace_back(false, std::string("the new budget is not recorded: ") + e.what());
     }
   }
+  short_end_reported_ = false;
   session_->resume();
 }
 
@@ -175,6 +194,7 @@ void TrainingController::stop() {
 void TrainingController::reset(ViewerState& viewer) {
   session_.reset();  // stops and joins
   run_.reset();
+  rank_stats_.clear();
   pending_resume_.reset();
   if (initial_model_) viewer.show_model(initial_model_);
   history = {};
@@ -215,7 +235,12 @@ std::optional<double> TrainingController::eta_s() const {
 
 void TrainingController::apply_live_settings() {
   if (!session_) return;
-  session_->set_batch_size(settings.batch_size);
+  try {
+    session_->set_batch_size(settings.batch_size);
+  } catch (const std::invalid_argument& e) {  // the session keeps its batch size
+    std::lock_guard lock(outbox_->mutex);
+    outbox_->results.emplace_back(false, e.what());
+  }
   session_->set_packed(settings.packed);
   session_->set_amp(settings.amp);
   session_->set_sh_degree_cap(settings.sh_degree);
@@ -315,6 +340,7 @@ void TrainingController::poll(ViewerState& viewer) {
   if (viewer.content_generation != content_generation_) {
     session_.reset();
     run_.reset();
+    rank_stats_.clear();
     initial_model_.reset();
     history = {};
     settings.run_dir.clear();
@@ -332,6 +358,7 @@ void TrainingController::poll(ViewerState& viewer) {
   track_time();
   for (const SessionMetrics& m : session_->metrics_since(history.last_step)) history.add(m, settings.batch_size);
   poll_step_share();
+  rank_stats_ = session_->rank_stats();
   // The viewer takes the snapshot itself (it stays on the training device), not a host copy.
   if (std::shared_ptr<const ModelSnapshot> snap = session_->snapshot(); snap && snap->version() != snapshot_version_) {
     snapshot_version_ = snap->version();
@@ -339,8 +366,19 @@ void TrainingController::poll(ViewerState& viewer) {
   }
   const SessionState st = session_->state();
   if (st == SessionState::Stopped || st == SessionState::Finished) save_results();
+  // With ranks a run ends before a last step of fewer images than ranks (TrainingSession).
+  const int left = session_->budget() - session_->images_done();
+  if (st == SessionState::Finished && left > 0 && !short_end_reported_) {
+    viewer.notes.info("training ended at image " + std::to_string(session_->images_done()) + ": the last " +
+                      std::to_string(left) + " image(s) of the budget are fewer than the " +
+                      std::to_string(session_->ranks()) + " ranks; raise the budget to continue");
+    short_end_reported_ = true;
+  }
   if (st == SessionState::Failed && !failure_reported_) {
-    viewer.notes.error("training failed: " + session_->error());
+    // The run folder keeps what was written before the failure.
+    const bool kept = run_ && fs::exists(run_->checkpoint_file());
+    viewer.notes.error("training failed: " + session_->error() +
+                       (kept ? "; the run keeps its last checkpoint " + run_->checkpoint_file().string() : ""));
     failure_reported_ = true;
   }
 }

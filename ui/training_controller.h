@@ -33,12 +33,18 @@ struct TrainingSettings {
   int eval_every = 500;         // images between test-view PSNR evaluations
   int checkpoint_every = 2000;  // images between the run folder's periodic checkpoints (0: none)
   std::string run_dir;          // the run folder; empty: default_run_dir (ui/gui_run.h)
+  // Which devices train (issue 12): the CUDA devices selected (all of them at first), and the ranks over
+  // them, 0 for one rank per selected GPU. On the CPU backend `ranks` CPU ranks (0: one), for trying the
+  // multi-GPU algorithm without GPUs.
+  std::vector<int> gpus;
+  int ranks = 0;
 };
 inline constexpr const char* kStrategies[] = {"default", "mcmc"};
 
 class TrainingController {
  public:
-  explicit TrainingController(kernels::Device device) : device_(device) {}
+  // Selects every CUDA device on the CUDA backend.
+  explicit TrainingController(kernels::Device device);
 
   // Starts training the open scene from the model it shows (needs a posed scene with images), in a
   // new run folder; a paused, stopped or finished session continues instead (with the budget raised
@@ -57,8 +63,12 @@ class TrainingController {
   // checkpoint once the scene is there (see poll()). It drops the current session: callers ask first
   // (ui/dialogs.h). Errors become notifications.
   void open_run(ViewerState& viewer, const std::filesystem::path& dir);
-  // Applies the live settings (batch size, packed, AMP, SH degree) to a running session.
+  // Applies the live settings (batch size, packed, AMP, SH degree) to a running session; a value the
+  // session refuses (a batch size below the rank count) becomes a notification.
   void apply_live_settings();
+  // The ranks settings.gpus and settings.ranks ask for: what a session started now trains with (and
+  // what the current one does: the panel fixes them while a session exists).
+  dist::RankPlan rank_plan() const;
   // Writes a checkpoint of the session at its next step boundary (also while paused or stopped);
   // the outcome becomes a notification in a later poll(). Needs a live session.
   void save_checkpoint(ViewerState& viewer, const std::string& file);
@@ -98,6 +108,9 @@ class TrainingController {
   const std::vector<std::optional<kernels::DeviceMemory>>& device_memory() const { return device_memory_; }
   // The step-time share over the last half second or so of profiled steps, while shown.
   const std::optional<StepShare>& step_share() const { return step_share_; }
+  // Each rank's figures of its last step (TrainingSession::rank_stats), as of the last poll(); empty
+  // without a session.
+  const std::vector<dist::RankStats>& rank_stats() const { return rank_stats_; }
 
   TrainingSettings settings;
   MetricHistory history;
@@ -146,6 +159,8 @@ class TrainingController {
   kernels::PhaseTotals last_phases_;
   std::optional<StepShare> step_share_;
   Throttle share_poll_{std::chrono::milliseconds(500)};
+  std::vector<dist::RankStats> rank_stats_;
+  bool short_end_reported_ = false;  // the note that a run with ranks ended before its budget
 };
 
 }  // namespace splat::ui

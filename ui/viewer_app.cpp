@@ -114,6 +114,7 @@ void draw_left_column(ViewerState& state, TrainingController& training, Confirma
   ImGui::PushItemWidth(-(ImGui::CalcTextSize("Checkpoint every").x + ImGui::GetStyle().ItemInnerSpacing.x));
   draw_view_panel(state);
   draw_training_panel(state, training, confirm);
+  draw_gpus_panel(training);
   draw_metrics_panel(training);
   draw_snapshot_panel(state, training);
   ImGui::PopItemWidth();
@@ -194,6 +195,8 @@ int frame_loop(GLFWwindow* window, const GuiOptions& opt, float ui_scale) {
   // second); quarter-size photos train 16 times as many.
   state.data_factor = device == kernels::Device::CPU ? 4 : 1;
   TrainingController training(device);
+  training.settings.ranks = opt.ranks;
+  training.settings.batch_size = std::max(training.settings.batch_size, opt.ranks);  // an image per rank
   Confirmations confirm;
   bool shortcuts_open = false;
   Presenter presenter;

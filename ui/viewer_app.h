@@ -10,6 +10,7 @@ struct GuiOptions {
   int steps = 0;            // scripted: the image budget trained (in runs/<scene>) before the screenshot
   std::string screenshot;   // scripted: PNG of the whole window, read from the back buffer
   bool exit = false;        // scripted: quit after the screenshot (or once loaded)
+  int ranks = 0;            // the Training panel's rank count at start (TrainingSettings::ranks)
   int width = 1280, height = 800;
 };
 

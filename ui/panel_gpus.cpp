@@ -1,0 +1,60 @@
+// The per-GPU panel (issue 12): one block per rank of the training session, from each rank's figures of
+// its last step (TrainingSession::rank_stats): its device, its shard's Gaussians (a bar against the
+// largest shard), device memory, step time, time waiting on the exchanges and bytes exchanged; and the
+// imbalance (max / mean) of the Gaussians and of the step times.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "ui/panels.h"
+
+namespace splat::ui {
+namespace {
+// "1.23 M", "45.6 k", "789": counts and bytes in a narrow column.
+void format_amount(char* out, size_t n, double v, const char* unit) {
+  if (v >= 1e9) std::snprintf(out, n, "%.2f G%s", v / 1e9, unit);
+  else if (v >= 1e6) std::snprintf(out, n, "%.2f M%s", v / 1e6, unit);
+  else if (v >= 1e3) std::snprintf(out, n, "%.1f k%s", v / 1e3, unit);
+  else std::snprintf(out, n, "%.0f %s", v, unit);
+}
+
+void draw_rank(const dist::RankStats& r, int64_t largest) {
+  char device[24], gaussians[32], overlay[96], bytes[32];
+  if (r.device_ordinal >= 0) std::snprintf(device, sizeof device, "GPU %d", r.device_ordinal);
+  else std::snprintf(device, sizeof device, "CPU");
+  format_amount(gaussians, sizeof gaussians, double(r.gaussians), "G");
+  std::snprintf(overlay, sizeof overlay, "rank %d, %s: %s", r.rank, device, gaussians);
+  const float share = largest > 0 ? float(double(r.gaussians) / double(largest)) : 0.f;
+  ImGui::ProgressBar(share, ImVec2(-1, 0), overlay);
+  format_amount(bytes, sizeof bytes, double(r.bytes_sent + r.bytes_received), "B");
+  ImGui::TextDisabled("  step %.1f ms, wait %.1f ms, %s/step", r.step_ms, r.exchange_wait_ms, bytes);
+  if (r.device_ordinal >= 0) {
+    ImGui::SameLine();
+    ImGui::TextDisabled(", %.0f MB", r.device_memory_mb);
+  }
+}
+}  // namespace
+
+void draw_gpus_panel(const TrainingController& training) {
+  if (!ImGui::CollapsingHeader("GPUs", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  const std::vector<dist::RankStats>& ranks = training.rank_stats();
+  if (ranks.empty()) {
+    ImGui::TextDisabled("per-rank figures appear while training");
+    return;
+  }
+  int64_t largest = 0;
+  std::vector<double> gaussians, step_ms;
+  for (const dist::RankStats& r : ranks) {
+    largest = std::max(largest, r.gaussians);
+    gaussians.push_back(double(r.gaussians));
+    step_ms.push_back(r.step_ms);
+  }
+  for (const dist::RankStats& r : ranks) draw_rank(r, largest);
+  ImGui::Text("imbalance (max/mean): Gaussians %.2f, step %.2f", dist::imbalance(gaussians), dist::imbalance(step_ms));
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("1.00 is perfectly balanced: the slowest rank sets the pace of every step");
+}
+
+}  // namespace splat::ui
