@@ -12,23 +12,23 @@
 
 namespace splat::ui {
 namespace {
-// "1.23 M", "45.6 k", "789": counts and bytes in a narrow column.
-void format_amount(char* out, size_t n, double v, const char* unit) {
-  if (v >= 1e9) std::snprintf(out, n, "%.2f G%s", v / 1e9, unit);
-  else if (v >= 1e6) std::snprintf(out, n, "%.2f M%s", v / 1e6, unit);
-  else if (v >= 1e3) std::snprintf(out, n, "%.1f k%s", v / 1e3, unit);
-  else std::snprintf(out, n, "%.0f %s", v, unit);
+// "1.23 GB", "45.6 kB", "789 B": bytes in a narrow column.
+void format_bytes(char* out, size_t n, double v) {
+  if (v >= 1e9) std::snprintf(out, n, "%.2f GB", v / 1e9);
+  else if (v >= 1e6) std::snprintf(out, n, "%.2f MB", v / 1e6);
+  else if (v >= 1e3) std::snprintf(out, n, "%.1f kB", v / 1e3);
+  else std::snprintf(out, n, "%.0f B", v);
 }
 
 void draw_rank(const dist::RankStats& r, int64_t largest) {
-  char device[24], gaussians[32], overlay[96], bytes[32];
+  char device[24], overlay[96], bytes[32];
   if (r.device_ordinal >= 0) std::snprintf(device, sizeof device, "GPU %d", r.device_ordinal);
   else std::snprintf(device, sizeof device, "CPU");
-  format_amount(gaussians, sizeof gaussians, double(r.gaussians), "G");
-  std::snprintf(overlay, sizeof overlay, "rank %d, %s: %s", r.rank, device, gaussians);
+  std::snprintf(overlay, sizeof overlay, "rank %d, %s: %lld Gaussians", r.rank, device,
+                static_cast<long long>(r.gaussians));
   const float share = largest > 0 ? float(double(r.gaussians) / double(largest)) : 0.f;
   ImGui::ProgressBar(share, ImVec2(-1, 0), overlay);
-  format_amount(bytes, sizeof bytes, double(r.bytes_sent + r.bytes_received), "B");
+  format_bytes(bytes, sizeof bytes, double(r.bytes_sent + r.bytes_received));
   ImGui::TextDisabled("  step %.1f ms, wait %.1f ms, %s/step", r.step_ms, r.exchange_wait_ms, bytes);
   if (r.device_ordinal >= 0) {
     ImGui::SameLine();
@@ -52,7 +52,8 @@ void draw_gpus_panel(const TrainingController& training) {
     step_ms.push_back(r.step_ms);
   }
   for (const dist::RankStats& r : ranks) draw_rank(r, largest);
-  ImGui::Text("imbalance (max/mean): Gaussians %.2f, step %.2f", dist::imbalance(gaussians), dist::imbalance(step_ms));
+  ImGui::TextWrapped("imbalance (max/mean): Gaussians %.2f, step time %.2f", dist::imbalance(gaussians),
+                     dist::imbalance(step_ms));
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("1.00 is perfectly balanced: the slowest rank sets the pace of every step");
 }

@@ -145,3 +145,42 @@ TEST_CASE("scripted GUI: a missing scene is an error naming the path", "[ui][scr
   REQUIRE(code != 0);
   REQUIRE_THAT(log, Catch::Contains(missing));
 }
+
+namespace {
+// Horizontal bars in ImGui's progress-bar colour (the dark style's PlotHistogram, orange) in the left
+// column: bands of rows with a long run of that colour, counted from the top.
+int orange_bars(const Image& img) {
+  int bars = 0;
+  bool in_bar = false;
+  for (int y = 20; y < img.h; ++y) {
+    int orange = 0;
+    for (int x = 5; x < 270; ++x) {
+      const uint8_t* p = img.at(x, y);
+      orange += p[0] > 200 && p[1] > 140 && p[1] < 210 && p[2] < 60;
+    }
+    const bool bar_row = orange >= 40;
+    bars += bar_row && !in_bar;
+    in_bar = bar_row;
+  }
+  return bars;
+}
+}  // namespace
+
+TEST_CASE("scripted GUI: training with 2 CPU ranks shows a row per rank in the GPUs panel", "[ui][script][ranks]") {
+  if (!display_or_skip()) return;
+  const fs::path scratch = splat::test::scratch_dir("ui_gui_ranks");
+  std::string log;
+  const fs::path one = scratch / "ranks1.png", two = scratch / "ranks2.png";
+  int code = run_splatlab("gui --demo --steps 4 --screenshot '" + one.string() + "' --exit", scratch, log);
+  INFO(log);
+  REQUIRE(code == 0);
+  code = run_splatlab("gui --demo --ranks 2 --steps 4 --screenshot '" + two.string() + "' --exit", scratch, log);
+  INFO(log);
+  REQUIRE(code == 0);
+  CHECK_THAT(log, Catch::Contains("with 2 ranks on the CPU") && Catch::Contains("(checkpoint at image 4, step 2)"));
+  // Both show the training progress bar and one bar per rank (its share of the Gaussians): one more with
+  // two ranks.
+  const int bars_one = orange_bars(load_png(one)), bars_two = orange_bars(load_png(two));
+  CHECK(bars_one == 2);
+  CHECK(bars_two == bars_one + 1);
+}
