@@ -172,7 +172,7 @@ class TrainingSession {
   // so no copy can happen under one.
   std::atomic<std::shared_ptr<const ModelSnapshot>> snapshot_;
   uint64_t snapshots_published_ = 0;  // rank 0 only
-  int unpublished_steps_ = 0;         // rank 0: steps since the last snapshot (-1: none published yet)
+  int unpublished_steps_ = 0;         // rank 0: steps since the last snapshot
   std::chrono::steady_clock::time_point last_snapshot_{};
 };
 
