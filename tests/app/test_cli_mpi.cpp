@@ -115,7 +115,7 @@ TEST_CASE("cli: under mpirun a process that fails to set up stops every process,
   // Rank 1 is given a scene that is not there (a folder not shared with its node, say).
   const std::optional<CliResult> job =
       mpirun({kTrain + "--out '" + out.string() + "'",
-              "train '" + missing + "' --device cpu --batch-size 2 --images 40 --out '" + out.string() + "'"},
+              "train '" + missing + "' --device cpu --batch-size 2 --images 20 --out '" + out.string() + "'"},
              "a process that fails to set up");
   if (!job) return;
   INFO(job->out);
