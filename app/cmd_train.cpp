@@ -407,7 +407,7 @@ void prepare_run(const TrainArgs& a, RunPlan& p, const MpiLaunch* processes, boo
     std::fprintf(stderr, "scene %s: %zu views (%zu train, %zu test), %zu points, extent %.3f; device %s%s\n",
                  scene.root.c_str(), scene.views.size(), scene.train_indices().size(), scene.test_indices().size(),
                  scene.points.size(), scene.extent, p.dev == kernels::Device::CUDA ? "cuda" : "cpu",
-                 p.ranks > 1 || processes ? (", " + std::to_string(p.ranks) + " ranks" +
+                 p.ranks > 1 || processes ? (", " + std::to_string(p.ranks) + (p.ranks > 1 ? " ranks" : " rank") +
                                              (processes ? " (mpirun processes)" : "")).c_str()
                                           : "");
 

@@ -2,6 +2,7 @@
 // the very model that two rank threads of one process train, rank 0 alone speaking and writing; and a
 // process that fails, before training or during it, stops the whole job within a bounded time with one
 // message naming its rank, leaving nothing half made (no run folder, or the last checkpoint untouched).
+// On the GPU ([gpu]): processes talk NCCL bootstrapped over MPI, one per GPU.
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -15,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kernels/device.h"
 #include "tests/app/cli_runner.h"
 #include "tests/support/test_support.h"
 
@@ -34,6 +36,23 @@ std::optional<CliResult> mpirun(const std::vector<std::string>& rank_args, const
   for (size_t r = 0; r < rank_args.size(); ++r)
     cmd += (r ? " : -np 1 " : "-np 1 ") + splat::test::splatlab_binary() + " " + rank_args[r];
   return splat::test::run_cli_command(cmd);
+}
+
+// A training under mpirun (`rank_args`, one program per rank) and the same training in one process
+// (`one_args`), both required to succeed; nullopt without mpirun.
+struct TwoRuns {
+  CliResult job, one;
+};
+std::optional<TwoRuns> job_and_one_process(const std::vector<std::string>& rank_args, const std::string& one_args,
+                                           const std::string& what) {
+  std::optional<CliResult> job = mpirun(rank_args, what);
+  if (!job) return std::nullopt;
+  INFO(job->out);
+  REQUIRE(job->code == 0);
+  CliResult one = splat::test::run_cli(one_args);
+  INFO(one.out);
+  REQUIRE(one.code == 0);
+  return TwoRuns{std::move(*job), std::move(one)};
 }
 
 std::vector<char> bytes_of(const fs::path& file) {
@@ -76,19 +95,15 @@ TEST_CASE("cli: mpirun -np 2 on the CPU trains what --ranks 2 threads train, ran
   const fs::path dir = splat::test::scratch_dir("cli-mpi");
   const fs::path threads = dir / "threads", processes = dir / "processes";
   const std::string args = kTrain + "--out '" + processes.string() + "'";
-  const std::optional<CliResult> job = mpirun({args, args}, "mpirun -np 2 against --ranks 2");
-  if (!job) return;
-  INFO(job->out);
-  REQUIRE(job->code == 0);
-  const CliResult one = splat::test::run_cli(kTrain + "--ranks 2 --out '" + threads.string() + "'");
-  INFO(one.out);
-  REQUIRE(one.code == 0);
-
-  CHECK(job->out.find("2 ranks (mpirun processes)") != std::string::npos);
-  CHECK(count(job->out, "scene ") == 1);  // rank 1 prints nothing but errors
-  CHECK(count(job->out, "done: ") == 1);
-  CHECK(done_figures(job->out) == done_figures(one.out));
-  CHECK(done_figures(one.out) != "(no done line)");
+  const std::optional<TwoRuns> runs =
+      job_and_one_process({args, args}, kTrain + "--ranks 2 --out '" + threads.string() + "'", "mpirun -np 2 against --ranks 2");
+  if (!runs) return;
+  INFO(runs->job.out);
+  CHECK(runs->job.out.find("2 ranks (mpirun processes)") != std::string::npos);
+  CHECK(count(runs->job.out, "scene ") == 1);  // rank 1 prints nothing but errors
+  CHECK(count(runs->job.out, "done: ") == 1);
+  CHECK(done_figures(runs->job.out) == done_figures(runs->one.out));
+  CHECK(done_figures(runs->one.out) != "(no done line)");
   const std::vector<nlohmann::json> mine = records(processes / "metrics.jsonl");
   CHECK(mine.size() == 2);  // one writer: a record every 10 images, with the loss and the test PSNR
   CHECK(mine == records(threads / "metrics.jsonl"));
@@ -160,4 +175,40 @@ TEST_CASE("cli: under mpirun a process that fails while training ends the job an
   CHECK(job->out.find("error: rank 1 (CPU) on host ") != std::string::npos);
   CHECK(job->out.find((broken / "checkpoint.ckpt").string()) != std::string::npos);
   CHECK(bytes_of(run / "checkpoint.ckpt") == checkpoint);
+}
+
+TEST_CASE("cli: mpirun on the GPU, one process per GPU talking NCCL bootstrapped over MPI", "[cli][dist][gpu]") {
+  if (!splat::test::gpu_or_skip("mpirun on the GPU")) return;
+  const fs::path dir = splat::test::scratch_dir("cli-mpi-gpu");
+  const std::string train = "train demo --device cuda --batch-size 2 --images 20 --log-every 10 --eval-every 10 ";
+  const fs::path processes = dir / "processes", threads = dir / "threads";
+  const std::string args = train + "--out '" + processes.string() + "'";
+  if (splat::kernels::cuda_device_count() >= 2) {
+    // Two GPUs: two processes against two rank threads, NCCL in both: the same sums, the same model.
+    if (!job_and_one_process({args, args}, train + "--gpus 2 --out '" + threads.string() + "'", "mpirun -np 2 on 2 GPUs"))
+      return;
+    CHECK(records(processes / "metrics.jsonl") == records(threads / "metrics.jsonl"));
+    CHECK(bytes_of(processes / "point_cloud.ply") == bytes_of(threads / "point_cloud.ply"));
+    return;
+  }
+  // One GPU: one process (a one-rank NCCL group over MPI, the sharded step) trains what one plain process
+  // trains, up to the order of float sums; no densification happens in 20 images, so the counts agree.
+  if (!job_and_one_process({args}, train + "--out '" + threads.string() + "'", "mpirun -np 1 on the GPU")) return;
+  const std::vector<nlohmann::json> mine = records(processes / "metrics.jsonl"), plain = records(threads / "metrics.jsonl");
+  REQUIRE(mine.size() == 2);
+  REQUIRE(plain.size() == 2);
+  CHECK(mine.back()["gaussians"] == plain.back()["gaussians"]);
+  CHECK(mine.back()["psnr"].get<double>() == Approx(plain.back()["psnr"].get<double>()).margin(0.05));
+
+  // Two processes on one GPU: refused before anything is made, naming the rank that has no GPU of its own.
+  const fs::path refused = dir / "refused";
+  const std::string two = train + "--out '" + refused.string() + "'";
+  const std::optional<CliResult> both = mpirun({two, two}, "mpirun -np 2 on one GPU");
+  REQUIRE(both);
+  INFO(both->out);
+  CHECK(both->code != 0);
+  CHECK(both->code != 124);
+  CHECK(both->out.find("error: rank 1 (CUDA device 1) on host ") != std::string::npos);
+  CHECK(both->out.find("has 1 CUDA device(s)") != std::string::npos);
+  CHECK_FALSE(fs::exists(refused));
 }
