@@ -122,6 +122,18 @@ TEST_CASE("cli: mpirun -np 2 on the CPU trains what --ranks 2 threads train, ran
   CHECK(records(processes / "metrics.jsonl").size() == 3);
 }
 
+TEST_CASE("cli: OpenMPI's variables, malformed or incomplete, are refused naming the variable", "[cli][dist]") {
+  const fs::path out = splat::test::scratch_dir("cli-mpi-environment") / "run";
+  const std::string train = splat::test::splatlab_binary() + " " + kTrain + "--out '" + out.string() + "'";
+  const CliResult malformed = splat::test::run_cli_command("OMPI_COMM_WORLD_SIZE=two " + train);
+  CHECK(malformed.code == 1);
+  CHECK(splat::test::last_line(malformed.out).find("error: OMPI_COMM_WORLD_SIZE='two': expected a whole number") == 0);
+  const CliResult incomplete = splat::test::run_cli_command("OMPI_COMM_WORLD_SIZE=2 " + train);
+  CHECK(incomplete.code == 1);
+  CHECK(splat::test::last_line(incomplete.out).find("error: OMPI_COMM_WORLD_RANK is not set") == 0);
+  CHECK_FALSE(fs::exists(out));
+}
+
 TEST_CASE("cli: under mpirun a process that fails to set up stops every process, naming its rank", "[cli][dist]") {
   const fs::path dir = splat::test::scratch_dir("cli-mpi-setup");
   const fs::path out = dir / "run";
