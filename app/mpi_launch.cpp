@@ -77,6 +77,7 @@ kernels::ComputeContext MpiJob::choose_device(kernels::Device device) {
                                 " processes of the job, and it has " + std::to_string(gpus) +
                                 " CUDA device(s): start one process per GPU (mpirun -H host:GPUS,...; a process "
                                 "takes the GPU numbered by its rank on the node)");
+  kernels::use_cuda_device(where_.ordinal);
   return where_;
 }
 

@@ -44,7 +44,8 @@ class MpiJob {
   bool is_root() const { return launch_.rank == 0; }
 
   // The device this process trains on: the CPU, or the CUDA device numbered by its node-local rank
-  // (refused where the node has fewer GPUs than processes, or the build has no NCCL). Named in messages.
+  // (refused where the node has fewer GPUs than processes, or the build has no NCCL), made this thread's
+  // current device for good. Named in messages.
   kernels::ComputeContext choose_device(kernels::Device device);
 
   // A setup step: runs `step` unless an earlier step of this process failed, and keeps its failure for
