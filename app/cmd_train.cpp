@@ -1,12 +1,14 @@
-// `splatlab train <scene>`: headless training on one device (or --ranks R ranks on it) with a live progress line, JSONL
-// metrics, periodic test evaluation, a checkpoint on Ctrl-C, SIGTERM or SIGHUP, and point_cloud.ply
-// at the end. `train --resume RUN` continues RUN in its folder with its recorded settings.
+// `splatlab train <scene>`: headless training on one device (or --ranks R ranks on it, or one rank per process
+// under mpirun: app/mpi_launch.h) with a live progress line, JSONL metrics, periodic test evaluation, a
+// checkpoint on Ctrl-C, SIGTERM or SIGHUP, and point_cloud.ply at the end. `train --resume RUN` continues
+// RUN in its folder with its recorded settings.
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 #include <unistd.h>
@@ -15,6 +17,7 @@
 #include "app/path_args.h"
 #include "app/cli_checks.h"
 #include "app/device_arg.h"
+#include "app/mpi_launch.h"
 #include "app/stop_signals.h"
 #include "app/train_folder.h"
 #include "app/scene_args.h"
@@ -316,19 +319,28 @@ int train_rank(RunSetup& s, dist::Communicator* comm) {
   return 0;
 }
 
-// The rank count --ranks/--gpus ask for, checked against the batch and the budget before anything is made.
-int rank_count(const TrainArgs& a, kernels::Device dev, int images) {
-  const int ranks = a.ranks_option->count() > 0 ? a.ranks : a.gpus;
-  if (a.gpus > 1 && (dev != kernels::Device::CUDA || kernels::cuda_device_count() < a.gpus))
-    throw std::invalid_argument("--gpus " + std::to_string(a.gpus) + ": this machine has " +
-                                std::to_string(kernels::cuda_device_count()) + " CUDA device(s)" +
-                                (dev == kernels::Device::CUDA ? "" : " (and --device is cpu)") +
-                                "; --ranks R runs R ranks on one device");
-  if (ranks < a.gpus)
-    throw std::invalid_argument("--ranks " + std::to_string(ranks) + " is fewer than --gpus " + std::to_string(a.gpus) +
-                                ": every GPU runs at least one rank");
-  if (ranks > 1 && dev == kernels::Device::CUDA && kernels::cuda_device_count() < 1)
-    throw std::invalid_argument("--ranks " + std::to_string(ranks) + " on cuda: no CUDA device");
+// The rank count --ranks/--gpus ask for (or, under mpirun, the job's processes), checked against the batch
+// and the budget before anything is made.
+int rank_count(const TrainArgs& a, kernels::Device dev, int images, const MpiLaunch* processes) {
+  int ranks = 0;
+  if (processes) {
+    if (a.gpus != 1 || a.ranks_option->count() > 0)
+      throw std::invalid_argument("--gpus/--ranks: under mpirun every process is one rank (on the GPU its rank on "
+                                  "the node numbers): start one process per rank with mpirun -np N instead");
+    ranks = processes->size;
+  } else {
+    ranks = a.ranks_option->count() > 0 ? a.ranks : a.gpus;
+    if (a.gpus > 1 && (dev != kernels::Device::CUDA || kernels::cuda_device_count() < a.gpus))
+      throw std::invalid_argument("--gpus " + std::to_string(a.gpus) + ": this machine has " +
+                                  std::to_string(kernels::cuda_device_count()) + " CUDA device(s)" +
+                                  (dev == kernels::Device::CUDA ? "" : " (and --device is cpu)") +
+                                  "; --ranks R runs R ranks on one device");
+    if (ranks < a.gpus)
+      throw std::invalid_argument("--ranks " + std::to_string(ranks) + " is fewer than --gpus " +
+                                  std::to_string(a.gpus) + ": every GPU runs at least one rank");
+    if (ranks > 1 && dev == kernels::Device::CUDA && kernels::cuda_device_count() < 1)
+      throw std::invalid_argument("--ranks " + std::to_string(ranks) + " on cuda: no CUDA device");
+  }
   if (ranks > a.batch_size)
     throw std::invalid_argument("--batch-size " + std::to_string(a.batch_size) + " is smaller than the " +
                                 std::to_string(ranks) + " ranks: every rank renders at least one image of a step, "
@@ -341,75 +353,154 @@ int rank_count(const TrainArgs& a, kernels::Device dev, int images) {
   return ranks;
 }
 
-int run_train(TrainArgs& a) {
-  if (a.amp) throw std::invalid_argument("--amp: not implemented yet: comes with mixed precision");
-  const kernels::Device dev = parse_device(a.device);
-  const TrainFolderPlan plan = plan_train_folder(*a.command, a.scene, a.resume, a.out, a.overwrite, kRecordedOptions);
-  if (a.scene != "demo") check_path_argument("scene", a.scene);
-  const fs::path scene_folder = resolve_scene_folder(a.scene);
+// What every rank of a run shares, made before any rank starts and before the run folder exists: in one
+// process for rank threads, on every process of an MPI job alike.
+struct RunPlan {
+  kernels::Device dev = kernels::Device::CPU;
+  TrainFolderPlan folder;
+  fs::path scene_folder;
+  TrainerOptions options;
+  int ranks = 1;
+  nlohmann::json config;
+  std::optional<Scene> scene;
+  RunOptions run_options;
+};
 
-  TrainerOptions options = trainer_options(a, dev);
-  const int ranks = rank_count(a, dev, options.images);
-  // CPU ranks share the cores rather than each taking all of them.
-  if (ranks > 1 && a.threads == 0)
-    options.cpu_threads = std::max(1, int(std::thread::hardware_concurrency()) / ranks);
-  nlohmann::json config{{"scene", a.scene},
-                        {"scene_folder", fs::absolute(scene_folder).string()},
-                        {"device", dev == kernels::Device::CUDA ? "cuda" : "cpu"},
-                        {"images", options.images},
-                        {"strategy", a.strategy},
-                        {"batch_size", a.batch_size},
-                        {"packed", a.packed},
-                        {"antialiased", options.antialiased},
-                        {"seed", a.seed},
-                        {"sh_degree", a.sh_degree},
-                        {"background", a.background},
-                        {"eval_every", a.eval_every},
-                        {"log_every", a.log_every},
-                        {"checkpoint_every", a.checkpoint_every},
-                        {"cap_max", a.cap_max},
-                        {"absgrad", a.absgrad}};
-  write_scene_settings(config, scene_load_options(a.scene_args));
-  const Scene scene = load_run_scene(config, true);
-  std::fprintf(stderr, "scene %s: %zu views (%zu train, %zu test), %zu points, extent %.3f; device %s%s\n",
-               scene.root.c_str(), scene.views.size(), scene.train_indices().size(), scene.test_indices().size(),
-               scene.points.size(), scene.extent, dev == kernels::Device::CUDA ? "cuda" : "cpu",
-               ranks > 1 ? (", " + std::to_string(ranks) + " ranks").c_str() : "");
+// The run's device and folder, from the command line (and a resumed run's config.json).
+void plan_run(TrainArgs& a, RunPlan& p) {
+  if (a.amp) throw std::invalid_argument("--amp: not implemented yet: comes with mixed precision");
+  p.dev = parse_device(a.device);
+  p.folder = plan_train_folder(*a.command, a.scene, a.resume, a.out, a.overwrite, kRecordedOptions);
+  if (a.scene != "demo") check_path_argument("scene", a.scene);
+}
+
+// The rest: the trainer's options, the rank count, the config and the scene (loaded from p.scene_folder).
+// `processes`: the MPI job this process is one rank of (null for rank threads); `speak`: print the notes
+// and the scene line (only rank 0 of a job does).
+void prepare_run(const TrainArgs& a, RunPlan& p, const MpiLaunch* processes, bool speak) {
+  if (speak)
+    for (const std::string& note : p.folder.notes) std::fprintf(stderr, "note: %s\n", note.c_str());
+  p.options = trainer_options(a, p.dev);
+  p.ranks = rank_count(a, p.dev, p.options.images, processes);
+  // CPU ranks on one machine share its cores rather than each taking all of them.
+  if (const int ranks_here = processes ? processes->local_size : p.ranks; ranks_here > 1 && a.threads == 0)
+    p.options.cpu_threads = std::max(1, int(std::thread::hardware_concurrency()) / ranks_here);
+  p.config = {{"scene", a.scene},
+              {"scene_folder", fs::absolute(p.scene_folder).string()},
+              {"device", p.dev == kernels::Device::CUDA ? "cuda" : "cpu"},
+              {"images", p.options.images},
+              {"strategy", a.strategy},
+              {"batch_size", a.batch_size},
+              {"packed", a.packed},
+              {"antialiased", p.options.antialiased},
+              {"seed", a.seed},
+              {"sh_degree", a.sh_degree},
+              {"background", a.background},
+              {"eval_every", a.eval_every},
+              {"log_every", a.log_every},
+              {"checkpoint_every", a.checkpoint_every},
+              {"cap_max", a.cap_max},
+              {"absgrad", a.absgrad}};
+  write_scene_settings(p.config, scene_load_options(a.scene_args));
+  const Scene& scene = p.scene.emplace(load_run_scene(p.config, true, !speak));
+  if (speak)
+    std::fprintf(stderr, "scene %s: %zu views (%zu train, %zu test), %zu points, extent %.3f; device %s%s\n",
+                 scene.root.c_str(), scene.views.size(), scene.train_indices().size(), scene.test_indices().size(),
+                 scene.points.size(), scene.extent, p.dev == kernels::Device::CUDA ? "cuda" : "cpu",
+                 p.ranks > 1 || processes ? (", " + std::to_string(p.ranks) + (p.ranks > 1 ? " ranks" : " rank") +
+                                             (processes ? " (mpirun processes)" : "")).c_str()
+                                          : "");
 
   // A batch draws distinct training views (a larger one would repeat views within a step).
   if (const size_t views = scene.train_indices().size(); static_cast<size_t>(a.batch_size) > views)
     throw std::invalid_argument("--batch-size " + std::to_string(a.batch_size) + ": the scene has " + std::to_string(views) +
                                 " training views, the most a batch can hold");
 
-  RunOptions ro;
-  ro.metrics_every = a.log_every;
-  ro.eval_every = a.eval_every;
-  ro.eval_at_end = true;
-  ro.stop_at = a.stop_at;
-  ro.checkpoint_every = a.checkpoint_every;
+  p.run_options.metrics_every = a.log_every;
+  p.run_options.eval_every = a.eval_every;
+  p.run_options.eval_at_end = true;
+  p.run_options.stop_at = a.stop_at;
+  p.run_options.checkpoint_every = a.checkpoint_every;
+}
+
+// What a run that failed leaves behind, for the failure's message.
+std::string what_remains(const RunFolder& run) {
+  return run.has_results()
+             ? "the run keeps its last checkpoint: continue with splatlab train --resume " + run.dir().string()
+             : std::string("nothing was saved");
+}
+
+#if SPLATLAB_HAVE_MPI
+// `splatlab train` as one rank of an mpirun job (app/mpi_launch.h): every process prepares the same run
+// and they agree that all did before rank 0 makes the run folder; then this process trains its rank.
+int train_mpi_rank(TrainArgs& a, const MpiLaunch& launch) {
+  MpiJob job(launch);
+  RunPlan p;
+  job.setup([&] {
+    plan_run(a, p);
+    job.choose_device(p.dev);
+  });
+  job.setup_in_turn([&] { p.scene_folder = resolve_scene_folder(a.scene); });  // the demo scene made once
+  job.setup([&] { prepare_run(a, p, &launch, job.is_root()); });
+  if (!job.agree_setup()) return 1;
+  return job.run([&] {
+    StopSignals signals;  // on every process: mpirun passes its signals on, and rank 0's decide for all
+    if (job.is_root())
+      std::fprintf(stderr, "rank 0 is process %d: `kill -INT %d` stops every rank after a step, with a checkpoint\n",
+                   int(getpid()), int(getpid()));
+    const RunFolder run = job.is_root() ? open_train_folder(p.folder, a.overwrite)
+                                        : RunFolder::written_elsewhere(p.folder.dir);
+    run.attach(p.run_options);
+    std::unique_ptr<dist::Communicator> comm = job.make_communicator();
+    RunSetup setup{a, p.folder, *p.scene, run, signals, p.options, p.run_options, p.config};
+    try {
+      return train_rank(setup, comm.get());
+    } catch (const std::exception& e) {
+      // Closing the communicator would wait for peers that may sit in a collective (NCCL's finalize): it
+      // goes with the job, which job.run ends at once. The run folder closes first (a failed start is removed).
+      (void)comm.release();
+      if (!job.is_root()) throw;
+      throw std::runtime_error(std::string(e.what()) + "; " + what_remains(run));
+    }
+  });
+}
+#endif
+
+int run_train(TrainArgs& a) {
+  if (const std::optional<MpiLaunch> launch = mpi_launch_from_environment()) {
+#if SPLATLAB_HAVE_MPI
+    return train_mpi_rank(a, *launch);
+#else
+    throw std::invalid_argument("started by mpirun, but this splatlab was built without MPI (scripts/deps.sh "
+                                "installs libopenmpi-dev; rebuild)");
+#endif
+  }
+  RunPlan p;
+  plan_run(a, p);
+  p.scene_folder = resolve_scene_folder(a.scene);
+  prepare_run(a, p, nullptr, true);
   // Stop signals save from here on; earlier ones end the command before it has made anything.
   StopSignals signals;
-  const RunFolder run = open_train_folder(plan, a.overwrite);  // removed again if this fails before saving
-  run.attach(ro);
-  RunSetup setup{a, plan, scene, run, signals, options, ro, config};
-  if (ranks == 1) return train_rank(setup, nullptr);
+  const RunFolder run = open_train_folder(p.folder, a.overwrite);  // removed again if this fails before saving
+  run.attach(p.run_options);
+  RunSetup setup{a, p.folder, *p.scene, run, signals, p.options, p.run_options, p.config};
+  if (p.ranks == 1) return train_rank(setup, nullptr);
   // Ranks are threads of this process: over --gpus GPUs in blocks (one rank per GPU talks through NCCL),
   // several on one device share its default stream. A rank that fails stops them all; the first failure
   // names its rank and device.
   std::atomic<int> code = 0;
+  const kernels::Device dev = p.dev;
   try {
     dist::run_ranks(
-        ranks, [&](int r) { return kernels::ComputeContext(dev, dev == kernels::Device::CUDA ? r * a.gpus / ranks : 0); },
+        p.ranks,
+        [&](int r) { return kernels::ComputeContext(dev, dev == kernels::Device::CUDA ? r * a.gpus / p.ranks : 0); },
         [&](dist::Communicator& comm) {
           RunSetup mine = setup;  // each rank edits its own copy of the config
           const int c = train_rank(mine, &comm);
           if (comm.rank() == 0) code = c;
         });
   } catch (const dist::CommError& e) {
-    throw std::runtime_error(std::string(e.what()) + "; every rank stopped, " +
-                             (run.has_results() ? "the run keeps its last checkpoint: continue with splatlab train "
-                                                  "--resume " + run.dir().string()
-                                                : std::string("nothing was saved")));
+    throw std::runtime_error(std::string(e.what()) + "; every rank stopped, " + what_remains(run));
   }
   return code;
 }

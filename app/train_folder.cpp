@@ -1,6 +1,5 @@
 #include "app/train_folder.h"
 
-#include <cstdio>
 #include <optional>
 #include <stdexcept>
 #include <system_error>
@@ -49,12 +48,12 @@ TrainFolderPlan plan_train_folder(CLI::App& train, std::string& scene, const std
   }
   if (run) {
     const nlohmann::json config = read_run_config(*run);
-    std::vector<std::string> notes = restore_recorded_options(train, recorded_options, config, *run / run_files::kConfig);
+    plan.notes = restore_recorded_options(train, recorded_options, config, *run / run_files::kConfig);
     const std::string recorded = config.value("scene", "") == "demo" ? "demo" : config["scene_folder"].get<std::string>();
     if (scene.empty()) scene = recorded;
     else if (scene != recorded && !same_path(scene, recorded))
-      notes.push_back("scene " + quote_user_text(scene, 400) + " overrides the run's recorded " + quote_user_text(recorded, 400));
-    for (const std::string& note : notes) std::fprintf(stderr, "note: %s\n", note.c_str());
+      plan.notes.push_back("scene " + quote_user_text(scene, 400) + " overrides the run's recorded " +
+                           quote_user_text(recorded, 400));
   }
   if (scene.empty())
     throw std::invalid_argument("no scene: name a COLMAP scene folder (or 'demo'), or --resume a run folder");

@@ -17,11 +17,11 @@ struct TrainFolderPlan {
   std::filesystem::path dir;
   bool continues = false;            // dir is the resumed run's own folder: opened, metrics appended
   std::filesystem::path checkpoint;  // the checkpoint --resume names (empty: a fresh run)
+  std::vector<std::string> notes;    // recorded settings the command line overrides, for the caller to print
 };
 
 // `scene` is the scene argument, empty when it was left out (a bare --resume takes the run's);
-// `recorded_options` are the options --resume restores. Prints "note: ..." for each recorded
-// setting the command line overrides. Throws std::invalid_argument or RunFolderError.
+// `recorded_options` are the options --resume restores. Throws std::invalid_argument or RunFolderError.
 TrainFolderPlan plan_train_folder(CLI::App& train, std::string& scene, const std::string& resume, const std::string& out,
                                   bool overwrite, const std::vector<std::string>& recorded_options);
 

@@ -8,6 +8,12 @@ namespace splat::kernels {
 // Number of usable CUDA devices; 0 when there is no driver or no GPU.
 int cuda_device_count();
 
+// Makes CUDA device `ordinal` the calling thread's current device from now on. A process that trains
+// on one GPU of several (a rank of an mpirun job) calls it first, so that every DeviceScope returns to
+// its own GPU: cudaSetDevice creates a device's context, and returning to device 0 would give every
+// such process a context (hundreds of MB) on GPU 0. Throws like every CUDA call that fails.
+void use_cuda_device(int ordinal);
+
 struct DeviceMemory {
   size_t used_bytes = 0, total_bytes = 0;
 };

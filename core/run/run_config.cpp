@@ -77,9 +77,10 @@ SceneLoadOptions read_scene_settings(const nlohmann::json& config) {
   return o;
 }
 
-Scene load_run_scene(const nlohmann::json& config, bool load_images) {
+Scene load_run_scene(const nlohmann::json& config, bool load_images, bool quiet) {
   SceneLoadOptions o = read_scene_settings(config);
   o.load_images = load_images;
+  o.show_progress = !quiet;
   return load_scene(config.at("scene_folder").get<std::string>(), o);
 }
 

@@ -42,7 +42,8 @@ nlohmann::json read_run_config(const std::filesystem::path& run);
 void write_scene_settings(nlohmann::json& config, const SceneLoadOptions& options);
 SceneLoadOptions read_scene_settings(const nlohmann::json& config);
 
-// The run's scene as its (checked) config describes it, images loaded or not.
-Scene load_run_scene(const nlohmann::json& config, bool load_images);
+// The run's scene as its (checked) config describes it, images loaded or not; with the loader's
+// progress bar and notes on stderr unless `quiet` (the other processes of an MPI job).
+Scene load_run_scene(const nlohmann::json& config, bool load_images, bool quiet = false);
 
 }  // namespace splat

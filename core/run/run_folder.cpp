@@ -66,6 +66,8 @@ RunFolder RunFolder::open(const fs::path& dir) {
   return RunFolder(dir, false, {});
 }
 
+RunFolder RunFolder::written_elsewhere(const fs::path& dir) { return RunFolder(dir, false, {}); }
+
 RunFolder::RunFolder(fs::path dir, bool started_here, fs::path created_root)
     : dir_(std::move(dir)), started_here_(started_here), created_root_(std::move(created_root)) {}
 

@@ -32,6 +32,9 @@ class RunFolder {
   static RunFolder create(const std::filesystem::path& dir, bool overwrite);
   // An existing run's folder, to continue or read it: its config.json must pass read_run_config.
   static RunFolder open(const std::filesystem::path& dir);
+  // The folder of a run that another process writes (rank 0 of an MPI job), for its file names alone:
+  // nothing is looked at, made or removed.
+  static RunFolder written_elsewhere(const std::filesystem::path& dir);
 
   RunFolder(RunFolder&& other) noexcept;
   RunFolder& operator=(RunFolder&&) = delete;

@@ -2,6 +2,10 @@
 
 #include <cuda_runtime.h>
 
+#include <string>
+
+#include "kernels/cuda/cuda_check.cuh"
+
 namespace splat::kernels {
 
 int cuda_device_count() {
@@ -11,6 +15,10 @@ int cuda_device_count() {
     return 0;
   }
   return n;
+}
+
+void use_cuda_device(int ordinal) {
+  cuda::check(cudaSetDevice(ordinal), ("making CUDA device " + std::to_string(ordinal) + " current").c_str());
 }
 
 std::optional<DeviceMemory> device_memory(int device) {

@@ -18,28 +18,39 @@ namespace fs = std::filesystem;
 
 const fs::path kScratch = fs::path(SPLATLAB_BINARY_DIR) / "test-scratch";
 
+// The private folders every command gets, as shell words.
+std::string private_folders() {
+  return "export XDG_CONFIG_HOME='" + kScratch.string() + "' XDG_CACHE_HOME='" + (kScratch / "cache").string() + "'; ";
+}
+
 // The command line for the shell: private folders, then `exec` so that the shell's process
 // becomes splatlab's (a signal sent to the pid reaches splatlab itself).
 std::string command_line(const std::string& args, const std::string& cwd) {
-  std::string cmd = "export XDG_CONFIG_HOME='" + kScratch.string() + "' XDG_CACHE_HOME='" + (kScratch / "cache").string() + "'; ";
+  std::string cmd = private_folders();
   if (!cwd.empty()) cmd += "cd '" + cwd + "' && ";
-  return cmd + "exec '" + SPLATLAB_BINARY_DIR + "/app/splatlab' " + args;
+  return cmd + "exec " + splatlab_binary() + " " + args;
 }
 
 int exit_code(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : -1; }
 
-}  // namespace
-
-CliResult run_cli(const std::string& args, const std::string& cwd) {
-  const std::string cmd = command_line(args, cwd) + " 2>&1";
+// Runs a shell command line to completion, stdout and stderr together.
+CliResult run_shell(const std::string& command) {
   CliResult r;
-  FILE* p = popen(cmd.c_str(), "r");
+  FILE* p = popen((command + " 2>&1").c_str(), "r");
   if (!p) throw std::runtime_error("popen failed");
   std::array<char, 4096> buf{};
   while (size_t n = fread(buf.data(), 1, buf.size(), p)) r.out.append(buf.data(), n);
   r.code = exit_code(pclose(p));
   return r;
 }
+
+}  // namespace
+
+std::string splatlab_binary() { return "'" SPLATLAB_BINARY_DIR "/app/splatlab'"; }
+
+CliResult run_cli(const std::string& args, const std::string& cwd) { return run_shell(command_line(args, cwd)); }
+
+CliResult run_cli_command(const std::string& command) { return run_shell(private_folders() + command); }
 
 CliProcess::CliProcess(const std::string& args) {
   static std::atomic<int> counter{0};

@@ -33,6 +33,12 @@ class CliProcess {
   std::string log_;
 };
 
+// The built binary as a shell word, for command lines that name it themselves (under mpirun).
+std::string splatlab_binary();
+
+// A shell command line run as run_cli runs splatlab: with the same private folders, to completion.
+CliResult run_cli_command(const std::string& command);
+
 // The last line of a command's output (where an error is).
 std::string last_line(const std::string& out);
 

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <unistd.h>
 
 #include "kernels/device.h"
 
@@ -30,6 +31,16 @@ bool gpu_or_skip(const std::string& what) {
   if (splat::kernels::cuda_device_count() > 0) return true;
   std::printf("SKIPPED (no CUDA device): %s\n", what.c_str());
   return false;
+}
+
+std::optional<std::string> mpirun_or_skip(int seconds, const std::string& what) {
+  if (std::system("command -v mpirun > /dev/null 2>&1") != 0) {
+    std::printf("SKIPPED (no mpirun on PATH; scripts/deps.sh installs openmpi-bin): %s\n", what.c_str());
+    return std::nullopt;
+  }
+  std::string cmd = "timeout " + std::to_string(seconds) + " mpirun --oversubscribe ";
+  if (geteuid() == 0) cmd += "--allow-run-as-root ";
+  return cmd;
 }
 
 std::filesystem::path scratch_dir(const std::string& name) {

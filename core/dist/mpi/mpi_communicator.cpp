@@ -99,9 +99,9 @@ class MpiCommunicator final : public Communicator {
 
 }  // namespace
 
-MpiSession::MpiSession(int& argc, char**& argv) {
+MpiSession::MpiSession() {
   int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
 }
@@ -112,9 +112,15 @@ std::unique_ptr<Communicator> make_mpi_communicator(const CommOptions& options) 
   return std::make_unique<MpiCommunicator>(options);
 }
 
-void abort_mpi_job(const std::string& reason) {
-  std::fprintf(stderr, "splatlab: %s failed: %s; ending the MPI job\n",
-               describe_rank(world_rank(), kernels::Device::CPU).c_str(), reason.c_str());
+std::string describe_process(const kernels::ComputeContext& where) {
+  char host[MPI_MAX_PROCESSOR_NAME] = "";
+  int length = 0;
+  MPI_Get_processor_name(host, &length);
+  return describe_rank(world_rank(), where) + " on host " + std::string(host, static_cast<size_t>(length));
+}
+
+void abort_mpi_job(const std::string& reason, const kernels::ComputeContext& where) {
+  std::fprintf(stderr, "error: %s failed: %s; ending the MPI job\n", describe_process(where).c_str(), reason.c_str());
   std::fflush(stderr);
   MPI_Abort(MPI_COMM_WORLD, 1);
   std::abort();  // MPI_Abort does not return; this keeps [[noreturn]] honest if it did

@@ -15,10 +15,10 @@
 namespace splat::dist {
 
 // MPI for the lifetime of a process: MPI_Init_thread (funneled: one thread talks to MPI) and
-// MPI_Finalize. One per process, made first thing in main.
+// MPI_Finalize. One per process, made before anything talks MPI and outliving every communicator.
 class MpiSession {
  public:
-  MpiSession(int& argc, char**& argv);
+  MpiSession();
   ~MpiSession();
   MpiSession(const MpiSession&) = delete;
   MpiSession& operator=(const MpiSession&) = delete;
@@ -33,7 +33,12 @@ class MpiSession {
 // This process's rank of the world, on the CPU. Needs a live MpiSession.
 std::unique_ptr<Communicator> make_mpi_communicator(const CommOptions& options = {});
 
-// Prints "<rank> failed: <reason>" to stderr and ends every process of the job (MPI_Abort).
-[[noreturn]] void abort_mpi_job(const std::string& reason);
+// "rank 1 (CUDA device 0) on host nodeB": how this process is named in messages. Needs a live MpiSession.
+std::string describe_process(const kernels::ComputeContext& where);
+
+// Prints "error: <describe_process(where)> failed: <reason>; ..." to stderr and ends every process of the
+// job (MPI_Abort: mpirun sends the others SIGTERM, then SIGKILL).
+[[noreturn]] void abort_mpi_job(const std::string& reason,
+                                const kernels::ComputeContext& where = kernels::Device::CPU);
 
 }  // namespace splat::dist

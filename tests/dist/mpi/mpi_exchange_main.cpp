@@ -10,7 +10,7 @@
 #include "tests/dist/exchange_script.h"
 
 int main(int argc, char** argv) {
-  splat::dist::MpiSession mpi(argc, argv);
+  splat::dist::MpiSession mpi;
   int fail_rank = -1;
   std::string prefix;
   for (int i = 1; i < argc; ++i) {
