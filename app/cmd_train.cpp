@@ -21,6 +21,8 @@
 #include "app/stop_signals.h"
 #include "app/train_folder.h"
 #include "app/scene_args.h"
+#include "core/dist/rank_plan.h"
+#include "core/dist/root_values.h"
 #include "core/dist/run_ranks.h"
 #include "core/train/checkpoint.h"
 #include "core/model/gaussian_model.h"
@@ -223,7 +225,7 @@ struct Requests {
 Requests agreed_requests(dist::Communicator* comm, StopSignals& signals, bool take_export) {
   const bool root = !comm || comm->rank() == 0;
   int64_t v[2] = {root && signals.stop_signal() != 0, root && take_export && signals.take_export_request()};
-  if (comm) comm->all_reduce_sum(std::span<int64_t>(v, 2));
+  dist::share_root_values(comm, v);
   return {v[0] > 0, v[1] > 0};
 }
 
@@ -489,11 +491,12 @@ int run_train(TrainArgs& a) {
   // several on one device share its default stream. A rank that fails stops them all; the first failure
   // names its rank and device.
   std::atomic<int> code = 0;
-  const kernels::Device dev = p.dev;
+  dist::RankPlan plan{p.dev, {}, p.ranks};
+  for (int g = 0; g < a.gpus; ++g) plan.cuda_devices.push_back(g);
   try {
     dist::run_ranks(
         p.ranks,
-        [&](int r) { return kernels::ComputeContext(dev, dev == kernels::Device::CUDA ? r * a.gpus / p.ranks : 0); },
+        [&](int r) { return plan.context(r); },
         [&](dist::Communicator& comm) {
           RunSetup mine = setup;  // each rank edits its own copy of the config
           const int c = train_rank(mine, &comm);
