@@ -18,6 +18,7 @@
 #include "tests/core/demo_fixture.h"
 #include "tests/core/numbered_state.h"
 #include "tests/support/model_checks.h"
+#include "tests/support/test_support.h"
 
 using namespace splat;
 using namespace splat::dist;
@@ -215,4 +216,31 @@ TEST_CASE("a run whose densification makes the shards unequal is rebalanced and 
   }
   INFO("mean over " << kSeeds << " seeds: one rank " << one_psnr << " dB, 2 ranks " << psnr << " dB");
   CHECK(std::abs(psnr - one_psnr) < 0.5);
+}
+
+TEST_CASE("ranks sharing one GPU measure their render and exchange times without waiting", "[gpu][dist][balance]") {
+  if (!test::gpu_or_skip("rank figures on one GPU")) return;
+  const Scene scene = test::small_demo_scene(34, 25, 110);
+  TrainerOptions o = test::short_run_options(40);
+  o.device = Device::CUDA;
+  o.batch_size = 2;
+  std::vector<RankStats> last;
+  run_ranks(2, [](int) { return ComputeContext(Device::CUDA); }, [&](Communicator& comm) {
+    TrainerOptions mine = o;
+    mine.comm = &comm;
+    Trainer t(scene, init_from_points(scene.points), mine);
+    while (!t.finished()) t.step();
+    const std::vector<RankStats> all = t.gather_rank_stats();
+    if (comm.rank() == 0) last = all;
+  });
+  REQUIRE(last.size() == 2);
+  for (const RankStats& r : last) {
+    INFO("rank " << r.rank);
+    CHECK(r.device_ordinal == 0);
+    CHECK(r.render_ms > 0);  // a step's events, read once the device had passed them
+    CHECK(r.exchange_wait_ms > 0);
+    CHECK(r.step_ms > 0);
+    CHECK(r.bytes_sent > 0);
+    CHECK(r.device_memory_mb > 0);
+  }
 }

@@ -1,5 +1,6 @@
 // PhaseTotals bookkeeping and PhaseTimer on both backends (the trainer's --profile table).
 #include <catch2/catch.hpp>
+#include <cuda_runtime.h>
 
 #include <chrono>
 #include <thread>
@@ -95,7 +96,7 @@ TEST_CASE("CUDA step marks read finished sequences without waiting for running o
   marks.mark(0);
   big.zero();
   marks.mark(1);
-  big.download();  // waits for the device: the sequence is complete
+  cudaDeviceSynchronize();  // the sequence is complete
   const auto done = marks.latest();
   REQUIRE(done);
   CHECK((*done)[0] > 0.02);  // 1 GiB at a few TB/s is ~0.3 ms
@@ -108,7 +109,7 @@ TEST_CASE("CUDA step marks read finished sequences without waiting for running o
     REQUIRE(now);
     CHECK(now->size() == 1);
   }
-  big.download();
+  cudaDeviceSynchronize();
   const auto last = marks.latest();
   REQUIRE(last);
   CHECK((*last)[0] > 10 * (*done)[0]);  // the 20-clear sequence, not the 1-clear one
