@@ -187,7 +187,9 @@ TrainerOptions trainer_options(const TrainArgs& a, kernels::Device dev) {
 }
 
 // One progress line; fields are dropped, least useful first, to fit `columns` (0: no limit).
-std::string progress_line(const TrainingRun& training, int start, int total, float loss, int64_t gaussians, int columns) {
+// `imbalance`: the ranks' Gaussian counts, max / mean (only with ranks).
+std::string progress_line(const TrainingRun& training, int start, int total, float loss, int64_t gaussians,
+                          std::optional<double> imbalance, int columns) {
   const Trainer& trainer = training.trainer();
   const int done = trainer.images_done();
   const double el = training.seconds();
@@ -200,6 +202,10 @@ std::string progress_line(const TrainingRun& training, int start, int total, flo
   pieces.push_back({text, 1});
   std::snprintf(text, sizeof text, "%lld G", static_cast<long long>(gaussians));
   pieces.push_back({text, 2});
+  if (imbalance) {
+    std::snprintf(text, sizeof text, "imbalance %.2f", *imbalance);
+    pieces.push_back({text, 3});
+  }
   std::snprintf(text, sizeof text, "image %d  step %d", done, trainer.steps_done());
   pieces.push_back({text, 5});
   return fit_progress(pieces, columns);
@@ -279,17 +285,18 @@ int train_rank(RunSetup& s, dist::Communicator* comm) {
   // cut to the terminal's width), else a line at each tenth of the run and at least every 5 s.
   ProgressCadence cadence(tty, total - start);
   float loss = 0;
+  std::optional<double> imbalance;  // from the last metrics record, which gathers every rank's figures
   Requests requests = agreed_requests(comm, s.signals, false);
   while (!training.done() && !requests.stop) {
     const RunStep step = training.step();
     const int done = trainer.images_done();
     const bool draw_now = root && (cadence.due(done - start) || training.done());
-    if (step.metrics) loss = float(step.metrics->loss);
+    if (step.metrics) loss = float(step.metrics->loss), imbalance = gaussian_imbalance(*step.metrics);
     // Reading the loss waits for the GPU: only when shown. With ranks it is a collective, so the progress
     // line shows the last record's.
     else if (draw_now && !comm) loss = trainer.read_loss();
     if (draw_now) {
-      const std::string line = progress_line(training, start, total, loss, step.result.gaussians, tty ? terminal_columns(stderr) : 0);
+      const std::string line = progress_line(training, start, total, loss, step.result.gaussians, imbalance, tty ? terminal_columns(stderr) : 0);
       std::fprintf(stderr, tty ? "\r%s\033[K" : "%s\n", line.c_str());
     }
     requests = agreed_requests(comm, s.signals, true);

@@ -6,6 +6,7 @@
 // back in collect(), which waits for the sequence's last mark.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,31 @@ class PhaseTimer {
   struct Impl;
   std::unique_ptr<Impl> impl_;
   PhaseTotals totals_;
+};
+
+// Durations between the marks of a sequence that repeats every step, read without waiting for the
+// work: a figure reported every step (a rank's render and exchange times) must not add a host
+// synchronisation to every step. On CUDA each mark records an event on the stream, and latest()
+// returns the newest sequence whose last event has completed (typically the previous step's), found
+// by querying the events, never by waiting for them. On the CPU backend each mark reads the host
+// clock, and a sequence is complete at its last mark.
+class StepMarks {
+ public:
+  // `marks` marks per sequence (at least 2) on `where`'s stream.
+  StepMarks(const ComputeContext& where, int marks);
+  ~StepMarks();
+  StepMarks(const StepMarks&) = delete;
+  StepMarks& operator=(const StepMarks&) = delete;
+
+  // Mark k of the current sequence; mark 0 begins a new one, marks come in order 0..marks-1.
+  void mark(int k);
+  // The newest complete sequence's durations, ms from mark k to mark k + 1 (marks - 1 values);
+  // nullopt until a sequence completes.
+  std::optional<std::vector<double>> latest();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace splat::kernels

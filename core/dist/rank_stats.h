@@ -1,9 +1,12 @@
 #pragma once
 // What each rank of a distributed run measured in its last step (issue 12 item 4): the balance and
-// traffic figures that the CLI's metrics, the GUI's per-GPU panel and the rebalancer read. Measured
-// by every rank for itself and gathered (Trainer::rank_stats), so every rank sees every rank's row.
+// traffic figures that the CLI's metrics and the GUI's per-GPU panel show. Measured by every rank for
+// itself every step (Trainer::rank_stats, no collective) and gathered at the metrics cadence
+// (gather_rank_stats, a collective), so that rank 0's records hold every rank's row.
 #include <cstdint>
 #include <vector>
+
+#include "core/dist/communicator.h"
 
 namespace splat::dist {
 
@@ -25,5 +28,8 @@ inline double imbalance(const std::vector<double>& per_rank) {
   for (double v : per_rank) sum += v, top = v > top ? v : top;
   return sum > 0 ? top * double(per_rank.size()) / sum : 0.0;
 }
+
+// Every rank's `mine`, in rank order, on every rank: two small sums on the host. A collective.
+std::vector<RankStats> gather_rank_stats(Communicator& comm, const RankStats& mine);
 
 }  // namespace splat::dist

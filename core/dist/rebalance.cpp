@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/dist/shard_layout.h"
+
 namespace splat::dist {
 
 std::vector<int64_t> balanced_counts(std::span<const int64_t> counts, std::span<const double> weights) {
@@ -75,6 +77,47 @@ void rebalance(Communicator& comm, DeviceGaussians& g, std::span<const int64_t> 
       ro[q] = recv_at[q] * row_bytes;
     comm.all_to_all_v(old.data(), {sc, so}, out.data(), {rc, ro});
   });
+}
+
+namespace {
+
+// The bounding box of every shard's means: each rank fills its slot, one sum gives every rank all.
+Box shared_box(Communicator& comm, std::span<const float> means) {
+  const Box mine = bounding_box(means);
+  const size_t R = size_t(comm.size()), r = size_t(comm.rank());
+  std::vector<float> boxes(6 * R, 0.f);
+  std::vector<int64_t> rows(R, 0);
+  std::copy_n(mine.lo, 3, &boxes[6 * r]);
+  std::copy_n(mine.hi, 3, &boxes[6 * r + 3]);
+  rows[r] = int64_t(means.size() / 3);
+  comm.all_reduce_sum(std::span<float>(boxes));
+  comm.all_reduce_sum(std::span<int64_t>(rows));
+  Box box;
+  bool first = true;
+  for (size_t q = 0; q < R; ++q) {
+    if (rows[q] == 0) continue;  // an empty shard's zeros are no corner of the model
+    for (int a = 0; a < 3; ++a) {
+      box.lo[a] = first ? boxes[6 * q + size_t(a)] : std::min(box.lo[a], boxes[6 * q + size_t(a)]);
+      box.hi[a] = first ? boxes[6 * q + 3 + size_t(a)] : std::max(box.hi[a], boxes[6 * q + 3 + size_t(a)]);
+    }
+    first = false;
+  }
+  return box;
+}
+
+}  // namespace
+
+bool rebalance_if_uneven(Communicator& comm, DeviceGaussians& g, double threshold) {
+  if (!(threshold > 0)) return false;
+  const std::vector<int64_t> counts = comm.all_gather_value(g.size());
+  const std::vector<int64_t> targets = balanced_counts(counts, std::vector<double>(counts.size(), 1.0));
+  if (imbalance(counts, targets) <= threshold) return false;
+  const std::vector<float> means = g.param(Group::Means).download();
+  const std::vector<int64_t> order = morton_order(means, shared_box(comm, means));
+  const std::vector<int32_t> rows(order.begin(), order.end());
+  g.gather_rows(rows, rows);
+  rebalance(comm, g, targets);
+  return true;
 }
 
 }  // namespace splat::dist

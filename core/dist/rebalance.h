@@ -5,8 +5,10 @@
 // Every row moves with its Adam moments.
 //
 // When: densification grows shards unevenly (a rank whose Gaussians sit where the scene has detail
-// clones more). The trainer measures each rank's Gaussians and render time every step and calls
-// rebalance() when a rank drifts more than the threshold from its target.
+// clones more). The trainer calls rebalance_if_uneven() right after each refinement, the only steps
+// that change the counts. It balances rows, not render times: a rank's render time is spent on the
+// pairs of its cameras, which come from every shard, so moving shard rows does not change it; what a
+// shard's size decides is the rank's projection, its backward into the shard, Adam and its memory.
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -29,5 +31,13 @@ double imbalance(std::span<const int64_t> counts, std::span<const int64_t> targe
 // Gradients and densification statistics are zeroed (call it between steps, after a refinement
 // consumed them). targets must add up to the global row count.
 void rebalance(Communicator& comm, DeviceGaussians& g, std::span<const int64_t> targets);
+
+// Evens the shards when some rank's row count is more than `threshold` (relative, imbalance() above)
+// off an equal split: first every shard is sorted along one Morton curve over the bounding box of
+// the whole model (rows with their moments, on the device), so that the rows passed to a neighbour
+// are the ones nearest it in curve order and shards stay compact regions of space; then rebalance().
+// A collective; returns whether rows moved (the same on every rank). threshold <= 0 never moves.
+// Gradients and statistics are zeroed when rows move.
+bool rebalance_if_uneven(Communicator& comm, DeviceGaussians& g, double threshold);
 
 }  // namespace splat::dist

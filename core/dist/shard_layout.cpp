@@ -32,22 +32,27 @@ RowBlock row_block(int64_t n, int rank, int ranks) {
   return {first, n * (rank + 1) / ranks - first};
 }
 
-std::vector<int64_t> morton_order(std::span<const float> means) {
+Box bounding_box(std::span<const float> means) {
   const size_t n = means.size() / 3;
-  float lo[3], hi[3];
-  for (int a = 0; a < 3; ++a) lo[a] = hi[a] = n ? means[size_t(a)] : 0.f;
+  Box b;
+  for (int a = 0; a < 3; ++a) b.lo[a] = b.hi[a] = n ? means[size_t(a)] : 0.f;
   for (size_t i = 0; i < n; ++i)
     for (int a = 0; a < 3; ++a) {
-      lo[a] = std::min(lo[a], means[3 * i + size_t(a)]);
-      hi[a] = std::max(hi[a], means[3 * i + size_t(a)]);
+      b.lo[a] = std::min(b.lo[a], means[3 * i + size_t(a)]);
+      b.hi[a] = std::max(b.hi[a], means[3 * i + size_t(a)]);
     }
+  return b;
+}
+
+std::vector<int64_t> morton_order(std::span<const float> means, const Box& box) {
+  const size_t n = means.size() / 3;
   std::vector<uint32_t> code(n);
   for (size_t i = 0; i < n; ++i) {
     uint32_t c = 0;
     for (int a = 0; a < 3; ++a) {
-      const float span = hi[a] - lo[a];
-      const float t = span > 0 && std::isfinite(span) ? (means[3 * i + size_t(a)] - lo[a]) / span : 0.f;
-      const uint32_t cell = uint32_t(std::clamp(t, 0.f, 1.f) * 1023.f);
+      const float span = box.hi[a] - box.lo[a];
+      const float t = span > 0 && std::isfinite(span) ? (means[3 * i + size_t(a)] - box.lo[a]) / span : 0.f;
+      const uint32_t cell = std::isfinite(t) ? uint32_t(std::clamp(t, 0.f, 1.f) * 1023.f) : 0u;
       c |= spread_bits(cell) << a;
     }
     code[i] = c;
@@ -57,6 +62,8 @@ std::vector<int64_t> morton_order(std::span<const float> means) {
   std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return code[size_t(a)] < code[size_t(b)]; });
   return order;
 }
+
+std::vector<int64_t> morton_order(std::span<const float> means) { return morton_order(means, bounding_box(means)); }
 
 GaussianState take_rows(const GaussianState& state, std::span<const int64_t> rows) {
   GaussianState out(state.sh_degree(), int64_t(rows.size()), state.columns());

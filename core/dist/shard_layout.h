@@ -22,8 +22,18 @@ struct RowBlock {
 };
 RowBlock row_block(int64_t n, int rank, int ranks);
 
-// The row order that sorts the means ([n,3]) along a Morton curve of their bounding box (10 bits per
-// axis), ties by row; stable for equal inputs.
+// An axis-aligned box: the cells of the Morton curve divide it.
+struct Box {
+  float lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+};
+// The bounding box of the means ([n,3]); all zeros for none.
+Box bounding_box(std::span<const float> means);
+
+// The row order that sorts the means ([n,3]) along a Morton curve of `box` (10 bits per axis; means
+// outside it count as on its faces), ties by row; stable for equal inputs. Shards sorted with one
+// box shared by every rank are ordered alike.
+std::vector<int64_t> morton_order(std::span<const float> means, const Box& box);
+// The same over the means' own bounding box.
 std::vector<int64_t> morton_order(std::span<const float> means);
 
 // The given rows of `state` (values and both moments), in that order.

@@ -6,15 +6,18 @@
 
 #include "kernels/camera_blocks.h"
 #include "kernels/camera_blocks_math.h"
+#include "kernels/records.h"
 
 namespace splat::dist {
 
 namespace {
 
-// Bytes of one pair in the forward exchange (camera, id, mean2d, conic_opacity, color_depth, half,
-// tiles) and of its gradients in the reverse one.
-constexpr int64_t kPairBytes = 4 + 8 + 2 * 4 + 4 * 4 + 4 * 4 + 2 * 4 + 4;
-constexpr int64_t kPairGradBytes = kernels::kProjectedGradFloats * 4;
+// 32-bit words of one pair's record in the forward exchange and of its gradients' in the reverse one.
+const int kPairWords = pair_record<const uint32_t>(kernels::ProjectedGaussians{}).record_words;
+const int kGradWords = gradient_record<const uint32_t>(kernels::ConstProjectedGrads{}).record_words;
+
+// Step marks (ShardedStep::marks_).
+enum Mark { kExchangeStart, kExchangeEnd, kRenderStart, kRenderEnd, kReturnStart, kReturnEnd, kMarks };
 
 // Per-peer byte slices of arrays holding `bytes` bytes per pair.
 struct ByteSlices {
@@ -56,9 +59,9 @@ ShardedStep::ShardedStep(Communicator& comm, float ssim_weight, int cpu_threads)
       raster_(rasterizer_on(where_, cpu_threads)),
       loss_(where_, ssim_weight),
       counts_(where_, 2 * size_t(comm.size())),
-      camera_(where_), half_(where_), tiles_(where_), id_(where_),
-      mean2d_(where_), conic_opacity_(where_), color_depth_(where_),
+      send_records_(where_), recv_records_(where_), received_(where_),
       d_received_(where_), d_mine_(where_),
+      marks_(where_, kMarks),
       rgb_(where_), alpha_(where_), grad_rgb_(where_) {}
 
 void ShardedStep::run(const ShardedBatch& batch, const kernels::GaussiansGrad& grad,
@@ -71,33 +74,37 @@ void ShardedStep::run(const ShardedBatch& batch, const kernels::GaussiansGrad& g
                                 std::to_string(batch.masks.size()) + " masks");
   const kernels::ProjectedGaussians mine = raster_->project(batch.shard, batch.cameras, batch.settings);
   exchange_pairs(mine, B);
-  const kernels::ProjectedGaussians received{sizes_.pairs_received, Precision::F32, camera_.data(), id_.data(),
-                                             mean2d_.data(), conic_opacity_.data(), color_depth_.data(), half_.data(),
-                                             tiles_.data()};
+  const kernels::ProjectedGaussians received = received_.view();
   const auto mine_cameras = batch.cameras.subspan(size_t(block_.first), size_t(block_.count));
   const int64_t pixels = kernels::image_offsets(mine_cameras).back();
   rgb_.resize(size_t(3 * pixels));
   alpha_.resize(size_t(pixels));
   grad_rgb_.resize(size_t(3 * pixels));
+  marks_.mark(kRenderStart);
   raster_->rasterize(received, mine_cameras, block_.first, batch.settings, {rgb_.data(), alpha_.data(), nullptr});
   compute_loss(batch);
   const int64_t m = sizes_.pairs_received;
   d_received_.resize(size_t(kernels::kProjectedGradFloats * m));
   float* d = d_received_.data();
   raster_->rasterize_backward({grad_rgb_.data(), nullptr, nullptr}, {d, d + 4 * m, d + 8 * m});
+  marks_.mark(kRenderEnd);
   const int64_t n = mine.count;
   return_gradients(n);
   const float* dm = d_mine_.data();
   raster_->project_backward({dm, dm + 4 * n, dm + 8 * n}, grad, stats);
 }
 
-// Counts first (one small exchange and one host copy), then each pair array in one all_to_all_v:
-// the pairs for rank q are the contiguous range of q's cameras, so nothing is packed.
+// Counts first (one small exchange and one host copy), then every pair as one record in one
+// all_to_all_v: the pairs for rank q are the contiguous range of q's cameras, so they are packed in
+// the order they are.
 void ShardedStep::exchange_pairs(const kernels::ProjectedGaussians& mine, int cameras) {
   if (mine.precision != Precision::F32)
     throw std::invalid_argument("sharded step: only fp32 projected pairs can be exchanged yet");
   const size_t R = size_t(comm_.size());
   kernels::count_pairs_per_block(where_, mine.camera, mine.count, cameras, int(R), counts_.data());
+  send_records_.resize(size_t(mine.count * kPairWords));
+  kernels::pack_records(where_, pair_record<const uint32_t>(mine), mine.count, send_records_.data());
+  marks_.mark(kExchangeStart);
   comm_.all_to_all_counts(counts_.data(), counts_.data() + R);
   const std::vector<int64_t> both = counts_.download();
   send_pairs_.assign(both.begin(), both.begin() + R);
@@ -108,24 +115,17 @@ void ShardedStep::exchange_pairs(const kernels::ProjectedGaussians& mine, int ca
   sizes_ = {};
   sizes_.pairs_projected = mine.count;
   sizes_.pairs_received = m;
-  camera_.resize(size_t(m)), tiles_.resize(size_t(m)), id_.resize(size_t(m)), half_.resize(size_t(2 * m));
-  mean2d_.resize(size_t(2 * m)), conic_opacity_.resize(size_t(4 * m)), color_depth_.resize(size_t(4 * m));
-  auto send = [&](const void* from, void* to, int64_t bytes) {
-    const ByteSlices out(send_pairs_, send_at_, bytes), in(recv_pairs_, recv_at_, bytes);
-    comm_.all_to_all_v(from, out.view(), to, in.view());
-  };
-  send(mine.camera, camera_.data(), 4);
-  send(mine.id, id_.data(), 8);
-  send(mine.mean2d, mean2d_.data(), 2 * 4);
-  send(mine.conic_opacity, conic_opacity_.data(), 4 * 4);
-  send(mine.color_depth, color_depth_.data(), 4 * 4);
-  send(mine.half, half_.data(), 2 * 4);
-  send(mine.tiles, tiles_.data(), 4);
+  recv_records_.resize(size_t(m * kPairWords));
+  const ByteSlices out(send_pairs_, send_at_, 4 * kPairWords), in(recv_pairs_, recv_at_, 4 * kPairWords);
+  comm_.all_to_all_v(send_records_.data(), out.view(), recv_records_.data(), in.view());
+  marks_.mark(kExchangeEnd);
+  received_.resize(m);
+  kernels::unpack_records(where_, recv_records_.data(), m, pair_record<uint32_t>(received_.columns()));
   const int me = comm_.rank();
   for (size_t q = 0; q < R; ++q)
     if (int(q) != me) {
-      sizes_.bytes_sent += send_pairs_[q] * kPairBytes + recv_pairs_[q] * kPairGradBytes;
-      sizes_.bytes_received += recv_pairs_[q] * kPairBytes + send_pairs_[q] * kPairGradBytes;
+      sizes_.bytes_sent += 4 * (send_pairs_[q] * kPairWords + recv_pairs_[q] * kGradWords);
+      sizes_.bytes_received += 4 * (recv_pairs_[q] * kPairWords + send_pairs_[q] * kGradWords);
     }
 }
 
@@ -153,13 +153,27 @@ void ShardedStep::compute_loss(const ShardedBatch& batch) {
 }
 
 // The reverse exchange: the gradients of the received pairs go back to the ranks that projected
-// them, where they land aligned with those ranks' own pairs.
+// them, where they land aligned with those ranks' own pairs. The forward exchange's record buffers
+// are large enough (a gradient record is smaller than a pair record) and free again by stream order.
 void ShardedStep::return_gradients(int64_t projected) {
   const int64_t m = sizes_.pairs_received;
+  float* d = d_received_.data();
+  kernels::pack_records(where_, gradient_record<const uint32_t>(kernels::ConstProjectedGrads{d, d + 4 * m, d + 8 * m}),
+                        m, recv_records_.data());
+  const ByteSlices out(recv_pairs_, recv_at_, 4 * kGradWords), in(send_pairs_, send_at_, 4 * kGradWords);
+  marks_.mark(kReturnStart);
+  comm_.all_to_all_v(recv_records_.data(), out.view(), send_records_.data(), in.view());
+  marks_.mark(kReturnEnd);
   d_mine_.resize(size_t(kernels::kProjectedGradFloats * projected));
-  const ByteSlices out(recv_pairs_, recv_at_, 4 * 4), in(send_pairs_, send_at_, 4 * 4);
-  for (int part = 0; part < 3; ++part)
-    comm_.all_to_all_v(d_received_.data() + part * 4 * m, out.view(), d_mine_.data() + part * 4 * projected, in.view());
+  float* dm = d_mine_.data();
+  kernels::unpack_records(where_, send_records_.data(), projected,
+                          gradient_record<uint32_t>(kernels::ProjectedGrads{dm, dm + 4 * projected, dm + 8 * projected}));
+}
+
+StepTimes ShardedStep::step_times() {
+  if (const auto ms = marks_.latest())
+    times_ = {(*ms)[kRenderStart], (*ms)[kExchangeStart] + (*ms)[kReturnStart]};
+  return times_;
 }
 
 float ShardedStep::batch_loss() {

@@ -6,11 +6,12 @@
 //   project the shard into all B cameras          pairs ordered by camera, so the pairs bound for
 //                                                 each rank are one contiguous range
 //   count pairs per destination (on the device),  one small all_to_all, one host copy of 2R counts
-//   exchange the pair arrays (all_to_all_v)       arriving in rank order: within each camera,
-//                                                 ascending global id, as rasterize wants
+//   pack the pairs into records, exchange them    one all_to_all_v (core/dist/pair_records.h: 64
+//   and unpack them into columns                  bytes a pair), arriving in rank order: within each
+//                                                 camera, ascending global id, as rasterize wants
 //   rasterize this rank's cameras, loss and its image gradient (BatchLoss, as the one-GPU trainer),
 //   rasterize_backward to the received pairs,
-//   return the pair gradients to their owners (the reverse all_to_all_v, 12 floats per pair),
+//   return the pair gradients to their owners (packed likewise, one reverse all_to_all_v),
 //   project_backward into the shard's gradients and densification statistics.
 //
 // Camera split: rank q renders batch cameras [floor(B q / R), floor(B (q + 1) / R)) (kernels/
@@ -29,8 +30,10 @@
 #include <vector>
 
 #include "core/dist/communicator.h"
+#include "core/dist/pair_records.h"
 #include "core/train/batch_loss.h"
 #include "kernels/buffer.h"
+#include "kernels/phase_timer.h"
 #include "kernels/rasterizer.h"
 
 namespace splat::dist {
@@ -63,6 +66,12 @@ struct ExchangeSizes {
   int64_t bytes_received = 0;
 };
 
+// Where a step's time went on the rank's own timeline (device time on CUDA, host time on the CPU).
+struct StepTimes {
+  double render_ms = 0;         // rasterize, loss and rasterize backward of this rank's cameras
+  double exchange_wait_ms = 0;  // inside the exchanges: counts, pairs and gradients, waiting for peers included
+};
+
 class ShardedStep {
  public:
   // Works on comm.context() (its rasterizer, loss and buffers); cpu_threads for a CPU rank's
@@ -84,6 +93,9 @@ class ShardedStep {
   // The last step's renders of this rank's block, in kernels::image_offsets layout of its cameras.
   const kernels::Buffer<float>& rendered_rgb() const { return rgb_; }
   const ExchangeSizes& exchange_sizes() const { return sizes_; }
+  // The newest step whose times are known without waiting: on CUDA usually the previous step (its
+  // events are read once the device has passed them), on the CPU the last one; zeros before any.
+  StepTimes step_times();
 
  private:
   void exchange_pairs(const kernels::ProjectedGaussians& mine, int cameras);
@@ -99,11 +111,14 @@ class ShardedStep {
   // Pair counts per peer: sent (this rank's pairs for q's cameras), received (q's pairs for ours).
   kernels::Buffer<int64_t> counts_;  // [2R] on the device: send counts, then received counts
   std::vector<int64_t> send_pairs_, recv_pairs_, send_at_, recv_at_;
+  // Records sent and received; the forward exchange's buffers serve the reverse one too.
+  kernels::Buffer<uint32_t> send_records_, recv_records_;
   // The received pairs, their gradients, and the gradients of this rank's own pairs.
-  kernels::Buffer<int32_t> camera_, half_, tiles_;
-  kernels::Buffer<int64_t> id_;
-  kernels::Buffer<float> mean2d_, conic_opacity_, color_depth_;
+  ReceivedPairs received_;
   kernels::Buffer<float> d_received_, d_mine_;  // 3 arrays [count,4] each, back to back
+  // Marks: exchange start / end, render start / end, reverse exchange start / end.
+  kernels::StepMarks marks_;
+  StepTimes times_;
   kernels::Buffer<float> rgb_, alpha_, grad_rgb_;
 };
 

@@ -18,9 +18,28 @@ void MetricsLog::write(const MetricsRecord& r) {
   if (r.psnr) j["psnr"] = *r.psnr;
   if (r.ssim) j["ssim"] = *r.ssim;
   if (r.gpu_mem_mb) j["gpu_mem_mb"] = *r.gpu_mem_mb;
+  if (!r.ranks.empty()) {
+    std::vector<double> render;
+    for (const dist::RankStats& s : r.ranks) {
+      j["ranks"].push_back({{"rank", s.rank}, {"device", s.device_ordinal}, {"gaussians", s.gaussians},
+                            {"step_ms", s.step_ms}, {"render_ms", s.render_ms}, {"wait_ms", s.exchange_wait_ms},
+                            {"bytes_sent", s.bytes_sent}, {"bytes_received", s.bytes_received},
+                            {"mem_mb", s.device_memory_mb}});
+      render.push_back(s.render_ms);
+    }
+    j["imbalance"] = *gaussian_imbalance(r);
+    j["render_imbalance"] = dist::imbalance(render);
+  }
   out_ << j.dump() << '\n';
   out_.flush();  // a crashed or killed run keeps every line written so far
   if (!out_) throw std::runtime_error(file_.string() + ": write failed");
+}
+
+std::optional<double> gaussian_imbalance(const MetricsRecord& r) {
+  if (r.ranks.empty()) return std::nullopt;
+  std::vector<double> counts;
+  for (const dist::RankStats& s : r.ranks) counts.push_back(double(s.gaussians));
+  return dist::imbalance(counts);
 }
 
 std::optional<double> device_memory_used_mb(kernels::Device device) {

@@ -2,12 +2,20 @@
 // Training metrics as JSON Lines (one object per line), so a run can be plotted or compared
 // with any tool while it is still being written:
 //   {"step":..,"images":..,"loss":..,"psnr":..,"ssim":..,"gaussians":..,"step_ms":..,"gpu_mem_mb":..,"wall_s":..}
-// psnr/ssim are present only on evaluation lines; gpu_mem_mb only on the CUDA backend.
+// psnr/ssim are present only on evaluation lines; gpu_mem_mb only on the CUDA backend. A run with
+// several ranks adds each rank's figures of its last step and two balance figures (max / mean over
+// the ranks, 1 = even; dist::imbalance):
+//   "ranks":[{"rank":..,"device":..,"gaussians":..,"step_ms":..,"render_ms":..,"wait_ms":..,
+//             "bytes_sent":..,"bytes_received":..,"mem_mb":..},..],"imbalance":..,"render_imbalance":..
+// imbalance is of the shards' Gaussian counts (what rebalancing evens), render_imbalance of the render times.
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <optional>
 
+#include <vector>
+
+#include "core/dist/rank_stats.h"
 #include "kernels/rasterizer.h"
 
 namespace splat {
@@ -21,7 +29,11 @@ struct MetricsRecord {
   double step_ms = 0;  // mean wall time per step since the previous record
   std::optional<double> gpu_mem_mb;
   double wall_s = 0;   // since training started
+  std::vector<dist::RankStats> ranks;  // every rank's figures, with more than one rank (else empty)
 };
+
+// max / mean of the ranks' Gaussian counts (dist::imbalance); nullopt without ranks.
+std::optional<double> gaussian_imbalance(const MetricsRecord& r);
 
 class MetricsLog {
  public:

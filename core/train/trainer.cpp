@@ -5,9 +5,11 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "core/dist/rebalance.h"
 #include "core/dist/shard_layout.h"
 #include "core/dist/sharded_step.h"
 #include "kernels/adam.h"
+#include "kernels/device.h"
 
 namespace splat {
 
@@ -91,7 +93,8 @@ Trainer::Trainer(const Scene& scene, const GaussianModel& init, const TrainerOpt
       strategy_(make_strategy(options)),
       raster_(make_rasterizer(options, where_)),
       loss_(where_, options.ssim_weight),
-      sampler_(scene.train_indices(), options.seed) {
+      sampler_(scene.train_indices(), options.seed),
+      render_marks_(where_, 2) {
   if (scene.images.size() != scene.views.size())
     throw std::invalid_argument("trainer: the scene's images are not loaded (" + scene.root + ")");
   if (where_.device != opt_.device)
@@ -159,6 +162,7 @@ double Trainer::means_lr(double images) const {
 
 void Trainer::run_batch(const std::vector<int>& views) {
   if (sharded_) return run_sharded_batch(views);
+  render_marks_.mark(0);
   const int sh = active_sh_degree();
   const kernels::RasterSettings settings = render_settings(opt_, sh);
   const bool stats = strategy_->wants_stats(images_done_);
@@ -194,6 +198,7 @@ void Trainer::run_batch(const std::vector<int>& views) {
     mark(stats ? "render backward (+densify stats)" : "render backward");
     begin = end;
   }
+  render_marks_.mark(1);
 }
 
 // Distributed mode: the whole batch goes to dist::ShardedStep, which renders this rank's block of its
@@ -304,6 +309,11 @@ StepResult Trainer::step() {
   r.structure_changed = strategy_->after_step(info, *g_);
   // Steps that changed the rows are the refinements (host round trip of every column).
   mark(r.structure_changed ? "strategy: refinement steps" : "strategy: other steps");
+  // Refinements happen at the same step on every rank (the schedule counts images), so this collective does too.
+  if (opt_.comm && r.structure_changed) {
+    r.rebalanced = dist::rebalance_if_uneven(*opt_.comm, *g_, opt_.rebalance_threshold);
+    if (r.rebalanced) mark("rebalance");
+  }
   if (timer_) {
     timer_->collect();
     collect_raster_stages();  // after the step's own marks: reading them waits for the stream
@@ -313,11 +323,35 @@ StepResult Trainer::step() {
   images_done_ += B;
   r.gaussians = opt_.comm ? total_gaussians() : g_->size();
   r.host_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  rank_stats_.rank = opt_.comm ? opt_.comm->rank() : 0;
-  rank_stats_.device_ordinal = where_.device == kernels::Device::CUDA ? where_.ordinal : -1;
-  rank_stats_.gaussians = g_->size();
-  rank_stats_.step_ms = r.host_ms;
+  measure_rank_stats(r.host_ms);
   return r;
+}
+
+void Trainer::measure_rank_stats(double step_ms) {
+  dist::RankStats& s = rank_stats_;
+  s.rank = opt_.comm ? opt_.comm->rank() : 0;
+  s.device_ordinal = where_.device == kernels::Device::CUDA ? where_.ordinal : -1;
+  s.gaussians = g_->size();
+  s.step_ms = step_ms;
+  if (sharded_) {
+    const dist::StepTimes t = sharded_->step_times();
+    s.render_ms = t.render_ms;
+    s.exchange_wait_ms = t.exchange_wait_ms;
+    s.bytes_sent = sharded_->exchange_sizes().bytes_sent;
+    s.bytes_received = sharded_->exchange_sizes().bytes_received;
+  } else if (const auto ms = render_marks_.latest()) {
+    s.render_ms = (*ms)[0];
+  }
+  // cudaMemGetInfo is a driver call: not every step.
+  const auto now = std::chrono::steady_clock::now();
+  if (s.device_ordinal >= 0 && now - memory_read_ > std::chrono::milliseconds(500)) {
+    memory_read_ = now;
+    if (const auto m = kernels::device_memory(s.device_ordinal)) s.device_memory_mb = double(m->used_bytes) / (1 << 20);
+  }
+}
+
+std::vector<dist::RankStats> Trainer::gather_rank_stats() const {
+  return opt_.comm ? dist::gather_rank_stats(*opt_.comm, rank_stats_) : std::vector<dist::RankStats>{rank_stats_};
 }
 
 float Trainer::read_loss() const {

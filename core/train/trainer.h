@@ -18,6 +18,7 @@
 // edits the Gaussians on the host (refinement steps; every step for MCMC's noise until it has a
 // device kernel) and where the caller asks for the loss (read_loss()).
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -78,6 +79,9 @@ struct TrainerOptions {
   // seed, so every rank draws the same batch), and the calls marked "collective" below must be made by
   // every rank at the same step. Null: one rank, the whole model. The communicator outlives the trainer.
   dist::Communicator* comm = nullptr;
+  // Distributed mode: right after a refinement, shards whose row counts are more than this (relative)
+  // off an equal split are evened out (core/dist/rebalance.h); 0 never rebalances.
+  double rebalance_threshold = 0.10;
 };
 
 // Shuffled epochs over a fixed list of camera indices; the whole state is (rng, order, position),
@@ -103,6 +107,7 @@ struct StepResult {
   int batch_size = 0;
   int64_t gaussians = 0;     // count after the step (of the whole model in distributed mode)
   bool structure_changed = false;
+  bool rebalanced = false;   // distributed mode: rows moved between the shards after the refinement
   double host_ms = 0;        // host time of step() (on CUDA: enqueue time plus any host edits)
 };
 
@@ -148,8 +153,12 @@ class Trainer {
   void load_whole_state(const GaussianState& whole);
   // The number of Gaussians of the whole model. Collective.
   int64_t total_gaussians() const;
-  // This rank's own figures of the last step (no collective; with one rank, the whole model's).
+  // This rank's own figures of the last step (no collective; with one rank, the whole model's). On
+  // CUDA the render and exchange times are those of the newest step the device has finished (usually
+  // the one before), read without waiting; device memory is refreshed at most twice a second.
   const dist::RankStats& rank_stats() const { return rank_stats_; }
+  // Every rank's rank_stats(), in rank order, on every rank. Collective.
+  std::vector<dist::RankStats> gather_rank_stats() const;
 
   // Renders one view of the current Gaussians (no gradients) into rgb [H,W,3] on the device; in
   // distributed mode only this rank's shard.
@@ -183,6 +192,7 @@ class Trainer {
     if (timer_) timer_->mark(phase);
   }
   void collect_raster_stages();
+  void measure_rank_stats(double step_ms);
 
   const Scene& scene_;
   TrainerOptions opt_;
@@ -203,6 +213,8 @@ class Trainer {
   kernels::PhaseTotals raster_stages_;
   int profiled_steps_ = 0;
   dist::RankStats rank_stats_;
+  kernels::StepMarks render_marks_;  // one rank: around the render, loss and backward of a step
+  std::chrono::steady_clock::time_point memory_read_{};  // when rank_stats_'s device memory was read
 };
 
 // The strategy named by options.strategy; throws std::invalid_argument for an unknown name.

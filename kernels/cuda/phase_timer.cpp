@@ -8,6 +8,7 @@
 #include <chrono>
 #include <optional>
 #include <stdexcept>
+#include <string>
 
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/device_scope.cuh"
@@ -91,6 +92,110 @@ void PhaseTimer::collect() {
   }
   for (size_t k = 1; k < impl_->used; ++k) totals_.add(impl_->names[k - 1], impl_->elapsed_ms(k - 1, k));
   impl_->used = 0;
+}
+
+}  // namespace splat::kernels
+
+namespace splat::kernels {
+
+// Two slots of events, used in turn: while one sequence is being recorded, the previous one's events
+// can still be read once the device has passed them.
+struct StepMarks::Impl {
+  struct Slot {
+    std::vector<cudaEvent_t> events;
+    std::vector<std::chrono::steady_clock::time_point> clocks;
+    uint64_t sequence = 0;  // 0: nothing recorded; else the sequence number it holds
+    int recorded = 0;       // marks recorded so far
+    bool read = false;      // its durations were taken into `newest`
+  };
+  ComputeContext where;
+  int marks;
+  Slot slots[2];
+  int current = 1;
+  uint64_t sequences = 0;
+  std::optional<std::vector<double>> newest;
+
+  Impl(const ComputeContext& w, int m) : where(w), marks(m) {}
+
+  bool complete(const Slot& s) const {
+    if (s.sequence == 0 || s.read || s.recorded < marks) return false;
+    if (where.device == Device::CPU) return true;
+    const cudaError_t e = cudaEventQuery(s.events.back());
+    if (e == cudaErrorNotReady) return false;
+    check(e, "step marks: querying an event");
+    return true;
+  }
+  void take(Slot& s) {
+    std::vector<double> ms(size_t(marks - 1));
+    for (int k = 0; k + 1 < marks; ++k) {
+      if (where.device == Device::CPU) {
+        ms[size_t(k)] = std::chrono::duration<double, std::milli>(s.clocks[size_t(k + 1)] - s.clocks[size_t(k)]).count();
+      } else {
+        float t = 0;
+        check(cudaEventElapsedTime(&t, s.events[size_t(k)], s.events[size_t(k + 1)]), "step marks: reading an event");
+        ms[size_t(k)] = t;
+      }
+    }
+    newest = std::move(ms);
+    for (Slot& other : slots) other.read = other.read || other.sequence <= s.sequence;
+  }
+  // Takes the newest complete sequence that is newer than the one held.
+  void harvest() {
+    std::optional<cuda::DeviceScope> scope;
+    if (where.device == Device::CUDA) scope.emplace(where.ordinal);
+    Slot& a = slots[current];
+    Slot& b = slots[1 - current];
+    for (Slot* s : {&a, &b})
+      if (complete(*s)) return take(*s);
+  }
+};
+
+StepMarks::StepMarks(const ComputeContext& where, int marks) : impl_(std::make_unique<Impl>(where, marks)) {
+  if (marks < 2) throw std::invalid_argument("StepMarks needs at least 2 marks, got " + std::to_string(marks));
+  if (where.device == Device::CPU) {
+    for (auto& s : impl_->slots) s.clocks.resize(size_t(marks));
+    return;
+  }
+  const cuda::DeviceScope scope(where.ordinal);
+  for (auto& s : impl_->slots)
+    for (int k = 0; k < marks; ++k) {
+      cudaEvent_t e = nullptr;
+      check(cudaEventCreate(&e), "step marks: creating an event");
+      s.events.push_back(e);
+    }
+}
+
+StepMarks::~StepMarks() {
+  if (impl_->where.device == Device::CPU) return;
+  const cuda::DeviceScope scope(impl_->where.ordinal, std::nothrow);  // no throwing from a destructor
+  if (!scope.ok()) return;
+  for (auto& s : impl_->slots)
+    for (cudaEvent_t e : s.events) cudaEventDestroy(e);
+}
+
+void StepMarks::mark(int k) {
+  Impl& m = *impl_;
+  if (k < 0 || k >= m.marks) throw std::logic_error("StepMarks::mark " + std::to_string(k) + " of " + std::to_string(m.marks));
+  if (k == 0) {
+    m.harvest();  // the slot about to be reused may hold the newest complete sequence
+    m.current = 1 - m.current;
+    m.slots[m.current] = {std::move(m.slots[m.current].events), std::move(m.slots[m.current].clocks), ++m.sequences, 0,
+                          false};
+  }
+  Impl::Slot& s = m.slots[m.current];
+  if (k != s.recorded) throw std::logic_error("StepMarks::mark " + std::to_string(k) + " out of order");
+  if (m.where.device == Device::CPU) {
+    s.clocks[size_t(k)] = std::chrono::steady_clock::now();
+  } else {
+    const cuda::DeviceScope scope(m.where.ordinal);
+    check(cudaEventRecord(s.events[size_t(k)], static_cast<cudaStream_t>(m.where.stream)), "step marks: recording an event");
+  }
+  ++s.recorded;
+}
+
+std::optional<std::vector<double>> StepMarks::latest() {
+  impl_->harvest();
+  return impl_->newest;
 }
 
 }  // namespace splat::kernels

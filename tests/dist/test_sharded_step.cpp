@@ -94,7 +94,8 @@ struct StepOutput {
   std::array<Floats, kColumns> grads;
   Floats grad2d, grad2d_abs, max_radius;
   std::vector<int32_t> visible;
-  int64_t bytes_sent = 0;  // summed over ranks
+  int64_t bytes_sent = 0, bytes_received = 0;  // summed over ranks
+  std::vector<StepTimes> times;                // per rank
 };
 
 template <class T>
@@ -195,7 +196,8 @@ StepOutput sharded(const HostScene& s, int ranks, const ContextFor& context_for,
                    RankBackend backend = RankBackend::InProcess) {
   std::vector<std::unique_ptr<RankShard>> shards(ranks);
   std::vector<float> losses(ranks);
-  std::vector<int64_t> sent(ranks);
+  std::vector<int64_t> sent(ranks), received(ranks);
+  std::vector<StepTimes> times(ranks);
   run_ranks(
       ranks, context_for,
       [&](Communicator& comm) {
@@ -208,6 +210,8 @@ StepOutput sharded(const HostScene& s, int ranks, const ContextFor& context_for,
         step.run({mine.view(), s.cameras, s.settings, targets, {}}, mine.grad(), mine.stats());
         losses[r] = step.batch_loss();
         sent[r] = step.exchange_sizes().bytes_sent;
+        received[r] = step.exchange_sizes().bytes_received;
+        times[r] = step.step_times();
       },
       backend);
   std::vector<const RankShard*> in_order;
@@ -215,7 +219,8 @@ StepOutput sharded(const HostScene& s, int ranks, const ContextFor& context_for,
   StepOutput out = gather(in_order);
   for (int r = 1; r < ranks; ++r) CHECK(losses[r] == losses[0]);  // every rank reports the same batch loss
   out.loss = losses[0];
-  for (int64_t b : sent) out.bytes_sent += b;
+  for (int r = 0; r < ranks; ++r) out.bytes_sent += sent[r], out.bytes_received += received[r];
+  out.times = times;
   return out;
 }
 
@@ -240,6 +245,9 @@ void check_equal(const StepOutput& got, const StepOutput& want, int ranks) {
   CHECK(got.visible == want.visible);
   CHECK(got.max_radius == want.max_radius);
   if (ranks > 1) CHECK(got.bytes_sent > 0);  // the ranks did exchange pairs
+  CHECK(got.bytes_sent == got.bytes_received);  // what one rank sends, another receives
+  // On CUDA the times may be of no step yet (read without waiting), zeros then, never negative.
+  for (const StepTimes& t : got.times) CHECK((t.exchange_wait_ms >= 0 && t.render_ms >= 0));
 }
 
 void check_against_one_rank(const std::vector<int>& rank_counts, const ContextFor& context_for,
@@ -296,6 +304,23 @@ TEST_CASE("pairs are counted per camera block like a scan of the camera column",
 
 TEST_CASE("a sharded step on 2, 3 and 4 CPU ranks equals the one-rank step", "[dist][sharded_step]") {
   check_against_one_rank({1, 2, 3, 4}, [](int) { return ComputeContext(Device::CPU); }, Device::CPU);
+}
+
+TEST_CASE("a CPU rank's step times its render and its exchanges, and its traffic adds up", "[dist][sharded_step]") {
+  const HostScene s = random_scene(11, 150, 4, true);
+  for (const int ranks : {1, 2, 4}) {
+    INFO(ranks << " ranks");
+    const StepOutput got = sharded(s, ranks, [](int) { return ComputeContext(Device::CPU); });
+    REQUIRE(int(got.times.size()) == ranks);
+    for (const StepTimes& t : got.times) {
+      CHECK(t.render_ms > 0);  // rasterizing 40x32 images takes some time
+      CHECK(t.exchange_wait_ms > 0);
+      CHECK(t.exchange_wait_ms < 10000);
+    }
+    // Each pair that crosses ranks is a 64-byte record one way and a 48-byte one back: a multiple of 112.
+    CHECK(got.bytes_sent % 112 == 0);
+    CHECK((got.bytes_sent > 0) == (ranks > 1));
+  }
 }
 
 TEST_CASE("a batch smaller than the rank count is refused with a clear message", "[dist][sharded_step]") {

@@ -1,5 +1,6 @@
 // PhaseTotals bookkeeping and PhaseTimer on both backends (the trainer's --profile table).
 #include <catch2/catch.hpp>
+#include <cuda_runtime.h>
 
 #include <chrono>
 #include <thread>
@@ -59,4 +60,57 @@ TEST_CASE("CUDA phase timer measures enqueued work between its marks", "[phase_t
   CHECK(p[1].name == "clear");
   CHECK(p[1].total_ms > 0.02);  // 1 GiB at a few TB/s is ~0.3 ms
   CHECK(p[1].total_ms > p[0].total_ms);
+}
+
+TEST_CASE("CPU step marks give the newest sequence's durations, none before one completes", "[phase_timer]") {
+  CHECK_THROWS_AS(StepMarks(Device::CPU, 1), std::invalid_argument);
+  StepMarks marks(Device::CPU, 3);
+  CHECK_FALSE(marks.latest());
+  CHECK_THROWS_AS(marks.mark(1), std::logic_error);  // a sequence begins with mark 0
+  marks.mark(0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  marks.mark(1);
+  CHECK_FALSE(marks.latest());  // mark 2 still to come
+  marks.mark(2);
+  auto first = marks.latest();
+  REQUIRE(first);
+  REQUIRE(first->size() == 2);
+  CHECK((*first)[0] >= 20.0);  // a lower bound only: a loaded machine may sleep longer
+  CHECK((*first)[1] < (*first)[0]);
+  // A second sequence replaces the first once complete.
+  marks.mark(0);
+  marks.mark(1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  CHECK(marks.latest() == first);
+  marks.mark(2);
+  const auto second = marks.latest();
+  REQUIRE(second);
+  CHECK((*second)[1] >= 20.0);
+  CHECK((*second)[0] < (*second)[1]);
+}
+
+TEST_CASE("CUDA step marks read finished sequences without waiting for running ones", "[phase_timer][gpu]") {
+  if (!splat::test::gpu_or_skip("CUDA step marks")) return;
+  StepMarks marks(Device::CUDA, 2);
+  Buffer<float> big(Device::CUDA, size_t(1) << 28);  // 1 GiB: clearing it takes a visible time
+  marks.mark(0);
+  big.zero();
+  marks.mark(1);
+  cudaDeviceSynchronize();  // the sequence is complete
+  const auto done = marks.latest();
+  REQUIRE(done);
+  CHECK((*done)[0] > 0.02);  // 1 GiB at a few TB/s is ~0.3 ms
+  // A sequence still running on the device leaves the finished one in place.
+  for (int k = 0; k < 3; ++k) {
+    marks.mark(0);
+    for (int j = 0; j < 20; ++j) big.zero();
+    marks.mark(1);
+    const auto now = marks.latest();  // enqueued 20 clears (~6 ms) ago: not finished yet
+    REQUIRE(now);
+    CHECK(now->size() == 1);
+  }
+  cudaDeviceSynchronize();
+  const auto last = marks.latest();
+  REQUIRE(last);
+  CHECK((*last)[0] > 10 * (*done)[0]);  // the 20-clear sequence, not the 1-clear one
 }
