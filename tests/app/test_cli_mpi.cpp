@@ -60,7 +60,8 @@ std::vector<char> bytes_of(const fs::path& file) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-// The metrics records without their clock fields (wall time, step time): what the training computed.
+// The metrics records without their clock fields (wall time, step times, the ranks' render and exchange
+// times and their imbalance): what the training computed.
 std::vector<nlohmann::json> records(const fs::path& metrics) {
   std::vector<nlohmann::json> out;
   std::ifstream in(metrics);
@@ -69,6 +70,10 @@ std::vector<nlohmann::json> records(const fs::path& metrics) {
     nlohmann::json r = nlohmann::json::parse(line);
     r.erase("step_ms");
     r.erase("wall_s");
+    r.erase("render_imbalance");
+    if (r.contains("ranks"))
+      for (nlohmann::json& rank : r["ranks"])
+        for (const char* clock : {"step_ms", "render_ms", "wait_ms"}) rank.erase(clock);
     out.push_back(std::move(r));
   }
   return out;
