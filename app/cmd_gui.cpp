@@ -1,4 +1,5 @@
-// `splatlab gui [folder|file.ply] [--demo] [--steps N] [--screenshot out.png] [--exit]`: the
+// `splatlab gui [folder|file.ply] [--demo] [--steps N] [--screenshot out.png] [--exit] [--compare V
+// [--error-map]] [--crop S]`: the
 // viewer-trainer window. It is also what `splatlab` does without a subcommand (`splatlab <folder>`
 // opens that scene, `splatlab --demo` the demo scene), so the scene positional and --demo are
 // registered on the top-level app as well.
@@ -20,6 +21,9 @@ struct GuiArgs {
   int steps = 0;
   std::string screenshot;
   bool exit = false;
+  int compare = -1;
+  bool error_map = false;
+  float crop = 0;
 };
 }  // namespace
 
@@ -33,6 +37,9 @@ CommandRun add_gui_command(CLI::App& app) {
   sub->add_option("--steps", args->steps, "Scripted: train this many images before the screenshot (the run folder goes to runs/<scene> in the working directory)")->check(at_least(0));
   sub->add_option("--screenshot", args->screenshot, "Scripted: save a PNG of the whole window");
   sub->add_flag("--exit", args->exit, "Scripted: quit once loaded (and after --steps and --screenshot)");
+  sub->add_option("--compare", args->compare, "Scripted: open the comparison of this view (0-based, as `info --cameras` lists) with its photo, and evaluate the test views")->check(at_least(0));
+  sub->add_flag("--error-map", args->error_map, "Scripted: show --compare as an error heat map instead of the split");
+  sub->add_option("--crop", args->crop, "Scripted: crop to this share of the box fitted around the Gaussians (0..1]")->check(CLI::Range(0.001f, 1.f));
   return [args]() {
     if (!args->scene.empty()) check_path_argument("scene", args->scene);
 #ifdef SPLATLAB_HAS_GUI
@@ -42,6 +49,9 @@ CommandRun add_gui_command(CLI::App& app) {
     o.steps = args->steps;
     o.screenshot = args->screenshot;
     o.exit = args->exit;
+    o.compare_view = args->compare;
+    o.error_map = args->error_map;
+    o.crop = args->crop;
     return ui::run_viewer(o);
 #else
     std::fprintf(stderr, "splatlab was built without the GUI (-DSPLATLAB_GUI=ON); see splatlab --help\n");

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include "core/model/ply_io.h"
+#include "core/scene/camera_path.h"
 #include "ui/image_files.h"
 
 namespace splat::ui {
@@ -111,13 +113,12 @@ void ViewerState::apply(ViewerContent loaded) {
   if (scene && !scene->views.empty()) {
     frame_center_ = scene->center;
     frame_radius_ = scene->extent;
-    camera.set_world_up(scene_up(scene->views));
   } else {
     robust_bounds(*content.model, frame_center_, frame_radius_);
-    camera.set_world_up({0, -1, 0});
   }
-  const Vec3d up = camera.world_up();
-  grid_center_ = frame_center_ + (height_quantile(*content.model, up, 0.02) - dot(frame_center_, up)) * up;
+  set_world_up(estimated_up());
+  crop_enabled_ = false;
+  reset_crop();
   // Start where the data looks best: at the first training camera when there is one (pivot at
   // the depth of the scene centre), else framing the Gaussians.
   const std::vector<int> train = scene ? scene->train_indices() : std::vector<int>{};
@@ -137,6 +138,48 @@ void ViewerState::apply(ViewerContent loaded) {
              (scene ? ", " + std::to_string(scene->views.size()) + " cameras" + factor + ")" : ")"));
 }
 
+Vec3d ViewerState::estimated_up() const {
+  if (content.scene && !content.scene->views.empty()) {
+    try {
+      return estimate_up(content.scene->views);
+    } catch (const std::invalid_argument&) {
+      // Cameras whose ups cancel out (a capture turned every way): fall back like a bare PLY.
+    }
+  }
+  return {0, -1, 0};
+}
+
+void ViewerState::set_world_up(const Vec3d& up) {
+  camera.set_world_up(up);
+  const Vec3d u = camera.world_up();
+  const double floor = content.model ? height_quantile(*content.model, u, 0.02) : dot(frame_center_, u);
+  grid_center_ = frame_center_ + (floor - dot(frame_center_, u)) * u;
+  if (crop_.up.x != u.x || crop_.up.y != u.y || crop_.up.z != u.z) {
+    crop_.up = u;
+    if (crop_enabled_) ++model_version;
+  }
+}
+
+void ViewerState::set_crop(bool enabled, const CropBox& box) {
+  crop_enabled_ = enabled;
+  crop_ = box;
+  ++model_version;
+}
+
+void ViewerState::reset_crop() {
+  CropBox box;
+  box.up = camera.world_up();
+  double radius = 1.0;
+  if (content.model) robust_bounds(*content.model, box.center, radius);
+  box.half_size = {radius, radius, radius};
+  set_crop(crop_enabled_, box);
+}
+
+std::shared_ptr<const GaussianModel> ViewerState::host_model() const {
+  if (shown_snapshot_) return std::make_shared<const GaussianModel>(shown_snapshot_->download());
+  return content.model;
+}
+
 void ViewerState::show_model(std::shared_ptr<const GaussianModel> model) {
   content.model = std::move(model);
   shown_snapshot_.reset();
@@ -153,8 +196,19 @@ int64_t ViewerState::gaussian_count() const {
 }
 
 void ViewerState::update_raster() {
-  if (shown_snapshot_) raster.set_snapshot(shown_snapshot_);
-  else raster.set_gaussians(content.model, model_version);
+  if (crop_enabled_) {
+    // Cropped on the host, once per change of the model or the box (a training snapshot is
+    // downloaded for it: cropping while training on a GPU costs a copy per snapshot).
+    if (!cropped_ || cropped_version_ != model_version) {
+      cropped_ = std::make_shared<const GaussianModel>(cropped(*host_model(), crop_));
+      cropped_version_ = model_version;
+    }
+    raster.set_gaussians(cropped_, model_version);
+  } else if (shown_snapshot_) {
+    raster.set_snapshot(shown_snapshot_);
+  } else {
+    raster.set_gaussians(content.model, model_version);
+  }
 }
 
 void ViewerState::frame_scene() { camera.frame(frame_center_, frame_radius_); }
@@ -212,9 +266,13 @@ void ViewerState::save_ply() {
   try {
     if (!has_content()) throw std::runtime_error("nothing is open");
     // A training snapshot is downloaded from its device here, once per save.
-    if (shown_snapshot_) write_ply(snapshot.ply_path, shown_snapshot_->download());
-    else write_ply(snapshot.ply_path, *content.model);
-    notes.info("saved " + fs::absolute(snapshot.ply_path).lexically_normal().string() + " (" + std::to_string(gaussian_count()) + " Gaussians)");
+    const std::shared_ptr<const GaussianModel> model = host_model();
+    std::optional<GaussianModel> inside;
+    if (crop_enabled_) inside = cropped(*model, crop_);
+    const GaussianModel& saved = inside ? *inside : *model;
+    write_ply(snapshot.ply_path, saved);
+    notes.info("saved " + fs::absolute(snapshot.ply_path).lexically_normal().string() + " (" + std::to_string(saved.size()) +
+               " Gaussians" + (crop_enabled_ ? " inside the crop box)" : ")"));
   } catch (const std::exception& e) {
     notes.error(std::string("PLY snapshot: ") + e.what());
   }
