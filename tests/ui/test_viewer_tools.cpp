@@ -22,16 +22,8 @@ namespace fs = std::filesystem;
 
 TEST_CASE("the crop box limits what is shown and what the PLY snapshot holds", "[ui][crop]") {
   const fs::path dir = test::scratch_dir("ui_crop");
-  RandomInitOptions init;
-  init.count = 500;
-  init.center = {5, -2, 1};
-  init.half_extent = 0.5;
-  init.init.sh_degree = 1;
-  write_ply(dir / "in.ply", init_random(init));
   ViewerState state(kernels::Device::CPU, dir / "recent.json");
-  state.open(dir / "in.ply");
-  state.loader.wait();
-  state.poll_loader();
+  test::open_random_cube(state, dir, 500);
   REQUIRE(state.has_content());
   // The fitted box holds the bulk of the Gaussians (the 5..95 % range of each axis, and more).
   REQUIRE_FALSE(state.crop_enabled());
