@@ -32,7 +32,7 @@ void draw_settings(ViewerState& state, PathExportJob& job) {
   char dir[1024];
   std::snprintf(dir, sizeof dir, "%s", job.settings.out_dir.c_str());
   if (ImGui::InputText("Folder", dir, sizeof dir)) job.settings.out_dir = dir;
-  ImGui::TextWrapped("-> %s", std::filesystem::absolute(job.settings.out_dir).lexically_normal().c_str());
+  ImGui::TextDisabled("-> %s", std::filesystem::absolute(job.settings.out_dir).lexically_normal().c_str());
   if (state.crop_enabled()) ImGui::TextDisabled("the crop box applies");
   if (ImGui::Button("Export")) {
     job.start(state);

@@ -25,9 +25,13 @@ void robust_bounds(const GaussianModel& m, Vec3d& center, double& radius) {
   std::vector<float> axis(static_cast<size_t>(n));
   for (int a = 0; a < 3; ++a) {
     for (int64_t i = 0; i < n; ++i) axis[i] = m.means[3 * i + a];
-    std::sort(axis.begin(), axis.end());
-    lo[a] = axis[static_cast<size_t>(0.05 * (n - 1))];
-    hi[a] = axis[static_cast<size_t>(0.95 * (n - 1))];
+    // Two selections, not a sort: opening content (and fitting the crop box) stays linear in n.
+    const auto lo_it = axis.begin() + static_cast<long>(0.05 * (n - 1));
+    const auto hi_it = axis.begin() + static_cast<long>(0.95 * (n - 1));
+    std::nth_element(axis.begin(), lo_it, axis.end());
+    lo[a] = *lo_it;
+    std::nth_element(lo_it, hi_it, axis.end());
+    hi[a] = *hi_it;
   }
   center = 0.5 * (lo + hi);
   radius = std::max(1e-3, 0.5 * norm(hi - lo));

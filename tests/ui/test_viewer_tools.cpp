@@ -156,3 +156,35 @@ TEST_CASE("the GUI's camera path export writes the frames render --path writes",
   for (size_t k = 0; k < 3; ++k) CHECK(fs::exists(frame_file(dir / "orbit", k)));
   CHECK_FALSE(fs::exists(frame_file(dir / "orbit", 3)));
 }
+
+TEST_CASE("on CUDA the comparison, the test views' PSNR and the cropped render match the CPU backend's",
+          "[ui][compare][gpu]") {
+  if (!test::gpu_or_skip("viewer comparison on CUDA")) return;
+  const fs::path dir = test::scratch_dir("ui_compare_gpu");
+  ViewerState cpu(kernels::Device::CPU, dir / "recent_cpu.json"), gpu(kernels::Device::CUDA, dir / "recent_gpu.json");
+  test::open_tiny_demo(cpu, dir / "cpu");
+  test::open_tiny_demo(gpu, dir / "gpu");
+  for (ViewerState* s : {&cpu, &gpu}) {
+    CropBox box = s->crop();
+    box.half_size = box.half_size * 0.6;
+    s->set_crop(true, box);
+  }
+  ViewCompare on_cpu, on_gpu;
+  on_cpu.evaluate_test_views(cpu);
+  on_gpu.evaluate_test_views(gpu);
+  REQUIRE(on_cpu.evaluation());
+  REQUIRE(on_gpu.evaluation());
+  CHECK(on_gpu.evaluation()->psnr == Approx(on_cpu.evaluation()->psnr).margin(0.05));
+  const int v = cpu.content.scene->train_indices().front();
+  on_cpu.show(v);
+  on_gpu.show(v);
+  on_cpu.params.mode = on_gpu.params.mode = CompareMode::Error;
+  REQUIRE(on_cpu.update(cpu));
+  REQUIRE(on_gpu.update(gpu));
+  REQUIRE(on_gpu.image().pixels.size() == on_cpu.image().pixels.size());
+  // The same heat map up to float rounding: colours within a few levels on nearly every pixel.
+  size_t close = 0;
+  for (size_t i = 0; i < on_cpu.image().pixels.size(); ++i)
+    close += std::abs(int(on_cpu.image().pixels[i]) - int(on_gpu.image().pixels[i])) <= 3;
+  CHECK(close >= 0.99 * double(on_cpu.image().pixels.size()));
+}
