@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 
 #include "ui/panels.h"
@@ -14,7 +15,13 @@ std::string view_label(const Scene& scene, int v) {
 }
 
 void draw_test_psnr(ViewerState& state, ViewCompare& compare) {
-  if (ImGui::Button("Evaluate test views")) compare.evaluate_test_views(state);
+  if (compare.evaluating()) {
+    char overlay[64];
+    std::snprintf(overlay, sizeof overlay, "evaluating %zu / %zu test views", compare.evaluated(), compare.to_evaluate());
+    ImGui::ProgressBar(float(double(compare.evaluated()) / double(compare.to_evaluate())), ImVec2(-1, 0), overlay);
+  } else if (ImGui::Button("Evaluate test views")) {
+    compare.start_evaluation(state);
+  }
   const auto& e = compare.evaluation();
   if (!e) {
     ImGui::SameLine();
@@ -52,6 +59,7 @@ void draw_test_psnr(ViewerState& state, ViewCompare& compare) {
 }  // namespace
 
 void draw_compare_panel(ViewerState& state, ViewCompare& compare) {
+  compare.evaluate_next(state);  // one test view per frame while evaluating
   if (compare.open) ImGui::SetNextItemOpen(true, ImGuiCond_Once);
   if (!ImGui::CollapsingHeader("Compare")) return;
   const Scene* scene = state.content.scene.get();

@@ -36,7 +36,8 @@ void draw_training_panel(ViewerState& state, TrainingController& training, Confi
 // on hover), #Gaussians, images/s, memory of each GPU, and the step-time share (profiled only while
 // its section is open).
 void draw_metrics_panel(TrainingController& training);
-// The test views' PSNR (the evaluator on what is shown), and which view to compare with its photo.
+// The test views' PSNR (the evaluator on what is shown; one view a frame while it runs), and which
+// view to compare with its photo.
 void draw_compare_panel(ViewerState& state, ViewCompare& compare);
 // The render-versus-photo window of the chosen view: split slider or error heat map.
 void draw_compare_window(ViewerState& state, ViewCompare& compare, ViewportTexture& texture);

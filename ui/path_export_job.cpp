@@ -13,6 +13,8 @@ void PathExportJob::start(ViewerState& state) {
     const fs::path dir = fs::absolute(settings.out_dir).lexically_normal();
     export_.emplace(path_cameras(state.content.scene->views, settings.request), dir, settings.request.kind);
     generation_ = state.content_generation;
+    if (!pinned_ || pinned_->device() != state.raster.device()) pinned_ = std::make_unique<ViewRasterizer>(state.raster.device());
+    state.show_in(*pinned_);
   } catch (const std::exception& e) {
     export_.reset();
     state.notes.error(std::string("camera path: ") + e.what());
@@ -23,10 +25,9 @@ void PathExportJob::step(ViewerState& state) {
   if (!export_) return;
   try {
     if (state.content_generation != generation_) throw std::runtime_error("other content was opened");
-    state.update_raster();
     export_->render_next([&](const kernels::Camera& camera) {
-      state.raster.render(camera, state.raster_settings());
-      return state.raster.rgb_host();
+      pinned_->render(camera, state.raster_settings());
+      return pinned_->rgb_host();
     });
     if (!export_->finished()) return;  // more frames at the next GUI frame
     const kernels::Camera& c = export_->camera(0);
@@ -39,14 +40,19 @@ void PathExportJob::step(ViewerState& state) {
     state.notes.error(std::string("camera path: ") + e.what() + " (stopped after " + std::to_string(export_->done()) +
                       " frames)");
   }
-  export_.reset();  // finished, or failed
+  finish();  // finished, or failed
 }
 
 void PathExportJob::cancel(ViewerState& state) {
   if (!export_) return;
   state.notes.info("camera path stopped after " + std::to_string(export_->done()) + " of " +
                    std::to_string(export_->frames()) + " frames (in " + export_->dir().string() + ")");
+  finish();
+}
+
+void PathExportJob::finish() {
   export_.reset();
+  if (pinned_) pinned_->set_gaussians(nullptr, 0);  // the model shown is not held any longer
 }
 
 }  // namespace splat::ui

@@ -1,7 +1,9 @@
 #pragma once
 // File > Export camera path: the frames `splatlab render --path` writes (core/render/path_export.h),
-// of what the viewer shows (cropped when the crop box is on), rendered one frame per GUI frame so
-// that the window stays responsive and shows the progress. No ImGui or GL here.
+// of what the viewer shows when it starts (cropped when the crop box is on; training goes on
+// meanwhile), rendered one frame per GUI frame so that the window stays responsive and shows the
+// progress. No ImGui or GL here.
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -31,7 +33,9 @@ class PathExportJob {
   size_t frames() const { return export_ ? export_->frames() : 0; }
 
  private:
+  void finish();
   std::optional<PathExport> export_;
+  std::unique_ptr<ViewRasterizer> pinned_;  // holds the model the frames show
   uint64_t generation_ = 0;  // the content the path belongs to
 };
 

@@ -1,6 +1,8 @@
 #include "ui/view_compare.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <stdexcept>
 
 
 namespace splat::ui {
@@ -34,8 +36,11 @@ bool ViewCompare::update(ViewerState& state) {
     state.update_raster();
     state.raster.render(scene->views[view].to_kernel_camera(), state.raster_settings());
     render_ = state.raster.rgb_host();
-    const EvalResult e = state.raster.evaluate(*scene, {view}, viewer_eval_options(state));
-    view_psnr_ = e.views.empty() ? std::nullopt : std::optional<double>(e.views.front().psnr);
+    const uint8_t* mask = scene->mask(size_t(view));
+    const size_t pixels = render_.size() / 3;
+    view_psnr_.reset();
+    if (!mask || std::any_of(mask, mask + pixels, [](uint8_t b) { return b != 0; }))
+      view_psnr_ = state.raster.evaluate(*scene, {view}, viewer_eval_options(state)).views.front().psnr;
     rendered_key_ = key;
   }
   if (rerender || params != composed_params_) {
@@ -46,21 +51,61 @@ bool ViewCompare::update(ViewerState& state) {
   return true;
 }
 
-void ViewCompare::evaluate_test_views(ViewerState& state) {
+void ViewCompare::start_evaluation(ViewerState& state) {
+  const Scene* scene = state.content.scene.get();
+  if (!scene || scene->test_indices().empty()) {
+    state.notes.error("evaluating the test views: the open scene has no test views");
+    return;
+  }
+  const std::vector<int> tests = scene->test_indices();
+  queue_.assign(tests.rbegin(), tests.rend());
+  partial_ = {};
+  if (!pinned_ || pinned_->device() != state.raster.device()) pinned_ = std::make_unique<ViewRasterizer>(state.raster.device());
+  state.show_in(*pinned_);
+  evaluated_generation_ = state.content_generation;
+  evaluated_version_ = state.model_version;
+}
+
+void ViewCompare::evaluate_next(ViewerState& state) {
+  if (queue_.empty()) return;
   try {
-    const Scene* scene = state.content.scene.get();
-    if (!scene || scene->test_indices().empty()) throw std::invalid_argument("the open scene has no test views");
-    state.update_raster();
-    evaluation_ = state.raster.evaluate(*scene, scene->test_indices(), viewer_eval_options(state));
-    evaluated_generation_ = state.content_generation;
-    evaluated_version_ = state.model_version;
+    // Other content was opened meanwhile: its views are not the ones queued.
+    if (state.content_generation != evaluated_generation_) throw std::runtime_error("other content was opened");
+    const int v = queue_.back();
+    const Scene& scene = *state.content.scene;
+    const uint8_t* mask = scene.mask(size_t(v));
+    const size_t pixels = size_t(scene.images[size_t(v)].width) * scene.images[size_t(v)].height;
+    if (mask && std::none_of(mask, mask + pixels, [](uint8_t b) { return b != 0; })) {
+      ++partial_.skipped;  // nothing to measure, as the evaluator skips it
+    } else {
+      const EvalResult one = pinned_->evaluate(scene, {v}, viewer_eval_options(state));
+      partial_.views.push_back(one.views.front());
+      partial_.psnr += one.psnr;
+      partial_.ssim += one.ssim;
+    }
+    queue_.pop_back();
+    if (!queue_.empty()) return;
+    pinned_->set_gaussians(nullptr, 0);  // the model measured is not held any longer
+    if (partial_.views.empty()) throw std::invalid_argument("every test view is fully masked");
+    partial_.psnr /= double(partial_.views.size());
+    partial_.ssim /= double(partial_.views.size());
+    evaluation_ = std::move(partial_);
+    partial_ = {};
     char line[160];
     std::snprintf(line, sizeof line, "test views: mean PSNR %.2f dB, SSIM %.3f over %zu views", evaluation_->psnr,
                   evaluation_->ssim, evaluation_->views.size());
     state.notes.info(line);
   } catch (const std::exception& e) {
+    queue_.clear();
+    partial_ = {};
+    pinned_->set_gaussians(nullptr, 0);
     state.notes.error(std::string("evaluating the test views: ") + e.what());
   }
+}
+
+void ViewCompare::evaluate_test_views(ViewerState& state) {
+  start_evaluation(state);
+  while (evaluating()) evaluate_next(state);
 }
 
 }  // namespace splat::ui

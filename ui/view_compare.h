@@ -3,6 +3,7 @@
 // that view (renewed when the view, what is shown or the render settings change), and the test
 // views' PSNR from the evaluator (core/train/evaluator.h) on what is shown. No ImGui or GL here.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,8 +36,17 @@ class ViewCompare {
   // The evaluator's PSNR of the current view (nullopt when its mask leaves no pixel).
   std::optional<double> view_psnr() const { return view_psnr_; }
 
-  // Evaluates every test view of what is shown; errors become notifications.
+  // Evaluates every test view of what is shown when it starts (training goes on meanwhile), one
+  // view per evaluate_next() call, so that the window stays responsive on the CPU backend; at the
+  // end the mean is a notification. Errors become notifications. evaluate_test_views() does it all
+  // at once (scripted mode, tests).
+  void start_evaluation(ViewerState& state);
+  void evaluate_next(ViewerState& state);
   void evaluate_test_views(ViewerState& state);
+  bool evaluating() const { return !queue_.empty(); }
+  // Progress of the running evaluation: views done, views in all.
+  size_t evaluated() const { return partial_.views.size() + size_t(partial_.skipped); }
+  size_t to_evaluate() const { return evaluated() + queue_.size(); }
   const std::optional<EvalResult>& evaluation() const { return evaluation_; }
   // Whether the evaluation is still of what is shown (training or cropping changed it since).
   bool evaluation_current(const ViewerState& state) const {
@@ -55,6 +65,9 @@ class ViewCompare {
   ImageRGBA8 image_;
   uint64_t image_version_ = 0;
   std::optional<EvalResult> evaluation_;
+  std::vector<int> queue_;  // test views still to evaluate, next last
+  std::unique_ptr<ViewRasterizer> pinned_;  // holds the model the running evaluation measures
+  EvalResult partial_;      // the running evaluation's views so far
   uint64_t evaluated_generation_ = 0, evaluated_version_ = 0;
 };
 

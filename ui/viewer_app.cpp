@@ -269,7 +269,7 @@ int frame_loop(GLFWwindow* window, const GuiOptions& opt, float ui_scale) {
     // Idle, the loop waits for input (up to 0.1 s, so messages still fade) instead of spinning at
     // full speed where vsync is not available (Xvfb, some remote displays).
     const bool busy = scripted || state.loader.busy() || training.state() == SessionState::Running ||
-                      tools.path_export.running() || input_held();
+                      tools.path_export.running() || tools.compare.evaluating() || input_held();
     if (busy) {
       glfwPollEvents();
     } else {

@@ -199,7 +199,7 @@ int64_t ViewerState::gaussian_count() const {
   return shown_snapshot_ ? shown_snapshot_->size() : content.model ? content.model->size() : 0;
 }
 
-void ViewerState::update_raster() {
+void ViewerState::show_in(ViewRasterizer& target) {
   if (crop_enabled_) {
     // Cropped on the host, once per change of the model or the box (a training snapshot is
     // downloaded for it: cropping while training on a GPU costs a copy per snapshot).
@@ -207,11 +207,11 @@ void ViewerState::update_raster() {
       cropped_ = std::make_shared<const GaussianModel>(cropped(*host_model(), crop_));
       cropped_version_ = model_version;
     }
-    raster.set_gaussians(cropped_, model_version);
+    target.set_gaussians(cropped_, model_version);
   } else if (shown_snapshot_) {
-    raster.set_snapshot(shown_snapshot_);
+    target.set_snapshot(shown_snapshot_);
   } else {
-    raster.set_gaussians(content.model, model_version);
+    target.set_gaussians(content.model, model_version);
   }
 }
 

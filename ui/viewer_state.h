@@ -65,8 +65,10 @@ class ViewerState {
   const std::shared_ptr<const ModelSnapshot>& shown_snapshot() const { return shown_snapshot_; }
   int64_t gaussian_count() const;
   // Hands what is shown to the rasterizer (it uploads or copies only what changed): inside the crop
-  // box alone while cropping.
-  void update_raster();
+  // box alone while cropping. show_in hands it to another one (which keeps it while later training
+  // steps change what is shown here).
+  void update_raster() { show_in(raster); }
+  void show_in(ViewRasterizer& target);
 
   // The crop box: while enabled, only the Gaussians inside it are shown, and saved (PLY), rendered
   // (PNG, camera paths) and compared. set_crop bumps model_version; reset_crop puts the box around

@@ -104,6 +104,24 @@ TEST_CASE("comparing a view with its photo, and the test views' PSNR from the ev
     CHECK(std::isfinite(compare.evaluation()->views[k].psnr));
   }
 
+  // An evaluation measures the model shown when it started, one view a step, whatever is shown meanwhile.
+  const EvalResult whole = *compare.evaluation();
+  compare.start_evaluation(state);
+  CHECK(compare.evaluating());
+  CHECK(compare.to_evaluate() == tests.size());
+  compare.evaluate_next(state);
+  CHECK(compare.evaluated() == 1);
+  CropBox tiny = state.crop();
+  tiny.half_size = tiny.half_size * 0.1;
+  state.set_crop(true, tiny);
+  int steps = 1;
+  while (compare.evaluating() && ++steps < 100) compare.evaluate_next(state);
+  CHECK(steps == int(tests.size()));
+  REQUIRE(state.notes.error_count() == 0);
+  CHECK(compare.evaluation()->psnr == whole.psnr);
+  CHECK_FALSE(compare.evaluation_current(state));
+  state.set_crop(false, tiny);
+
   // The comparison of a test view reports the same PSNR as the evaluation, from the same render.
   compare.show(tests.front());
   REQUIRE(compare.update(state));
