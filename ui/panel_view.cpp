@@ -6,14 +6,15 @@
 
 namespace splat::ui {
 namespace {
-// The up axis choices: the cameras' estimate, then the world axes.
-constexpr const char* kUpChoices = "from the cameras\0+X\0-X\0+Y\0-Y\0+Z\0-Z\0custom\0";
-constexpr int kUpCustom = 7;
+// The up axis choices: the cameras' estimate (or its opposite, for a capture held upside down),
+// then the world axes.
+constexpr const char* kUpChoices = "from the cameras\0cameras, flipped\0+X\0-X\0+Y\0-Y\0+Z\0-Z\0custom\0";
+constexpr int kUpCustom = 8;
 
 Vec3d up_choice(const ViewerState& state, int choice) {
-  if (choice == 0) return state.estimated_up();
+  if (choice < 2) return choice == 0 ? state.estimated_up() : -state.estimated_up();
   Vec3d axis{};
-  axis[(choice - 1) / 2] = (choice - 1) % 2 == 0 ? 1.0 : -1.0;
+  axis[(choice - 2) / 2] = (choice - 2) % 2 == 0 ? 1.0 : -1.0;
   return axis;
 }
 

@@ -27,7 +27,8 @@ PathKind parse_path_kind(const std::string& name) {
 const char* path_kind_name(PathKind kind) { return kPathKindNames[static_cast<int>(kind)]; }
 
 std::vector<kernels::Camera> path_cameras(std::span<const SceneView> views, const PathRequest& r) {
-  if (r.kind == PathKind::Orbit) return orbit_path(views, r.frames < 0 ? kDefaultOrbitFrames : r.frames, r.width, r.height);
+  if (r.kind == PathKind::Orbit)
+    return orbit_path(views, r.frames < 0 ? kDefaultOrbitFrames : r.frames, r.width, r.height, r.up);
   return views_path(views, r.frames < 0 ? 0 : r.frames, r.width, r.height);
 }
 

@@ -26,6 +26,7 @@ struct PathRequest {
   // cameras, N > 0 interpolates N frames along the views (core/scene/camera_path.h).
   int frames = -1;
   int width = 0, height = 0;  // 0: the first view's size (one of them 0: its aspect ratio)
+  std::optional<Vec3d> up;    // orbit: the axis to circle (the GUI's chosen up); none: from the views
 };
 
 // "orbit" or "cameras"; throws std::invalid_argument naming anything else.

@@ -62,6 +62,19 @@ TEST_CASE("an orbit circles the focus point upright, at the views' distance and 
   const std::vector<kernels::Camera> wide = orbit_path(views, 1, 128, 0);
   CHECK(wide[0].height == 96);
   CHECK(wide[0].fx == Approx(100));
+  // An up axis given (the viewer's choice) replaces the estimate: the orbit turns about it (one
+  // height along it), the image's rows stay level across it, and every camera still looks at the
+  // focus point.
+  const Vec3d other = Vec3d{1, 0, 1} / std::sqrt(2.0);
+  const std::vector<kernels::Camera> tilted = orbit_path(views, 6, 0, 0, other * 3.0);
+  for (const kernels::Camera& c : tilted) {
+    CHECK(dot(centre_of(c) - centre_of(tilted[0]), other) == Approx(0).margin(1e-5));
+    CHECK(c.R[0] * other.x + c.R[1] * other.y + c.R[2] * other.z == Approx(0).margin(1e-6));
+    CHECK(c.R[3] * other.x + c.R[4] * other.y + c.R[5] * other.z < 0);
+    const auto [x, y] = project(c, target);
+    CHECK(x == Approx(32).margin(1e-3));
+    CHECK(y == Approx(24).margin(1e-3));
+  }
 }
 
 TEST_CASE("the views' path gives each view, or frames interpolated between them", "[camera_path]") {
