@@ -200,19 +200,21 @@ int64_t ViewerState::gaussian_count() const {
 }
 
 void ViewerState::show_in(ViewRasterizer& target) {
-  if (crop_enabled_) {
-    // Cropped on the host, once per change of the model or the box (a training snapshot is
-    // downloaded for it: cropping while training on a GPU costs a copy per snapshot).
-    if (!cropped_ || cropped_version_ != model_version) {
-      cropped_ = std::make_shared<const GaussianModel>(cropped(*host_model(), crop_));
-      cropped_version_ = model_version;
-    }
-    target.set_gaussians(cropped_, model_version);
-  } else if (shown_snapshot_) {
-    target.set_snapshot(shown_snapshot_);
-  } else {
-    target.set_gaussians(content.model, model_version);
+  if (crop_enabled_ && cropped_version_ != model_version) {
+    // Cropped once per change of the model or the box: a training snapshot on its own device (only
+    // its means come to the host, to choose the rows), a host model on the host.
+    cropped_.reset();
+    cropped_snapshot_.reset();
+    if (shown_snapshot_)
+      cropped_snapshot_ = shown_snapshot_->rows(rows_inside(shown_snapshot_->param(Group::Means).download(), crop_));
+    else
+      cropped_ = std::make_shared<const GaussianModel>(cropped(*content.model, crop_));
+    cropped_version_ = model_version;
   }
+  if (crop_enabled_ && cropped_snapshot_) target.set_snapshot(cropped_snapshot_);
+  else if (crop_enabled_) target.set_gaussians(cropped_, model_version);
+  else if (shown_snapshot_) target.set_snapshot(shown_snapshot_);
+  else target.set_gaussians(content.model, model_version);
 }
 
 void ViewerState::frame_scene() { camera.frame(frame_center_, frame_radius_); }

@@ -127,7 +127,9 @@ class ViewerState {
   std::shared_ptr<const GaussianModel> host_model() const;
   bool crop_enabled_ = false;
   CropBox crop_;
-  std::shared_ptr<const GaussianModel> cropped_;  // inside the crop box, of model_version cropped_version_
+  // Inside the crop box, of model_version cropped_version_: the shown snapshot's rows, or the host model's.
+  std::shared_ptr<const ModelSnapshot> cropped_snapshot_;
+  std::shared_ptr<const GaussianModel> cropped_;
   uint64_t cropped_version_ = 0;
   Vec3d frame_center_{};
   double frame_radius_ = 1.0;

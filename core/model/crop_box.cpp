@@ -31,18 +31,24 @@ Mat3d box_axes(const CropBox& box) {
 
 bool contains(const CropBox& box, const Vec3d& p) { return inside(box_axes(box), box, p); }
 
-std::vector<uint8_t> inside_mask(const GaussianModel& model, const CropBox& box) {
+std::vector<uint8_t> inside_mask(std::span<const float> means, const CropBox& box) {
   const Mat3d axes = box_axes(box);
-  std::vector<uint8_t> keep(static_cast<size_t>(model.size()));
-  for (int64_t i = 0; i < model.size(); ++i) {
-    keep[i] = inside(axes, box, {model.means[3 * i], model.means[3 * i + 1], model.means[3 * i + 2]});
-  }
+  std::vector<uint8_t> keep(means.size() / 3);
+  for (size_t i = 0; i < keep.size(); ++i) keep[i] = inside(axes, box, {means[3 * i], means[3 * i + 1], means[3 * i + 2]});
   return keep;
+}
+
+std::vector<int32_t> rows_inside(std::span<const float> means, const CropBox& box) {
+  const std::vector<uint8_t> keep = inside_mask(means, box);
+  std::vector<int32_t> rows;
+  for (size_t i = 0; i < keep.size(); ++i)
+    if (keep[i]) rows.push_back(static_cast<int32_t>(i));
+  return rows;
 }
 
 GaussianModel cropped(const GaussianModel& model, const CropBox& box) {
   GaussianModel out = model;
-  out.keep_rows(inside_mask(model, box));
+  out.keep_rows(inside_mask(model.means, box));
   return out;
 }
 

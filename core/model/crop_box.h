@@ -3,6 +3,7 @@
 // It stands upright: one axis is the scene's up direction, so that it can be sized as "this high,
 // this wide" whatever COLMAP's own axes are. A Gaussian is inside when its mean is.
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "core/model/gaussian_model.h"
@@ -24,8 +25,10 @@ Mat3d box_axes(const CropBox& box);
 // Whether the point lies inside the box (on the faces counts as inside).
 bool contains(const CropBox& box, const Vec3d& p);
 
-// One entry per Gaussian: 1 when its mean lies inside the box.
-std::vector<uint8_t> inside_mask(const GaussianModel& model, const CropBox& box);
+// One entry per Gaussian of a means column ([n, 3]): 1 when its mean lies inside the box.
+std::vector<uint8_t> inside_mask(std::span<const float> means, const CropBox& box);
+// The rows whose means lie inside, in order (ModelSnapshot::rows takes them).
+std::vector<int32_t> rows_inside(std::span<const float> means, const CropBox& box);
 
 // The Gaussians whose means lie inside the box, in their order, every column kept.
 GaussianModel cropped(const GaussianModel& model, const CropBox& box);

@@ -70,7 +70,7 @@ TEST_CASE("points inside the crop box, faces included; the mask agrees with cont
   for (int i = 0; i < 500; ++i) points.push_back(box.center + Vec3d{u(rng), u(rng), u(rng)});
   box.yaw = 0.6;
   const GaussianModel m = numbered(points);
-  const std::vector<uint8_t> mask = inside_mask(m, box);
+  const std::vector<uint8_t> mask = inside_mask(m.means, box);
   int inside = 0;
   for (size_t i = 0; i < points.size(); ++i) {
     const Vec3d p{m.means[3 * i], m.means[3 * i + 1], m.means[3 * i + 2]};  // as stored (float)

@@ -33,7 +33,7 @@ TEST_CASE("the crop box limits what is shown and what the PLY snapshot holds", "
   const uint64_t before = state.model_version;
   state.set_crop(true, box);
   CHECK(state.model_version != before);  // the viewport renders again
-  const std::vector<uint8_t> inside = inside_mask(*state.content.model, box);
+  const std::vector<uint8_t> inside = inside_mask(state.content.model->means, box);
   const int64_t expected = std::count(inside.begin(), inside.end(), uint8_t(1));
   REQUIRE(expected > 0);
   REQUIRE(expected < 500);
@@ -49,6 +49,10 @@ TEST_CASE("the crop box limits what is shown and what the PLY snapshot holds", "
   for (int64_t i = 0; i < saved.size(); ++i)
     CHECK(contains(box, {saved.means[3 * i], saved.means[3 * i + 1], saved.means[3 * i + 2]}));
 
+  // A training snapshot is cropped where it lives: the same Gaussians as the host model's crop.
+  state.show_snapshot(ModelSnapshot::upload(*state.content.model, kernels::Device::CPU));
+  state.update_raster();
+  CHECK(state.raster.gaussian_count() == expected);
   state.set_crop(false, box);
   state.update_raster();
   CHECK(state.raster.gaussian_count() == 500);
