@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "core/model/ply_io.h"
@@ -14,8 +15,8 @@ namespace fs = std::filesystem;
 namespace {
 // Centre and radius of the bulk of the Gaussians: the per-axis 5..95 % range, so that a few
 // far-away floaters do not shrink the view of the object.
-void robust_bounds(const GaussianModel& m, Vec3d& center, double& radius) {
-  const int64_t n = m.size();
+void robust_bounds(std::span<const float> means, Vec3d& center, double& radius) {
+  const int64_t n = static_cast<int64_t>(means.size() / 3);
   if (n == 0) {
     center = {};
     radius = 1.0;
@@ -24,7 +25,7 @@ void robust_bounds(const GaussianModel& m, Vec3d& center, double& radius) {
   Vec3d lo{}, hi{};
   std::vector<float> axis(static_cast<size_t>(n));
   for (int a = 0; a < 3; ++a) {
-    for (int64_t i = 0; i < n; ++i) axis[i] = m.means[3 * i + a];
+    for (int64_t i = 0; i < n; ++i) axis[i] = means[3 * i + a];
     // Two selections, not a sort: opening content (and fitting the crop box) stays linear in n.
     const auto lo_it = axis.begin() + static_cast<long>(0.05 * (n - 1));
     const auto hi_it = axis.begin() + static_cast<long>(0.95 * (n - 1));
@@ -118,7 +119,7 @@ void ViewerState::apply(ViewerContent loaded) {
     frame_center_ = scene->center;
     frame_radius_ = scene->extent;
   } else {
-    robust_bounds(*content.model, frame_center_, frame_radius_);
+    robust_bounds(content.model->means, frame_center_, frame_radius_);
   }
   set_world_up(estimated_up());
   crop_enabled_ = false;
@@ -174,14 +175,11 @@ void ViewerState::reset_crop() {
   CropBox box;
   box.up = camera.world_up();
   double radius = 1.0;
-  if (content.model) robust_bounds(*content.model, box.center, radius);
+  // Around what is shown: a training snapshot's means (only they come to the host), or the model's.
+  if (shown_snapshot_) robust_bounds(shown_snapshot_->param(Group::Means).download(), box.center, radius);
+  else if (content.model) robust_bounds(content.model->means, box.center, radius);
   box.half_size = {radius, radius, radius};
   set_crop(crop_enabled_, box);
-}
-
-std::shared_ptr<const GaussianModel> ViewerState::host_model() const {
-  if (shown_snapshot_) return std::make_shared<const GaussianModel>(shown_snapshot_->download());
-  return content.model;
 }
 
 void ViewerState::show_model(std::shared_ptr<const GaussianModel> model) {
@@ -272,7 +270,8 @@ void ViewerState::save_ply() {
   try {
     if (!has_content()) throw std::runtime_error("nothing is open");
     // A training snapshot is downloaded from its device here, once per save.
-    const std::shared_ptr<const GaussianModel> model = host_model();
+    const std::shared_ptr<const GaussianModel> model =
+        shown_snapshot_ ? std::make_shared<const GaussianModel>(shown_snapshot_->download()) : content.model;
     std::optional<GaussianModel> inside;
     if (crop_enabled_) inside = cropped(*model, crop_);
     const GaussianModel& saved = inside ? *inside : *model;

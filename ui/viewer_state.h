@@ -123,8 +123,6 @@ class ViewerState {
   void start_open(const OpenRequest& request);
   std::optional<OpenRequest> pending_open_;
   std::shared_ptr<const ModelSnapshot> shown_snapshot_;  // null: content.model is shown
-  // The shown model on the host (a snapshot downloaded), for cropping and PLY export.
-  std::shared_ptr<const GaussianModel> host_model() const;
   bool crop_enabled_ = false;
   CropBox crop_;
   // Inside the crop box, of model_version cropped_version_: the shown snapshot's rows, or the host model's.
