@@ -386,6 +386,7 @@ int run_viewer(const GuiOptions& opt) {
     } catch (const std::exception& e) {
       std::fprintf(stderr, "splatlab: error: %s\n", e.what());
     }
+    glfwSetWindowUserPointer(window, nullptr);  // the loop's WindowEvents are gone
     ImGui_ImplOpenGL3_Shutdown();
     ImGui_ImplGlfw_Shutdown();
     ImGui::DestroyContext();
