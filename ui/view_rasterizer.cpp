@@ -72,12 +72,15 @@ ImageRGBA8 ViewRasterizer::colorize(const ColorizeParams& params) const {
 std::vector<float> ViewRasterizer::rgb_host() const { return rgb_.download(); }
 
 EvalResult ViewRasterizer::evaluate(const Scene& scene, const std::vector<int>& views, const EvalOptions& options) {
-  // No Gaussians (all cropped away): the views show the background, measured like any render.
-  const GaussianModel none;
-  const kernels::GaussiansView g = shown_ ? shown_->view() : model_ ? model_->view() : none.view();
   EvalOptions o = options;
-  o.settings.sh_degree = std::min(o.settings.sh_degree, shown_ ? shown_->sh_degree() : model_ ? model_->sh_degree() : 0);
-  return splat::evaluate(*rasterizer_, g, scene, views, o);
+  if (gaussian_count() == 0) {
+    // All cropped away: the views show the background alone, measured like any render, on the CPU
+    // backend (as render() draws it without the rasterizer, which expects Gaussians).
+    const GaussianModel none;
+    return splat::evaluate(*kernels::make_cpu_rasterizer(), none.view(), scene, views, o);
+  }
+  o.settings.sh_degree = std::min(o.settings.sh_degree, shown_ ? shown_->sh_degree() : model_->sh_degree());
+  return splat::evaluate(*rasterizer_, shown_ ? shown_->view() : model_->view(), scene, views, o);
 }
 
 }  // namespace splat::ui

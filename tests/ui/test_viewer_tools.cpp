@@ -209,4 +209,15 @@ TEST_CASE("on CUDA the comparison, the test views' PSNR and the cropped render m
   for (size_t i = 0; i < on_cpu.image().pixels.size(); ++i)
     close += std::abs(int(on_cpu.image().pixels[i]) - int(on_gpu.image().pixels[i])) <= 3;
   CHECK(close >= 0.99 * double(on_cpu.image().pixels.size()));
+  // A crop that leaves nothing: the background against the photo, on both.
+  for (ViewerState* s : {&cpu, &gpu}) {
+    CropBox box = s->crop();
+    box.center = box.center + Vec3d{1e6, 0, 0};
+    s->set_crop(true, box);
+  }
+  on_cpu.evaluate_test_views(cpu);
+  on_gpu.evaluate_test_views(gpu);
+  CHECK(gpu.notes.error_count() == 0);
+  CHECK(on_gpu.evaluation()->psnr == Approx(on_cpu.evaluation()->psnr).margin(1e-6));
+  REQUIRE(on_gpu.update(gpu));
 }
