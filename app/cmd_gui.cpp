@@ -1,9 +1,12 @@
-// `splatlab gui [folder|file.ply] [--demo] [--steps N] [--ranks R] [--screenshot out.png] [--exit]`: the
+// `splatlab gui [folder|file.ply] [--demo] [--steps N] [--ranks R] [--screenshot out.png] [--exit] [--compare V
+// [--error-map]] [--crop S] [--window-size WxH]`: the
 // viewer-trainer window. It is also what `splatlab` does without a subcommand (`splatlab <folder>`
 // opens that scene, `splatlab --demo` the demo scene), so the scene positional and --demo are
 // registered on the top-level app as well.
 #include <cstdio>
 #include <memory>
+#include <string>
+#include <utility>
 
 #include "app/cli_checks.h"
 #include "app/commands.h"
@@ -14,6 +17,16 @@
 
 namespace splat::app {
 namespace {
+// "1600x900" -> {1600, 900}; {0, 0} for anything else.
+std::pair<int, int> parse_window_size(const std::string& text) {
+  int w = 0, h = 0;
+  char x = 0, rest = 0;
+  if (std::sscanf(text.c_str(), "%d%c%d%c", &w, &x, &h, &rest) != 3 || (x != 'x' && x != 'X') || w < 320 || h < 240 ||
+      w > 16384 || h > 16384)
+    return {0, 0};
+  return {w, h};
+}
+
 struct GuiArgs {
   std::string scene;
   bool demo = false;
@@ -21,6 +34,10 @@ struct GuiArgs {
   std::string screenshot;
   bool exit = false;
   int ranks = 0;
+  int compare = -1;
+  bool error_map = false;
+  float crop = 0;
+  std::string window_size;
 };
 }  // namespace
 
@@ -38,6 +55,15 @@ CommandRun add_gui_command(CLI::App& app) {
                   "Train with R ranks (the Training panel's Ranks): over the selected GPUs, or R CPU ranks on the "
                   "CPU backend; 0: one per GPU")
       ->check(at_least(0));
+  sub->add_option("--compare", args->compare, "Scripted: open the comparison of this view (0-based, as `info --cameras` lists) with its photo, and evaluate the test views")->check(at_least(0));
+  sub->add_flag("--error-map", args->error_map, "Scripted: show --compare as an error heat map instead of the split");
+  sub->add_option("--window-size", args->window_size, "The window's size in pixels, WIDTHxHEIGHT (default 1280x800)")
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            return parse_window_size(v).first > 0 ? std::string() : "'" + v + "' is not WIDTHxHEIGHT (320x240 and up)";
+          },
+          "WxH"));
+  sub->add_option("--crop", args->crop, "Scripted: crop to this share of the box fitted around the Gaussians (0..1]")->check(CLI::Range(0.001f, 1.f));
   return [args]() {
     if (!args->scene.empty()) check_path_argument("scene", args->scene);
 #ifdef SPLATLAB_HAS_GUI
@@ -48,6 +74,13 @@ CommandRun add_gui_command(CLI::App& app) {
     o.screenshot = args->screenshot;
     o.exit = args->exit;
     o.ranks = args->ranks;
+    o.compare_view = args->compare;
+    o.error_map = args->error_map;
+    o.crop = args->crop;
+    if (!args->window_size.empty()) {
+      const auto [w, h] = parse_window_size(args->window_size);
+      o.width = w, o.height = h;
+    }
     return ui::run_viewer(o);
 #else
     std::fprintf(stderr, "splatlab was built without the GUI (-DSPLATLAB_GUI=ON); see splatlab --help\n");

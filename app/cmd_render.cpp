@@ -21,7 +21,7 @@
 #include "app/path_args.h"
 #include "app/device_arg.h"
 #include "core/run/run_config.h"
-#include "core/scene/camera_path.h"
+#include "core/render/path_export.h"
 #include "core/model/device_gaussians.h"
 #include "core/train/evaluator.h"
 #include "core/model/ply_io.h"
@@ -80,27 +80,6 @@ int find_view(const Scene& scene, const std::string& camera) {
   throw std::invalid_argument(arg + ": no image of that name in " + scene.root + "; expected an image name or " + range);
 }
 
-// Quoted for a POSIX shell.
-std::string shell_quoted(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-// dir/<name>.mp4 from the frames, when ffmpeg is on PATH; says what it did either way.
-void encode_video(const std::filesystem::path& dir, const std::string& name) {
-  if (std::system("command -v ffmpeg > /dev/null 2>&1") != 0) {
-    std::printf("ffmpeg is not on PATH: frames only (no %s.mp4)\n", name.c_str());
-    return;
-  }
-  const std::filesystem::path video = dir / (name + ".mp4");
-  const std::string cmd = "ffmpeg -loglevel error -y -framerate 30 -i " + shell_quoted((dir / "frame_%04d.png").string()) +
-                          " -vf 'pad=ceil(iw/2)*2:ceil(ih/2)*2' -c:v libx264 -pix_fmt yuv420p " +
-                          shell_quoted(video.string());
-  if (std::system(cmd.c_str()) != 0) throw std::runtime_error("ffmpeg failed to encode " + video.string());
-  std::printf("wrote %s\n", video.string().c_str());
-}
-
 int run_render(const RenderArgs& a) {
   const std::filesystem::path run = a.run;
   check_path_argument("run folder", run);
@@ -111,16 +90,11 @@ int run_render(const RenderArgs& a) {
   const nlohmann::json config = read_run_config(run);
   const kernels::Device dev = parse_device(a.device);
   const Scene scene = load_run_scene(config, false);
-  std::vector<kernels::Camera> cameras;
-  int v = -1;
-  if (a.path.empty()) {
-    v = find_view(scene, a.camera);
-    cameras.push_back(resized(scene.views[v].to_kernel_camera(), a.width, a.height));
-  } else if (a.path == "orbit") {
-    cameras = orbit_path(scene.views, a.frames < 0 ? 120 : a.frames, a.width, a.height);
-  } else {
-    cameras = views_path(scene.views, std::max(a.frames, 0), a.width, a.height);
-  }
+  // The views are checked before the Gaussians load: a mistyped --camera fails at once.
+  const int v = a.path.empty() ? find_view(scene, a.camera) : -1;
+  const PathKind kind = a.path.empty() ? PathKind::Orbit : parse_path_kind(a.path);
+  std::vector<kernels::Camera> path;
+  if (!a.path.empty()) path = path_cameras(scene.views, {kind, a.frames, a.width, a.height});
   const GaussianModel model = read_ply(a.ply.empty() ? run / run_files::kPly : std::filesystem::path(a.ply));
   DeviceGaussians g(dev, GaussianState::from_model(model));
   auto raster = dev == kernels::Device::CPU ? kernels::make_cpu_rasterizer() : kernels::make_cuda_rasterizer();
@@ -128,27 +102,29 @@ int run_render(const RenderArgs& a) {
   s.sh_degree = std::min(config.value("sh_degree", 3), model.sh_degree());
   const auto bg = config.value("background", std::vector<float>{0, 0, 0});
   for (int c = 0; c < 3; ++c) s.background[c] = bg.at(c);
-  const std::filesystem::path dir = a.out;
-  if (!a.path.empty()) std::filesystem::create_directories(dir);
-  for (size_t k = 0; k < cameras.size(); ++k) {
-    const kernels::Camera& cam = cameras[k];
+  const RenderFn render = [&](const kernels::Camera& cam) {
     kernels::Buffer<float> rgb(dev, size_t(cam.width) * cam.height * 3);
     raster->forward(g.view(), std::span<const kernels::Camera>(&cam, 1), s, {rgb.data(), nullptr, nullptr});
-    if (a.path.empty()) {
-      write_png(a.out, rgb.download(), cam.width, cam.height);
-      std::printf("rendered view %d (%s, %dx%d) to %s\n", v, scene.views[v].name.c_str(), cam.width, cam.height,
-                  a.out.c_str());
-      return 0;
-    }
-    char name[32];
-    std::snprintf(name, sizeof name, "frame_%04zu.png", k);
-    write_png(dir / name, rgb.download(), cam.width, cam.height);
-    if ((k + 1) % std::max<size_t>(1, cameras.size() / 10) == 0 || k + 1 == cameras.size())
-      std::printf("rendered %zu/%zu frames (%dx%d) into %s\n", k + 1, cameras.size(), cam.width, cam.height,
-                  dir.string().c_str());
+    return rgb.download();
+  };
+  if (a.path.empty()) {
+    const kernels::Camera cam = resized(scene.views[v].to_kernel_camera(), a.width, a.height);
+    write_png(a.out, render(cam), cam.width, cam.height);
+    std::printf("rendered view %d (%s, %dx%d) to %s\n", v, scene.views[v].name.c_str(), cam.width, cam.height,
+                a.out.c_str());
+    return 0;
+  }
+  PathExport frames(std::move(path), a.out, kind);
+  while (!frames.finished()) {
+    frames.render_next(render);
+    const size_t k = frames.done(), n = frames.frames();
+    if (k % std::max<size_t>(1, n / 10) == 0 || k == n)
+      std::printf("rendered %zu/%zu frames (%dx%d) into %s\n", k, n, frames.camera(0).width, frames.camera(0).height,
+                  frames.dir().string().c_str());
     std::fflush(stdout);
   }
-  encode_video(dir, a.path);
+  if (const auto video = frames.encode_video()) std::printf("wrote %s\n", video->string().c_str());
+  else std::printf("ffmpeg is not on PATH: frames only (no %s.mp4)\n", path_kind_name(kind));
   return 0;
 }
 
@@ -163,10 +139,10 @@ CommandRun add_render_command(CLI::App& app) {
   auto* path = sub->add_option("--path", a->path,
                   "A frame sequence instead of one view: 'orbit' (a circle about the scene's up axis, looking at what "
                   "the views look at) or 'cameras' (the views in order)")
-      ->check(CLI::IsMember({"orbit", "cameras"}))
+      ->check(CLI::IsMember({kPathKindNames[0], kPathKindNames[1]}))
       ->excludes(camera);
   sub->add_option("--frames", a->frames,
-                  "Frames of the path (default: orbit 120; cameras: one per view, or N frames interpolated along them)")
+                  "Frames of the path (default: orbit " + std::to_string(kDefaultOrbitFrames) + "; cameras: one per view, or N frames interpolated along them)")
       ->check(CLI::Range(1, 100000))
       ->needs(path);
   sub->add_option("--out", a->out, "Output PNG file (*.png), or with --path the folder for the frames")->required();

@@ -10,7 +10,7 @@ constexpr double kFlyRadiiPerSecond = 0.5;
 constexpr double kFastFactor = 4.0;
 }  // namespace
 
-void handle_camera_input(ViewerState& state, const PixelRect& viewport, float dt, float pixel_ratio) {
+void handle_camera_input(ViewerState& state, const PixelRect& viewport, float dt, float pixel_ratio, const KeyTaps& taps) {
   const ImGuiIO& io = ImGui::GetIO();
   OrbitCamera& cam = state.camera;
   if (!io.WantCaptureMouse) {
@@ -27,11 +27,12 @@ void handle_camera_input(ViewerState& state, const PixelRect& viewport, float dt
   const Vec3d move{held(GLFW_KEY_D) - held(GLFW_KEY_A), held(GLFW_KEY_Q) - held(GLFW_KEY_E),
                    held(GLFW_KEY_W) - held(GLFW_KEY_S)};
   if (norm(move) > 0) cam.fly(speed * move);
-  if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT_BRACKET)) state.step_view(+1);
-  if (ImGui::IsKeyPressed(GLFW_KEY_LEFT_BRACKET)) state.step_view(-1);
-  if (ImGui::IsKeyPressed(GLFW_KEY_N, false)) state.snap_nearest();
-  if (ImGui::IsKeyPressed(GLFW_KEY_F, false)) state.frame_scene();
-  if (ImGui::IsKeyPressed(GLFW_KEY_R, false)) state.reset_view();
+  // Every tap counts, however slow the frame (ui/key_taps.h); holding [ or ] keeps stepping.
+  const int steps = taps.presses(GLFW_KEY_RIGHT_BRACKET, true) - taps.presses(GLFW_KEY_LEFT_BRACKET, true);
+  if (steps != 0) state.step_view(steps);
+  if (taps.presses(GLFW_KEY_N, false)) state.snap_nearest();
+  if (taps.presses(GLFW_KEY_F, false)) state.frame_scene();
+  if (taps.presses(GLFW_KEY_R, false)) state.reset_view();
 }
 
 }  // namespace splat::ui

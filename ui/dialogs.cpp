@@ -75,8 +75,8 @@ bool draw_confirmations(ViewerState& state, TrainingController& training, Confir
   return false;
 }
 
-void draw_shortcut_sheet(bool& open) {
-  if (ImGui::IsKeyPressed(GLFW_KEY_F1, false)) open = !open;
+void draw_shortcut_sheet(bool& open, const KeyTaps& taps) {
+  if (taps.presses(GLFW_KEY_F1, false) % 2) open = !open;
   if (!open) return;
   ImGui::SetNextWindowPos(ImGui::GetMainViewport()->GetCenter(), ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
   if (ImGui::Begin("Shortcuts (F1)", &open, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse)) {

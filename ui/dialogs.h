@@ -1,6 +1,7 @@
 #pragma once
 // The modal questions (discard the training session? save before quitting?) and the shortcut
 // sheet (F1). Each draws into the current ImGui frame.
+#include "ui/key_taps.h"
 #include "ui/panels.h"
 
 namespace splat::ui {
@@ -9,7 +10,7 @@ namespace splat::ui {
 // window while training. Returns true when the window may close now.
 bool draw_confirmations(ViewerState& state, TrainingController& training, Confirmations& confirm);
 
-// The keyboard and mouse shortcuts, in a window that F1 opens and closes.
-void draw_shortcut_sheet(bool& open);
+// The keyboard and mouse shortcuts, in a window that F1 (a press in `taps`) opens and closes.
+void draw_shortcut_sheet(bool& open, const KeyTaps& taps);
 
 }  // namespace splat::ui

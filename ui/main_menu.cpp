@@ -1,10 +1,12 @@
 #include <imgui.h>
 
+#include <algorithm>
+
 #include "ui/panels.h"
 
 namespace splat::ui {
 
-bool draw_main_menu(ViewerState& state, FolderBrowser& browser) {
+bool draw_main_menu(ViewerState& state, FolderBrowser& browser, ViewerTools& tools) {
   bool keep_running = true;
   if (!ImGui::BeginMainMenuBar()) return keep_running;
   if (ImGui::BeginMenu("File")) {
@@ -24,6 +26,9 @@ bool draw_main_menu(ViewerState& state, FolderBrowser& browser) {
     ImGui::Separator();
     if (ImGui::MenuItem("Save PNG snapshot", nullptr, false, state.has_content())) state.save_png();
     if (ImGui::MenuItem("Save PLY snapshot", nullptr, false, state.has_content())) state.save_ply();
+    const bool posed = state.content.scene && !state.content.scene->views.empty();
+    if (ImGui::MenuItem("Export camera path...", nullptr, false, posed && !tools.path_export.running()))
+      tools.path_export.dialog_open = true;
     ImGui::Separator();
     if (ImGui::MenuItem("Quit")) keep_running = false;
     ImGui::EndMenu();
@@ -34,6 +39,8 @@ bool draw_main_menu(ViewerState& state, FolderBrowser& browser) {
     if (ImGui::MenuItem("Nearest training camera", "N")) state.snap_nearest();
     if (ImGui::MenuItem("Next training camera", "]")) state.step_view(+1);
     if (ImGui::MenuItem("Previous training camera", "[")) state.step_view(-1);
+    if (ImGui::MenuItem("Compare with photo", nullptr, false, state.content.scene != nullptr))
+      tools.compare.show(state.current_view >= 0 ? state.current_view : std::max(tools.compare.view, 0));
     ImGui::Separator();
     ImGui::MenuItem("Ground grid", nullptr, &state.view.show_grid);
     ImGui::MenuItem("Axes", nullptr, &state.view.show_axes);

@@ -102,13 +102,6 @@ kernels::Camera OrbitCamera::camera(int width, int height) const {
   return c;
 }
 
-Vec3d scene_up(std::span<const SceneView> views) {
-  Vec3d sum{};
-  for (const SceneView& v : views) sum += -row(v.R, 1);
-  if (norm(sum) < 1e-9) return {0, -1, 0};
-  return normalized(sum);
-}
-
 int nearest_view(std::span<const SceneView> views, std::span<const int> candidates, const Vec3d& eye) {
   int best = -1;
   double best_d = std::numeric_limits<double>::infinity();

@@ -38,7 +38,7 @@ class OrbitCamera {
   void reset() { state_ = home_; }
 
   // The up direction orbiting turns about (unit length). Scenes have no fixed up, so the viewer
-  // derives it from the training cameras (see scene_up).
+  // derives it from the training cameras (estimate_up, core/scene/camera_path.h).
   void set_world_up(const Vec3d& up);
   const Vec3d& world_up() const { return up_; }
 
@@ -77,8 +77,6 @@ Mat3d axis_angle(const Vec3d& axis, double angle);
 // many small rotations do not drift away from a rotation matrix.
 Mat3d orthonormalized(const Mat3d& R);
 
-// Mean "up" (camera -y) of the views, normalised; (0,-1,0) when there are no views.
-Vec3d scene_up(std::span<const SceneView> views);
 // Index into `views` of the camera whose centre is nearest to `eye` among `candidates`
 // (indices into views); -1 when there are none.
 int nearest_view(std::span<const SceneView> views, std::span<const int> candidates, const Vec3d& eye);

@@ -5,6 +5,61 @@
 #include "ui/panels.h"
 
 namespace splat::ui {
+namespace {
+// The up axis choices: the cameras' estimate (or its opposite, for a capture held upside down),
+// then the world axes.
+constexpr const char* kUpChoices = "from the cameras\0cameras, flipped\0+X\0-X\0+Y\0-Y\0+Z\0-Z\0custom\0";
+constexpr int kUpCustom = 8;
+
+Vec3d up_choice(const ViewerState& state, int choice) {
+  if (choice < 2) return choice == 0 ? state.estimated_up() : -state.estimated_up();
+  Vec3d axis{};
+  axis[(choice - 2) / 2] = (choice - 2) % 2 == 0 ? 1.0 : -1.0;
+  return axis;
+}
+
+// The choice that gives the current up direction (custom when none does).
+int current_up_choice(const ViewerState& state) {
+  for (int c = 0; c < kUpCustom; ++c)
+    if (norm(up_choice(state, c) - state.camera.world_up()) < 1e-9) return c;
+  return kUpCustom;
+}
+
+// Up axis and crop box: the grid lies under the scene across the up axis; the crop box limits what
+// is shown, saved and rendered.
+void draw_orientation(ViewerState& state) {
+  int up = current_up_choice(state);
+  if (ImGui::Combo("Up axis", &up, kUpChoices) && up != kUpCustom) state.set_world_up(up_choice(state, up));
+  bool crop = state.crop_enabled();
+  CropBox box = state.crop();
+  bool changed = ImGui::Checkbox("Crop box", &crop);
+  if (crop) {
+    ImGui::SameLine();
+    if (ImGui::Button("Fit##crop")) {
+      state.reset_crop();
+      box = state.crop();
+    }
+    float centre[3] = {float(box.center.x), float(box.center.y), float(box.center.z)};
+    float size[3] = {float(2 * box.half_size.x), float(2 * box.half_size.y), float(2 * box.half_size.z)};
+    float yaw = float(box.yaw);
+    const float speed = 0.005f * float(state.frame_radius());
+    if (ImGui::DragFloat3("Box centre", centre, speed, 0.f, 0.f, "%.2f")) {
+      box.center = {centre[0], centre[1], centre[2]};
+      changed = true;
+    }
+    if (ImGui::DragFloat3("Box size", size, speed, 0.f, 1e6f, "%.2f")) {
+      box.half_size = {0.5 * size[0], 0.5 * size[1], 0.5 * size[2]};
+      changed = true;
+    }
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("across, along the up axis, deep");
+    changed |= ImGui::SliderAngle("Box turn", &yaw, -180.f, 180.f);
+    box.yaw = yaw;
+    ImGui::TextDisabled("%lld of %lld Gaussians inside", static_cast<long long>(state.raster.gaussian_count()),
+                        static_cast<long long>(state.gaussian_count()));
+  }
+  if (changed) state.set_crop(crop, box);
+}
+}  // namespace
 
 void draw_view_panel(ViewerState& state) {
   if (!ImGui::CollapsingHeader("View", ImGuiTreeNodeFlags_DefaultOpen)) return;
@@ -32,6 +87,7 @@ void draw_view_panel(ViewerState& state) {
   ImGui::Checkbox("Axes", &state.view.show_axes);
   ImGui::SameLine();
   ImGui::Checkbox("Cameras", &state.view.show_frustums);
+  if (state.has_content()) draw_orientation(state);
 
   ImGui::Separator();
   if (ImGui::Button("Reset##view")) state.reset_view();
@@ -44,7 +100,7 @@ void draw_view_panel(ViewerState& state) {
   if (ImGui::ArrowButton("next", ImGuiDir_Right)) state.step_view(+1);
   ImGui::SameLine();
   if (state.current_view >= 0 && state.content.scene)
-    ImGui::Text("camera %d: %s", state.current_view, state.content.scene->views[state.current_view].name.c_str());
+    ImGui::Text("view %d: %s", state.current_view, state.content.scene->views[state.current_view].name.c_str());
   else
     ImGui::TextDisabled("free camera");
   ImGui::TextDisabled("drag: orbit / pan (right), wheel: zoom\nWASD QE: fly, [ ]: cameras, F1: all keys");

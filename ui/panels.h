@@ -2,8 +2,11 @@
 // The panels of the left column and the main menu. Each draws into the current ImGui window (the
 // column) or the main menu bar and acts only through ViewerState.
 #include "ui/folder_browser.h"
+#include "ui/path_export_job.h"
 #include "ui/training_controller.h"
+#include "ui/view_compare.h"
 #include "ui/viewer_state.h"
+#include "ui/viewport_texture.h"
 
 namespace splat::ui {
 
@@ -14,8 +17,14 @@ struct Confirmations {
   bool quit_after_saves = false;  // "Save and quit" chosen: close once the run's files are written
 };
 
+// What the menus open besides files: the render-versus-photo comparison and the camera path export.
+struct ViewerTools {
+  ViewCompare compare;
+  PathExportJob path_export;
+};
+
 // File and View menus; returns false when the user asked to quit.
-bool draw_main_menu(ViewerState& state, FolderBrowser& browser);
+bool draw_main_menu(ViewerState& state, FolderBrowser& browser, ViewerTools& tools);
 // Scene summary, render mode, resolution, field of view, overlays, camera navigation.
 void draw_view_panel(ViewerState& state);
 // PNG (at a chosen resolution) and PLY snapshots, and a checkpoint of the training session.
@@ -30,5 +39,12 @@ void draw_metrics_panel(TrainingController& training);
 // One block per rank of the training session: device, Gaussians, memory, step time, exchange wait and
 // bytes, and the imbalance over the ranks (ui/panel_gpus.cpp).
 void draw_gpus_panel(const TrainingController& training);
+// The test views' PSNR (the evaluator on what is shown; one view a frame while it runs), and which
+// view to compare with its photo.
+void draw_compare_panel(ViewerState& state, ViewCompare& compare);
+// The render-versus-photo window of the chosen view: split slider or error heat map.
+void draw_compare_window(ViewerState& state, ViewCompare& compare, ViewportTexture& texture);
+// The camera path dialog (kind, frames, size, folder) and, while frames are written, its progress.
+void draw_path_export(ViewerState& state, PathExportJob& job);
 
 }  // namespace splat::ui

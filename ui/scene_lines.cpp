@@ -71,4 +71,12 @@ void append_frustum(std::vector<LineVertex>& out, const SceneView& view, double 
   }
 }
 
+void append_box(std::vector<LineVertex>& out, const CropBox& box, const Rgba& color) {
+  const std::vector<Vec3d> corners = box_corners(box);
+  // The 12 edges join corners whose indices differ in one bit (one axis).
+  for (int i = 0; i < 8; ++i)
+    for (int bit = 1; bit < 8; bit <<= 1)
+      if (!(i & bit)) add_line(out, corners[i], corners[i | bit], color);
+}
+
 }  // namespace splat::ui

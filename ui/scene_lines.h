@@ -1,9 +1,10 @@
 #pragma once
-// Geometry of the viewport's line overlays (ground grid, axes, training-camera frustums) and the
+// Geometry of the viewport's line overlays (ground grid, axes, training-camera frustums, the crop box) and the
 // GL projection that puts them over the rasterized image. Pure math, no GL: tested without a window.
 #include <array>
 #include <vector>
 
+#include "core/model/crop_box.h"
 #include "core/scene/scene.h"
 #include "kernels/hd_math.h"
 #include "kernels/rasterizer.h"
@@ -28,5 +29,7 @@ void append_grid(std::vector<LineVertex>& out, const Vec3d& center, const Vec3d&
 void append_axes(std::vector<LineVertex>& out, const Vec3d& origin, double length);
 // The pyramid of a training camera: centre to the four image corners at distance `depth`.
 void append_frustum(std::vector<LineVertex>& out, const SceneView& view, double depth, const Rgba& color);
+// The 12 edges of a crop box.
+void append_box(std::vector<LineVertex>& out, const CropBox& box, const Rgba& color);
 
 }  // namespace splat::ui

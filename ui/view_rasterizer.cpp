@@ -1,6 +1,7 @@
 #include "ui/view_rasterizer.h"
 
 #include <algorithm>
+#include <stdexcept>
 #include <utility>
 
 namespace splat::ui {
@@ -66,6 +67,20 @@ ImageRGBA8 ViewRasterizer::colorize(const ColorizeParams& params) const {
   if (device_ == Device::CPU) return colorize_image(rgb_.data(), alpha_.data(), depth_.data(), width_, height_, params);
   const std::vector<float> rgb = rgb_.download(), alpha = alpha_.download(), depth = depth_.download();
   return colorize_image(rgb.data(), alpha.data(), depth.data(), width_, height_, params);
+}
+
+std::vector<float> ViewRasterizer::rgb_host() const { return rgb_.download(); }
+
+EvalResult ViewRasterizer::evaluate(const Scene& scene, const std::vector<int>& views, const EvalOptions& options) {
+  EvalOptions o = options;
+  if (gaussian_count() == 0) {
+    // All cropped away: the views show the background alone, measured like any render, on the CPU
+    // backend (as render() draws it without the rasterizer, which expects Gaussians).
+    const GaussianModel none;
+    return splat::evaluate(*kernels::make_cpu_rasterizer(), none.view(), scene, views, o);
+  }
+  o.settings.sh_degree = std::min(o.settings.sh_degree, shown_ ? shown_->sh_degree() : model_->sh_degree());
+  return splat::evaluate(*rasterizer_, shown_ ? shown_->view() : model_->view(), scene, views, o);
 }
 
 }  // namespace splat::ui

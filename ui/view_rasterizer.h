@@ -8,6 +8,7 @@
 
 #include "core/model/gaussian_model.h"
 #include "core/model/model_snapshot.h"
+#include "core/train/evaluator.h"
 #include "kernels/buffer.h"
 #include "kernels/rasterizer.h"
 #include "ui/view_colorize.h"
@@ -46,6 +47,11 @@ class ViewRasterizer {
 
   // The last render as RGBA8 on the host (downloads from the device when needed).
   ImageRGBA8 colorize(const ColorizeParams& params) const;
+  // The last render's float RGB on the host.
+  std::vector<float> rgb_host() const;
+
+  // The evaluator (core/train/evaluator.h) on what is shown: PSNR and SSIM of each of `views`.
+  EvalResult evaluate(const Scene& scene, const std::vector<int>& views, const EvalOptions& options);
 
  private:
   kernels::Device device_;

@@ -20,6 +20,7 @@
 #include "ui/folder_browser.h"
 #include "ui/gui_run.h"
 #include "ui/image_files.h"
+#include "ui/key_taps.h"
 #include "ui/line_renderer.h"
 #include "ui/panels.h"
 #include "ui/presenter.h"
@@ -37,9 +38,22 @@ constexpr int kScriptFrames = 3;
 
 void print_glfw_error(int code, const char* what) { std::fprintf(stderr, "splatlab: GLFW error %d: %s\n", code, what); }
 
-// Folders or files dropped on the window: the first one is opened at the next frame.
+// What the window's callbacks collect between frames.
+struct WindowEvents {
+  std::string dropped;  // the first folder or file dropped on the window, opened at the next frame
+  KeyTaps taps;         // key presses, read by the shortcuts (ui/key_taps.h)
+};
+
+WindowEvents* window_events(GLFWwindow* window) { return static_cast<WindowEvents*>(glfwGetWindowUserPointer(window)); }
+
 void on_drop(GLFWwindow* window, int count, const char** paths) {
-  if (count > 0) *static_cast<std::string*>(glfwGetWindowUserPointer(window)) = paths[0];
+  if (count > 0 && window_events(window)) window_events(window)->dropped = paths[0];
+}
+
+// Installed before ImGui's own, which calls it after updating ImGui's key state.
+void on_key(GLFWwindow* window, int key, int, int action, int) {
+  if (window_events(window) && (action == GLFW_PRESS || action == GLFW_REPEAT))
+    window_events(window)->taps.record(key, action == GLFW_REPEAT);
 }
 
 std::vector<LineVertex> overlay_lines(const ViewerState& s) {
@@ -47,6 +61,7 @@ std::vector<LineVertex> overlay_lines(const ViewerState& s) {
   const double r = s.frame_radius();
   if (s.view.show_grid) append_grid(lines, s.grid_center(), s.camera.world_up(), r, 20, {0.6f, 0.6f, 0.6f, 0.35f});
   if (s.view.show_axes) append_axes(lines, {0, 0, 0}, 0.25 * r);
+  if (s.crop_enabled()) append_box(lines, s.crop(), {1.f, 0.55f, 0.1f, 0.9f});
   if (s.view.show_frustums && s.content.scene) {
     const auto& views = s.content.scene->views;
     for (int i = 0; i < static_cast<int>(views.size()); ++i) {
@@ -102,8 +117,8 @@ void draw_viewport(ViewerState& state, ViewportTexture& texture, const Presenter
   lines.draw(overlay_lines(state), clip_matrix(state.camera.camera(vp.width, vp.height), 1e-3 * r, 1e3 * r), vp);
 }
 
-void draw_left_column(ViewerState& state, TrainingController& training, Confirmations& confirm, float top,
-                      float width) {
+void draw_left_column(ViewerState& state, TrainingController& training, ViewerTools& tools, Confirmations& confirm,
+                      float top, float width) {
   const ImVec2 display = ImGui::GetIO().DisplaySize;
   ImGui::SetNextWindowPos(ImVec2(0, top));
   ImGui::SetNextWindowSize(ImVec2(width, display.y - top));
@@ -116,6 +131,7 @@ void draw_left_column(ViewerState& state, TrainingController& training, Confirma
   draw_training_panel(state, training, confirm);
   draw_gpus_panel(training);
   draw_metrics_panel(training);
+  draw_compare_panel(state, tools.compare);
   draw_snapshot_panel(state, training);
   ImGui::PopItemWidth();
   ImGui::End();
@@ -163,6 +179,32 @@ void train_scripted(ViewerState& state, TrainingController& training, int steps)
   training.poll(state);
 }
 
+// Scripted --crop and --compare: the crop box at a share of its fitted size, the comparison of a view
+// (with the test views evaluated, as the Compare panel's button does).
+void script_tools(ViewerState& state, ViewerTools& tools, const GuiOptions& opt) {
+  if (!state.has_content()) return;
+  if (opt.crop > 0) {
+    state.reset_crop();
+    CropBox box = state.crop();
+    box.half_size = box.half_size * double(opt.crop);
+    state.set_crop(true, box);
+    state.update_raster();
+    state.notes.info("crop box: " + std::to_string(state.raster.gaussian_count()) + " of " +
+                     std::to_string(state.gaussian_count()) + " Gaussians inside");
+  }
+  if (opt.compare_view >= 0) {
+    const size_t views = state.content.scene ? state.content.scene->views.size() : 0;
+    if (size_t(opt.compare_view) >= views) {
+      state.notes.error("--compare " + std::to_string(opt.compare_view) + ": no such view (the scene has " +
+                        std::to_string(views) + ")");
+      return;
+    }
+    tools.compare.show(opt.compare_view);
+    tools.compare.params.mode = opt.error_map ? CompareMode::Error : CompareMode::Split;
+    tools.compare.evaluate_test_views(state);
+  }
+}
+
 // A run folder continues that run; anything else opens as content. While a session exists either
 // waits for the user's yes (ui/dialogs.h).
 void open_path(ViewerState& state, TrainingController& training, const std::string& path) {
@@ -185,8 +227,8 @@ float apply_content_scale(GLFWwindow* window) {
 }
 
 int frame_loop(GLFWwindow* window, const GuiOptions& opt, float ui_scale) {
-  std::string dropped;
-  glfwSetWindowUserPointer(window, &dropped);
+  WindowEvents events;
+  glfwSetWindowUserPointer(window, &events);
   glfwSetDropCallback(window, on_drop);
 
   const kernels::Device device = kernels::cuda_device_count() > 0 ? kernels::Device::CUDA : kernels::Device::CPU;
@@ -198,6 +240,8 @@ int frame_loop(GLFWwindow* window, const GuiOptions& opt, float ui_scale) {
   training.settings.ranks = opt.ranks;
   training.settings.batch_size = std::max(training.settings.batch_size, opt.ranks);  // an image per rank
   Confirmations confirm;
+  ViewerTools tools;
+  ViewportTexture compare_texture;
   bool shortcuts_open = false;
   Presenter presenter;
   LineRenderer lines;
@@ -219,6 +263,7 @@ int frame_loop(GLFWwindow* window, const GuiOptions& opt, float ui_scale) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     if (opt.steps > 0 && state.has_content()) train_scripted(state, training, opt.steps);
+    script_tools(state, tools, opt);
   }
 
   int frames_after_load = 0;
@@ -226,15 +271,16 @@ int frame_loop(GLFWwindow* window, const GuiOptions& opt, float ui_scale) {
   for (bool quit = false; !quit;) {
     // Idle, the loop waits for input (up to 0.1 s, so messages still fade) instead of spinning at
     // full speed where vsync is not available (Xvfb, some remote displays).
-    const bool busy = scripted || state.loader.busy() || training.state() == SessionState::Running || input_held();
+    const bool busy = scripted || state.loader.busy() || training.state() == SessionState::Running ||
+                      tools.path_export.running() || tools.compare.evaluating() || input_held();
     if (busy) {
       glfwPollEvents();
     } else {
       glfwWaitEventsTimeout(0.1);
     }
-    if (!dropped.empty()) {
-      open_path(state, training, dropped);
-      dropped.clear();
+    if (!events.dropped.empty()) {
+      open_path(state, training, events.dropped);
+      events.dropped.clear();
     }
     state.poll_loader();
     if (train_when_loaded && !state.loader.busy()) {
@@ -249,7 +295,7 @@ int frame_loop(GLFWwindow* window, const GuiOptions& opt, float ui_scale) {
     ImGui::NewFrame();
     const ImGuiIO& io = ImGui::GetIO();
     // Closing the window (or File > Quit) while training asks first.
-    bool close = !draw_main_menu(state, browser) || glfwWindowShouldClose(window);
+    bool close = !draw_main_menu(state, browser, tools) || glfwWindowShouldClose(window);
     glfwSetWindowShouldClose(window, GLFW_FALSE);
     if (close && training.in_progress()) {
       confirm.quit = true;
@@ -259,9 +305,11 @@ int frame_loop(GLFWwindow* window, const GuiOptions& opt, float ui_scale) {
     quit = close;
     const float menu_h = ImGui::GetFrameHeight();
     const float panel_w = std::clamp(io.DisplaySize.x * 0.25f, 280.f * ui_scale, 420.f * ui_scale);
-    draw_left_column(state, training, confirm, menu_h, panel_w);
+    draw_left_column(state, training, tools, confirm, menu_h, panel_w);
+    draw_compare_window(state, tools.compare, compare_texture);
+    draw_path_export(state, tools.path_export);
     if (auto chosen = browser.draw(state.recent)) open_path(state, training, *chosen);
-    draw_shortcut_sheet(shortcuts_open);
+    draw_shortcut_sheet(shortcuts_open, events.taps);
     draw_loading(state, 0.5f * (panel_w + io.DisplaySize.x), 0.5f * io.DisplaySize.y);
     state.notes.draw(panel_w + 8.f, io.DisplaySize.y - 8.f);
 
@@ -270,7 +318,8 @@ int frame_loop(GLFWwindow* window, const GuiOptions& opt, float ui_scale) {
     const float ratio = io.DisplaySize.x > 0 ? fb_w / io.DisplaySize.x : 1.f;
     const PixelRect vp{static_cast<int>(panel_w * ratio), 0, fb_w - static_cast<int>(panel_w * ratio),
                        fb_h - static_cast<int>(menu_h * ratio)};
-    handle_camera_input(state, vp, io.DeltaTime, ratio);
+    handle_camera_input(state, vp, io.DeltaTime, ratio, events.taps);
+    events.taps.clear();
     ImGui::Render();
 
     glViewport(0, 0, fb_w, fb_h);
@@ -331,6 +380,7 @@ int run_viewer(const GuiOptions& opt) {
     ImGui::CreateContext();
     ImGui::GetIO().IniFilename = nullptr;  // the layout is fixed; no imgui.ini beside the user's files
     ImGui::StyleColorsDark();
+    glfwSetKeyCallback(window, on_key);  // before ImGui's, which chains to it
     ImGui_ImplGlfw_InitForOpenGL(window, true);
     ImGui_ImplOpenGL3_Init("#version 450");
     const float ui_scale = apply_content_scale(window);
@@ -339,6 +389,7 @@ int run_viewer(const GuiOptions& opt) {
     } catch (const std::exception& e) {
       std::fprintf(stderr, "splatlab: error: %s\n", e.what());
     }
+    glfwSetWindowUserPointer(window, nullptr);  // the loop's WindowEvents are gone
     ImGui_ImplOpenGL3_Shutdown();
     ImGui_ImplGlfw_Shutdown();
     ImGui::DestroyContext();

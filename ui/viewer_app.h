@@ -11,6 +11,9 @@ struct GuiOptions {
   std::string screenshot;   // scripted: PNG of the whole window, read from the back buffer
   bool exit = false;        // scripted: quit after the screenshot (or once loaded)
   int ranks = 0;            // the Training panel's rank count at start (TrainingSettings::ranks)
+  int compare_view = -1;    // scripted: open the comparison of this view (0-based) with its photo
+  bool error_map = false;   // scripted: the comparison as an error heat map instead of the split
+  float crop = 0;           // scripted: crop to this share (0..1] of the fitted crop box; 0: no crop
   int width = 1280, height = 800;
 };
 

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <span>
 #include <vector>
 
 #include "core/model/ply_io.h"
+#include "core/scene/camera_path.h"
 #include "ui/image_files.h"
 
 namespace splat::ui {
@@ -12,8 +15,8 @@ namespace fs = std::filesystem;
 namespace {
 // Centre and radius of the bulk of the Gaussians: the per-axis 5..95 % range, so that a few
 // far-away floaters do not shrink the view of the object.
-void robust_bounds(const GaussianModel& m, Vec3d& center, double& radius) {
-  const int64_t n = m.size();
+void robust_bounds(std::span<const float> means, Vec3d& center, double& radius) {
+  const int64_t n = static_cast<int64_t>(means.size() / 3);
   if (n == 0) {
     center = {};
     radius = 1.0;
@@ -22,10 +25,14 @@ void robust_bounds(const GaussianModel& m, Vec3d& center, double& radius) {
   Vec3d lo{}, hi{};
   std::vector<float> axis(static_cast<size_t>(n));
   for (int a = 0; a < 3; ++a) {
-    for (int64_t i = 0; i < n; ++i) axis[i] = m.means[3 * i + a];
-    std::sort(axis.begin(), axis.end());
-    lo[a] = axis[static_cast<size_t>(0.05 * (n - 1))];
-    hi[a] = axis[static_cast<size_t>(0.95 * (n - 1))];
+    for (int64_t i = 0; i < n; ++i) axis[i] = means[3 * i + a];
+    // Two selections, not a sort: opening content (and fitting the crop box) stays linear in n.
+    const auto lo_it = axis.begin() + static_cast<long>(0.05 * (n - 1));
+    const auto hi_it = axis.begin() + static_cast<long>(0.95 * (n - 1));
+    std::nth_element(axis.begin(), lo_it, axis.end());
+    lo[a] = *lo_it;
+    std::nth_element(lo_it, hi_it, axis.end());
+    hi[a] = *hi_it;
   }
   center = 0.5 * (lo + hi);
   radius = std::max(1e-3, 0.5 * norm(hi - lo));
@@ -111,13 +118,12 @@ void ViewerState::apply(ViewerContent loaded) {
   if (scene && !scene->views.empty()) {
     frame_center_ = scene->center;
     frame_radius_ = scene->extent;
-    camera.set_world_up(scene_up(scene->views));
   } else {
-    robust_bounds(*content.model, frame_center_, frame_radius_);
-    camera.set_world_up({0, -1, 0});
+    robust_bounds(content.model->means, frame_center_, frame_radius_);
   }
-  const Vec3d up = camera.world_up();
-  grid_center_ = frame_center_ + (height_quantile(*content.model, up, 0.02) - dot(frame_center_, up)) * up;
+  set_world_up(estimated_up());
+  crop_enabled_ = false;
+  reset_crop();
   // Start where the data looks best: at the first training camera when there is one (pivot at
   // the depth of the scene centre), else framing the Gaussians.
   const std::vector<int> train = scene ? scene->train_indices() : std::vector<int>{};
@@ -137,6 +143,45 @@ void ViewerState::apply(ViewerContent loaded) {
              (scene ? ", " + std::to_string(scene->views.size()) + " cameras" + factor + ")" : ")"));
 }
 
+Vec3d ViewerState::estimated_up() const {
+  if (content.scene && !content.scene->views.empty()) {
+    try {
+      return estimate_up(content.scene->views);
+    } catch (const std::invalid_argument&) {
+      // Cameras whose ups cancel out (a capture turned every way): fall back like a bare PLY.
+    }
+  }
+  return {0, -1, 0};
+}
+
+void ViewerState::set_world_up(const Vec3d& up) {
+  camera.set_world_up(up);
+  const Vec3d u = camera.world_up();
+  const double floor = content.model ? height_quantile(*content.model, u, 0.02) : dot(frame_center_, u);
+  grid_center_ = frame_center_ + (floor - dot(frame_center_, u)) * u;
+  if (crop_.up.x != u.x || crop_.up.y != u.y || crop_.up.z != u.z) {
+    crop_.up = u;
+    if (crop_enabled_) ++model_version;
+  }
+}
+
+void ViewerState::set_crop(bool enabled, const CropBox& box) {
+  crop_enabled_ = enabled;
+  crop_ = box;
+  ++model_version;
+}
+
+void ViewerState::reset_crop() {
+  CropBox box;
+  box.up = camera.world_up();
+  double radius = 1.0;
+  // Around what is shown: a training snapshot's means (only they come to the host), or the model's.
+  if (shown_snapshot_) robust_bounds(shown_snapshot_->param(Group::Means).download(), box.center, radius);
+  else if (content.model) robust_bounds(content.model->means, box.center, radius);
+  box.half_size = {radius, radius, radius};
+  set_crop(crop_enabled_, box);
+}
+
 void ViewerState::show_model(std::shared_ptr<const GaussianModel> model) {
   content.model = std::move(model);
   shown_snapshot_.reset();
@@ -152,9 +197,22 @@ int64_t ViewerState::gaussian_count() const {
   return shown_snapshot_ ? shown_snapshot_->size() : content.model ? content.model->size() : 0;
 }
 
-void ViewerState::update_raster() {
-  if (shown_snapshot_) raster.set_snapshot(shown_snapshot_);
-  else raster.set_gaussians(content.model, model_version);
+void ViewerState::show_in(ViewRasterizer& target) {
+  if (crop_enabled_ && cropped_version_ != model_version) {
+    // Cropped once per change of the model or the box: a training snapshot on its own device (only
+    // its means come to the host, to choose the rows), a host model on the host.
+    cropped_.reset();
+    cropped_snapshot_.reset();
+    if (shown_snapshot_)
+      cropped_snapshot_ = shown_snapshot_->rows(rows_inside(shown_snapshot_->param(Group::Means).download(), crop_));
+    else
+      cropped_ = std::make_shared<const GaussianModel>(cropped(*content.model, crop_));
+    cropped_version_ = model_version;
+  }
+  if (crop_enabled_ && cropped_snapshot_) target.set_snapshot(cropped_snapshot_);
+  else if (crop_enabled_) target.set_gaussians(cropped_, model_version);
+  else if (shown_snapshot_) target.set_snapshot(shown_snapshot_);
+  else target.set_gaussians(content.model, model_version);
 }
 
 void ViewerState::frame_scene() { camera.frame(frame_center_, frame_radius_); }
@@ -212,9 +270,14 @@ void ViewerState::save_ply() {
   try {
     if (!has_content()) throw std::runtime_error("nothing is open");
     // A training snapshot is downloaded from its device here, once per save.
-    if (shown_snapshot_) write_ply(snapshot.ply_path, shown_snapshot_->download());
-    else write_ply(snapshot.ply_path, *content.model);
-    notes.info("saved " + fs::absolute(snapshot.ply_path).lexically_normal().string() + " (" + std::to_string(gaussian_count()) + " Gaussians)");
+    const std::shared_ptr<const GaussianModel> model =
+        shown_snapshot_ ? std::make_shared<const GaussianModel>(shown_snapshot_->download()) : content.model;
+    std::optional<GaussianModel> inside;
+    if (crop_enabled_) inside = cropped(*model, crop_);
+    const GaussianModel& saved = inside ? *inside : *model;
+    write_ply(snapshot.ply_path, saved);
+    notes.info("saved " + fs::absolute(snapshot.ply_path).lexically_normal().string() + " (" + std::to_string(saved.size()) +
+               " Gaussians" + (crop_enabled_ ? " inside the crop box)" : ")"));
   } catch (const std::exception& e) {
     notes.error(std::string("PLY snapshot: ") + e.what());
   }

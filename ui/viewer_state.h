@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "core/model/crop_box.h"
 #include "core/model/model_snapshot.h"
 #include "kernels/rasterizer.h"
 #include "ui/notifications.h"
@@ -63,8 +64,25 @@ class ViewerState {
   void show_snapshot(std::shared_ptr<const ModelSnapshot> snapshot);
   const std::shared_ptr<const ModelSnapshot>& shown_snapshot() const { return shown_snapshot_; }
   int64_t gaussian_count() const;
-  // Hands what is shown to the rasterizer (it uploads or copies only what changed).
-  void update_raster();
+  // Hands what is shown to the rasterizer (it uploads or copies only what changed): inside the crop
+  // box alone while cropping. show_in hands it to another one (which keeps it while later training
+  // steps change what is shown here).
+  void update_raster() { show_in(raster); }
+  void show_in(ViewRasterizer& target);
+
+  // The crop box: while enabled, only the Gaussians inside it are shown, and saved (PLY), rendered
+  // (PNG, camera paths) and compared. set_crop bumps model_version; reset_crop puts the box around
+  // the bulk of the Gaussians, standing on the up axis.
+  bool crop_enabled() const { return crop_enabled_; }
+  const CropBox& crop() const { return crop_; }
+  void set_crop(bool enabled, const CropBox& box);
+  void reset_crop();
+
+  // Which way is up: the grid lies across it under the scene, orbiting turns about it, the crop box
+  // stands on it. Opening content sets the estimate: the cameras' mean up (estimate_up,
+  // core/scene/camera_path.h), or -y (COLMAP's usual) without cameras.
+  Vec3d estimated_up() const;
+  void set_world_up(const Vec3d& up);
 
   // Camera actions.
   void reset_view() { camera.reset(); }
@@ -105,6 +123,12 @@ class ViewerState {
   void start_open(const OpenRequest& request);
   std::optional<OpenRequest> pending_open_;
   std::shared_ptr<const ModelSnapshot> shown_snapshot_;  // null: content.model is shown
+  bool crop_enabled_ = false;
+  CropBox crop_;
+  // Inside the crop box, of model_version cropped_version_: the shown snapshot's rows, or the host model's.
+  std::shared_ptr<const ModelSnapshot> cropped_snapshot_;
+  std::shared_ptr<const GaussianModel> cropped_;
+  uint64_t cropped_version_ = 0;
   Vec3d frame_center_{};
   double frame_radius_ = 1.0;
   Vec3d grid_center_{};

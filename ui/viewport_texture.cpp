@@ -29,7 +29,11 @@ void ViewportTexture::update(const ViewRasterizer& view, const ColorizeParams& p
     cuda_->write(view.rgb(), view.alpha(), view.depth(), width_, height_, params);
     return;
   }
-  const ImageRGBA8 img = view.colorize(params);
+  upload(view.colorize(params));
+}
+
+void ViewportTexture::upload(const ImageRGBA8& img) {
+  if (!texture_ || img.width != width_ || img.height != height_ || cuda_) allocate(img.width, img.height, false);
   glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
   glTextureSubImage2D(texture_, 0, 0, 0, width_, height_, GL_RGBA, GL_UNSIGNED_BYTE, img.pixels.data());
 }

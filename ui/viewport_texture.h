@@ -1,7 +1,7 @@
 #pragma once
 // The GL texture the viewport shows, filled from a ViewRasterizer's last render: through CUDA-GL
 // interop when the rasterizer runs on CUDA (no host round trip), by glTexSubImage2D from the CPU
-// backend otherwise.
+// backend otherwise; or host pixels.
 #include <memory>
 
 #include "ui/cuda_gl_interop.h"
@@ -19,6 +19,8 @@ class ViewportTexture {
 
   // Copies the rasterizer's last render into the texture (reallocating it on a size change).
   void update(const ViewRasterizer& view, const ColorizeParams& params);
+  // Copies host pixels into the texture (the Compare window's image, the CPU path of update()).
+  void upload(const ImageRGBA8& image);
   GLuint id() const { return texture_; }
   int width() const { return width_; }
   int height() const { return height_; }

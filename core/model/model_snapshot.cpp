@@ -2,6 +2,9 @@
 
 #include <numeric>
 #include <stdexcept>
+#include <string>
+
+#include "kernels/row_ops.h"
 
 #include "core/dist/communicator.h"
 
@@ -86,6 +89,26 @@ std::shared_ptr<const ModelSnapshot> ModelSnapshot::copy_to(const kernels::Compu
   std::shared_ptr<ModelSnapshot> s = copy_of(view(), sh_degree_, where_, where);
   s->version_ = version_;
   s->step_ = step_;
+  return s;
+}
+
+std::shared_ptr<const ModelSnapshot> ModelSnapshot::rows(std::span<const int32_t> rows) const {
+  for (int32_t r : rows)
+    if (r < 0 || r >= n_) throw std::out_of_range("snapshot rows: row " + std::to_string(r) + " of " + std::to_string(n_));
+  std::shared_ptr<ModelSnapshot> s(new ModelSnapshot());
+  s->n_ = static_cast<int64_t>(rows.size());
+  s->sh_degree_ = sh_degree_;
+  s->where_ = where_;
+  s->version_ = version_;
+  s->step_ = step_;
+  kernels::Buffer<int32_t> index(where_);
+  index.upload(rows);
+  for (Group g : kAllGroups) {
+    const int w = group_width(g, sh_degree_);
+    kernels::Buffer<float>& dst = s->params_[static_cast<int>(g)];
+    dst = kernels::Buffer<float>(where_, rows.size() * static_cast<size_t>(w));
+    if (dst.size()) kernels::gather_rows(where_, dst.data(), param(g).data(), w, index.data(), s->n_);
+  }
   return s;
 }
 

@@ -21,6 +21,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <span>
 
 #include "core/model/device_gaussians.h"
 #include "core/model/gaussian_model.h"
@@ -46,6 +47,9 @@ class ModelSnapshot {
   static std::shared_ptr<const ModelSnapshot> upload(const GaussianModel& m, const kernels::ComputeContext& where);
   // The same snapshot on another context (same version and step).
   std::shared_ptr<const ModelSnapshot> copy_to(const kernels::ComputeContext& where) const;
+  // A snapshot of the given rows (in range, in the order given; same version and step), gathered on
+  // this snapshot's context (the viewer's crop box: no trip of the columns through the host).
+  std::shared_ptr<const ModelSnapshot> rows(std::span<const int32_t> rows) const;
 
   uint64_t version() const { return version_; }
   int step() const { return step_; }

@@ -142,11 +142,12 @@ Vec3d focus_point(std::span<const SceneView> views) {
   return mean_c + normalized(dirs) * std::max(dist / n, 1.0);
 }
 
-std::vector<kernels::Camera> orbit_path(std::span<const SceneView> views, int frames, int width, int height) {
+std::vector<kernels::Camera> orbit_path(std::span<const SceneView> views, int frames, int width, int height,
+                                        std::optional<Vec3d> given_up) {
   require_views(views, "orbit path");
   if (frames < 1) throw std::invalid_argument("orbit path: needs at least 1 frame, got " + std::to_string(frames));
   output_size(views[0], width, height);
-  const Vec3d up = estimate_up(views), focus = focus_point(views);
+  const Vec3d up = given_up ? normalized(*given_up) : estimate_up(views), focus = focus_point(views);
   std::vector<double> radius, lift;
   for (const SceneView& v : views) {
     const Vec3d off = v.camera_center() - focus;

@@ -1,6 +1,7 @@
 #pragma once
 // Camera paths for rendering a trained scene as a sequence of frames (`splatlab render --path`, the
 // GUI's export), and the scene orientation they need: which way is up, and what the capture looks at.
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -21,11 +22,13 @@ Vec3d estimate_up(std::span<const SceneView> views);
 // direction times the mean centre distance to it when the axes are (nearly) parallel.
 Vec3d focus_point(std::span<const SceneView> views);
 
-// `frames` cameras on a circle about the up axis through the focus point, at the views' median
-// horizontal distance and median height, starting at the first view's azimuth, looking at the focus.
-// Images of width x height (0: the first view's size; one of them 0: the first view's aspect ratio),
-// with the first view's field of view across the width.
-std::vector<kernels::Camera> orbit_path(std::span<const SceneView> views, int frames, int width, int height);
+// `frames` cameras on a circle about the up axis (`up`, unit length, or estimate_up's when not
+// given) through the focus point, at the views' median horizontal distance and median height,
+// starting at the first view's azimuth, looking at the focus. Images of width x height (0: the first
+// view's size; one of them 0: the first view's aspect ratio), with the first view's field of view
+// across the width.
+std::vector<kernels::Camera> orbit_path(std::span<const SceneView> views, int frames, int width, int height,
+                                        std::optional<Vec3d> up = std::nullopt);
 
 // The views in order, as cameras of width x height: frames = 0 gives each view once; otherwise
 // `frames` cameras evenly spaced along the sequence, positions interpolated linearly and rotations

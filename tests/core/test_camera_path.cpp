@@ -6,37 +6,13 @@
 #include <vector>
 
 #include "core/scene/camera_path.h"
+#include "tests/core/view_ring.h"
 
 using namespace splat;
+using splat::test::ring;
+using splat::test::view_at;
 
 namespace {
-
-// A view at `eye` looking at `target`, `up` up (COLMAP: rows right, down, forward).
-SceneView view_at(Vec3d eye, Vec3d target, Vec3d up) {
-  const Vec3d f = (target - eye) / norm(target - eye);
-  Vec3d r = cross(-up, f);
-  r = r / norm(r);
-  const Vec3d d = cross(f, r);
-  SceneView v;
-  for (int j = 0; j < 3; ++j) v.R.m[0][j] = r[j], v.R.m[1][j] = d[j], v.R.m[2][j] = f[j];
-  v.t = -(v.R * eye);
-  v.intrinsics = {64, 48, 50, 50, 32, 24};
-  return v;
-}
-
-// A ring of views about `up` through `target`, radius 3, 1 above it, with a little tilt noise.
-std::vector<SceneView> ring(Vec3d target, Vec3d up, int n) {
-  const Vec3d e1 = std::abs(up.x) < 0.9 ? cross(up, Vec3d{1, 0, 0}) / norm(cross(up, Vec3d{1, 0, 0}))
-                                        : cross(up, Vec3d{0, 1, 0}) / norm(cross(up, Vec3d{0, 1, 0}));
-  const Vec3d e2 = cross(up, e1);
-  std::vector<SceneView> views;
-  for (int k = 0; k < n; ++k) {
-    const double a = 6.283185307179586 * k / n;
-    const Vec3d eye = target + up * 1.0 + (e1 * std::cos(a) + e2 * std::sin(a)) * 3.0;
-    views.push_back(view_at(eye, target + e1 * (0.05 * std::sin(3.0 * a)), up));
-  }
-  return views;
-}
 
 Vec3d centre_of(const kernels::Camera& c) {
   Mat3d R;
@@ -86,6 +62,19 @@ TEST_CASE("an orbit circles the focus point upright, at the views' distance and 
   const std::vector<kernels::Camera> wide = orbit_path(views, 1, 128, 0);
   CHECK(wide[0].height == 96);
   CHECK(wide[0].fx == Approx(100));
+  // An up axis given (the viewer's choice) replaces the estimate: the orbit turns about it (one
+  // height along it), the image's rows stay level across it, and every camera still looks at the
+  // focus point.
+  const Vec3d other = Vec3d{1, 0, 1} / std::sqrt(2.0);
+  const std::vector<kernels::Camera> tilted = orbit_path(views, 6, 0, 0, other * 3.0);
+  for (const kernels::Camera& c : tilted) {
+    CHECK(dot(centre_of(c) - centre_of(tilted[0]), other) == Approx(0).margin(1e-5));
+    CHECK(c.R[0] * other.x + c.R[1] * other.y + c.R[2] * other.z == Approx(0).margin(1e-6));
+    CHECK(c.R[3] * other.x + c.R[4] * other.y + c.R[5] * other.z < 0);
+    const auto [x, y] = project(c, target);
+    CHECK(x == Approx(32).margin(1e-3));
+    CHECK(y == Approx(24).margin(1e-3));
+  }
 }
 
 TEST_CASE("the views' path gives each view, or frames interpolated between them", "[camera_path]") {

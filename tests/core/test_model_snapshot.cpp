@@ -77,3 +77,32 @@ TEST_CASE("model snapshot: CUDA capture and copies equal the host values", "[sna
   check_same_model(s->copy_to(kernels::Device::CPU)->download(), g.to_model());
   check_same_model(ModelSnapshot::upload(m, kernels::Device::CUDA)->download(), m);
 }
+
+namespace {
+// A snapshot on `device` of some rows (repeats allowed) equals the host model's same rows.
+void check_snapshot_rows(kernels::Device device) {
+  const GaussianModel m = sample_model(3);
+  const std::vector<int32_t> rows = {4, 0, 56, 17, 17};
+  // The host model's rows: append copies of them (in the order given), then keep only the copies.
+  GaussianModel expected = m;
+  expected.append_rows(std::vector<int64_t>(rows.begin(), rows.end()));
+  std::vector<uint8_t> copies(size_t(expected.size()), 0);
+  std::fill(copies.begin() + m.size(), copies.end(), uint8_t(1));
+  expected.keep_rows(copies);
+  const auto s = ModelSnapshot::upload(m, device);
+  const auto some = s->rows(rows);
+  CHECK(some->context().device == device);
+  CHECK(some->size() == 5);
+  check_same_model(some->download(), expected);
+  CHECK(s->rows({})->size() == 0);
+  CHECK_THROWS_AS(s->rows(std::vector<int32_t>{57}), std::out_of_range);
+}
+}  // namespace
+
+TEST_CASE("model snapshot: a snapshot of some rows equals the host model's rows", "[snapshot]") {
+  check_snapshot_rows(kernels::Device::CPU);
+}
+
+TEST_CASE("model snapshot: CUDA snapshot rows equal the host model's rows", "[snapshot][gpu]") {
+  if (test::gpu_or_skip("snapshot rows on CUDA")) check_snapshot_rows(kernels::Device::CUDA);
+}

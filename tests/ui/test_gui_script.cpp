@@ -164,6 +164,26 @@ int orange_bars(const Image& img) {
   }
   return bars;
 }
+// Mean colour of a rectangle.
+std::array<double, 3> mean_rgb(const Image& img, int x0, int y0, int x1, int y1) {
+  std::array<double, 3> m{};
+  for (int y = y0; y < y1; ++y)
+    for (int x = x0; x < x1; ++x)
+      for (int c = 0; c < 3; ++c) m[c] += img.at(x, y)[c];
+  for (double& v : m) v /= double(x1 - x0) * (y1 - y0);
+  return m;
+}
+
+// Pixels of the crop box's orange lines in a rectangle.
+int orange_pixels(const Image& img, int x0, int y0, int x1, int y1) {
+  int n = 0;
+  for (int y = y0; y < y1; ++y)
+    for (int x = x0; x < x1; ++x) {
+      const uint8_t* p = img.at(x, y);
+      n += p[0] > 200 && p[1] > 90 && p[1] < 180 && p[2] < 80;
+    }
+  return n;
+}
 }  // namespace
 
 TEST_CASE("scripted GUI: training with 2 CPU ranks shows a row per rank in the GPUs panel", "[ui][script][ranks]") {
@@ -171,10 +191,13 @@ TEST_CASE("scripted GUI: training with 2 CPU ranks shows a row per rank in the G
   const fs::path scratch = splat::test::scratch_dir("ui_gui_ranks");
   std::string log;
   const fs::path one = scratch / "ranks1.png", two = scratch / "ranks2.png";
-  int code = run_splatlab("gui --demo --steps 4 --screenshot '" + one.string() + "' --exit", scratch, log);
+  int code = run_splatlab("gui --demo --steps 4 --window-size 1280x900 --screenshot '" + one.string() + "' --exit",
+                          scratch, log);
   INFO(log);
   REQUIRE(code == 0);
-  code = run_splatlab("gui --demo --ranks 2 --steps 4 --screenshot '" + two.string() + "' --exit", scratch, log);
+  // A taller window, so that the GPUs panel below the View and Training panels shows both ranks.
+  code = run_splatlab("gui --demo --ranks 2 --steps 4 --window-size 1280x900 --screenshot '" + two.string() + "' --exit",
+                      scratch, log);
   INFO(log);
   REQUIRE(code == 0);
   CHECK_THAT(log, Catch::Contains("with 2 ranks on the CPU") && Catch::Contains("(checkpoint at image 4, step 2)"));
@@ -183,4 +206,69 @@ TEST_CASE("scripted GUI: training with 2 CPU ranks shows a row per rank in the G
   const int bars_one = orange_bars(load_png(one)), bars_two = orange_bars(load_png(two));
   CHECK(bars_one == 2);
   CHECK(bars_two == bars_one + 1);
+}
+
+TEST_CASE("scripted GUI: the comparison with a photo, split and as an error map, with the test views' PSNR",
+          "[ui][script]") {
+  if (!display_or_skip()) return;
+  const fs::path scratch = splat::test::scratch_dir("ui_gui_compare");
+  std::string log;
+  const fs::path split = scratch / "split.png", error = scratch / "error.png";
+  int code = run_splatlab("gui --demo --compare 1 --screenshot '" + split.string() + "' --exit", scratch, log);
+  INFO(log);
+  REQUIRE(code == 0);
+  CHECK_THAT(log, Catch::Contains("test views: mean PSNR") && Catch::Contains("over 8 views"));
+  code = run_splatlab("gui --demo --compare 1 --error-map --screenshot '" + error.string() + "' --exit", scratch, log);
+  REQUIRE(code == 0);
+  const Image s = load_png(split), e = load_png(error);
+  // The window opens over the viewport with the image's top rows at y 150..220: the demo photo's sky
+  // on the right of the split (bright, bluish), the untrained render's black background on the left.
+  const auto render_sky = mean_rgb(s, 600, 160, 800, 220), photo_sky = mean_rgb(s, 900, 160, 1100, 220);
+  INFO("split: render " << render_sky[0] << " " << render_sky[1] << " " << render_sky[2] << ", photo "
+                        << photo_sky[0] << " " << photo_sky[1] << " " << photo_sky[2]);
+  CHECK(render_sky[0] + render_sky[1] + render_sky[2] < 3 * 60);
+  CHECK(photo_sky[0] + photo_sky[1] + photo_sky[2] > 3 * 170);
+  CHECK(photo_sky[2] > photo_sky[0]);
+  // The error map shows the sky (black against the photo's sky: an error far past 0.2) at full heat,
+  // pale yellow, on both sides.
+  for (const int x0 : {600, 900}) {
+    const auto hot = mean_rgb(e, x0, 160, x0 + 200, 220);
+    INFO("error map at x " << x0 << ": " << hot[0] << " " << hot[1] << " " << hot[2]);
+    CHECK(hot[0] > 220);
+    CHECK(hot[1] > 220);
+    CHECK(hot[2] < hot[0] - 30);
+  }
+  // A view that does not exist is an error naming it.
+  code = run_splatlab("gui --demo --compare 600 --exit", scratch, log);
+  CHECK(code != 0);
+  CHECK_THAT(log, Catch::Contains("--compare 600: no such view"));
+}
+
+TEST_CASE("scripted GUI: the crop box limits the Gaussians shown and is drawn", "[ui][script]") {
+  if (!display_or_skip()) return;
+  const fs::path scratch = splat::test::scratch_dir("ui_gui_crop");
+  std::string log;
+  const fs::path plain = scratch / "plain.png", crop = scratch / "crop.png";
+  int code = run_splatlab("gui --demo --screenshot '" + plain.string() + "' --exit", scratch, log);
+  REQUIRE(code == 0);
+  code = run_splatlab("gui --demo --crop 0.3 --screenshot '" + crop.string() + "' --exit", scratch, log);
+  INFO(log);
+  REQUIRE(code == 0);
+  // "crop box: M of 4000 Gaussians inside", with 0 < M < 4000.
+  const size_t at = log.find("crop box: ");
+  REQUIRE(at != std::string::npos);
+  const long inside = std::strtol(log.c_str() + at + 10, nullptr, 10);
+  CHECK(inside > 0);
+  CHECK(inside < 4000);
+  CHECK_THAT(log, Catch::Contains(" of 4000 Gaussians inside"));
+  const Image p = load_png(plain), c = load_png(crop);
+  // Fewer Gaussians: the fog that fills the lower viewport without the crop is gone (darker), and
+  // the box's orange edges are drawn.
+  const auto fog = mean_rgb(p, 340, 600, 1270, 700), cropped = mean_rgb(c, 340, 600, 1270, 700);
+  INFO("lower viewport: plain " << fog[0] << ", cropped " << cropped[0]);
+  CHECK(cropped[0] + cropped[1] + cropped[2] < 0.5 * (fog[0] + fog[1] + fog[2]));
+  const int edges = orange_pixels(c, 330, 30, 1270, 790), none = orange_pixels(p, 330, 30, 1270, 790);
+  INFO("orange pixels: cropped " << edges << ", plain " << none);
+  CHECK(edges > 500);
+  CHECK(none < 50);
 }

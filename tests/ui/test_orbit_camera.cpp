@@ -161,13 +161,3 @@ TEST_CASE("nearest and stepping through training cameras", "[ui][camera]") {
   REQUIRE(step_view(train, 1, -1) == 4);
   REQUIRE(step_view({}, 1, 1) == -1);
 }
-
-TEST_CASE("scene up is the mean of the cameras' -y axes", "[ui][camera]") {
-  std::vector<SceneView> views;
-  views.push_back(make_view({1, 0, 0}, 0.2, {0, 0, 0}));
-  views.push_back(make_view({1, 0, 0}, -0.2, {0, 0, 0}));
-  const Vec3d up = scene_up(views);
-  // Tilts of +-0.2 about x cancel: the mean up is -y.
-  REQUIRE(dist(up, Vec3d{0, -1, 0}) < 1e-12);
-  REQUIRE(dist(scene_up({}), Vec3d{0, -1, 0}) == 0);
-}

@@ -8,6 +8,7 @@
 
 #include "core/model/ply_io.h"
 #include "tests/support/test_support.h"
+#include "tests/ui/tiny_demo_viewer.h"
 #include "ui/viewer_state.h"
 
 using namespace splat;
@@ -24,15 +25,8 @@ void open_and_wait(ViewerState& state, const fs::path& p) {
 
 TEST_CASE("viewer opens a PLY, frames it, and saves PNG and PLY snapshots", "[ui][snapshot]") {
   const fs::path dir = splat::test::scratch_dir("ui_snapshots");
-  RandomInitOptions init;
-  init.count = 400;
-  init.center = {5, -2, 1};
-  init.half_extent = 0.5;
-  init.init.sh_degree = 1;
-  write_ply(dir / "in.ply", init_random(init));
-
   ViewerState state(kernels::Device::CPU, dir / "recent.json");
-  open_and_wait(state, dir / "in.ply");
+  splat::test::open_random_cube(state, dir, 400);
   REQUIRE(state.notes.error_count() == 0);
   REQUIRE(state.has_content());
   REQUIRE(state.content.model->size() == 400);

@@ -1,0 +1,67 @@
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+
+#include "ui/panels.h"
+
+namespace splat::ui {
+namespace {
+void draw_settings(ViewerState& state, PathExportJob& job) {
+  PathRequest& r = job.settings.request;
+  int kind = static_cast<int>(r.kind);
+  ImGui::RadioButton("orbit", &kind, 0);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("a circle about the up axis, looking at what the cameras look at");
+  ImGui::SameLine();
+  ImGui::RadioButton("cameras", &kind, 1);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("the scene's views in order (0-based, image-name order)");
+  r.kind = static_cast<PathKind>(kind);
+  ImGui::InputInt("Frames", &r.frames);
+  r.frames = std::clamp(r.frames, -1, 100000);
+  if (r.frames < 0) {
+    ImGui::SameLine();
+    if (r.kind == PathKind::Orbit) ImGui::TextDisabled("(%d)", kDefaultOrbitFrames);
+    else ImGui::TextDisabled("(one per view)");
+  }
+  ImGui::InputInt("Width", &r.width, 16, 128);
+  ImGui::InputInt("Height", &r.height, 16, 128);
+  r.width = std::clamp(r.width, 0, 16384);
+  r.height = std::clamp(r.height, 0, 16384);
+  ImGui::TextDisabled("frames -1: the path's default; width/height 0: the first view's");
+  char dir[1024];
+  std::snprintf(dir, sizeof dir, "%s", job.settings.out_dir.c_str());
+  if (ImGui::InputText("Folder", dir, sizeof dir)) job.settings.out_dir = dir;
+  ImGui::TextDisabled("-> %s", std::filesystem::absolute(job.settings.out_dir).lexically_normal().c_str());
+  if (state.crop_enabled()) ImGui::TextDisabled("the crop box applies");
+  if (ImGui::Button("Export")) {
+    job.start(state);
+    if (job.running()) job.dialog_open = false;
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("Cancel##path")) job.dialog_open = false;
+}
+}  // namespace
+
+void draw_path_export(ViewerState& state, PathExportJob& job) {
+  if (job.running()) {
+    ImGui::SetNextWindowPos(ImVec2(0.5f * ImGui::GetIO().DisplaySize.x, 0.5f * ImGui::GetIO().DisplaySize.y),
+                            ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+    ImGui::Begin("Exporting camera path", nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse);
+    char overlay[64];
+    std::snprintf(overlay, sizeof overlay, "%zu / %zu frames", job.done(), job.frames());
+    ImGui::ProgressBar(float(double(job.done()) / double(std::max<size_t>(1, job.frames()))), ImVec2(300, 0), overlay);
+    if (ImGui::Button("Stop##path")) job.cancel(state);
+    ImGui::End();
+    job.step(state);  // one frame per GUI frame
+    return;
+  }
+  if (!job.dialog_open) return;
+  ImGui::SetNextWindowPos(ImVec2(0.5f * ImGui::GetIO().DisplaySize.x, 0.4f * ImGui::GetIO().DisplaySize.y),
+                          ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
+  if (ImGui::Begin("Export camera path", &job.dialog_open, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse))
+    draw_settings(state, job);
+  ImGui::End();
+}
+
+}  // namespace splat::ui
