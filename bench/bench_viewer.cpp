@@ -3,10 +3,13 @@
 // context with an offscreen framebuffer standing in for the window. The camera orbits a little
 // every frame so every frame renders anew, and every frame ends with glFinish and
 // cudaDeviceSynchronize so the measured time is the whole frame, not its enqueueing.
-// Then the same again while a TrainingSession trains a scene on the same GPU, with its steps/s.
+// Then the same again while a TrainingSession trains a scene, with its steps/s and images/s: one rank
+// on GPU 0, or --ranks R rank threads over the machine's GPUs (several on GPU 0 where it has one), as
+// the GUI trains; the viewport renders on GPU 0, the primary.
 //
 //   bench_viewer [--width 1920 --height 1080] [--counts 1000000,3000000] [--frames 200]
 //                [--scene COLMAP_FOLDER | --demo-width 640 --demo-height 480] [--no-train]
+//                [--ranks R --batch-size B]
 #include <cuda_runtime.h>
 
 #include "ui/gl.h"
@@ -28,6 +31,7 @@
 #include "core/model/gaussian_model.h"
 #include "core/scene/scene_loader.h"
 #include "core/train/training_session.h"
+#include "kernels/device.h"
 #include "ui/headless_gl.h"
 #include "ui/orbit_camera.h"
 #include "ui/presenter.h"
@@ -46,6 +50,7 @@ struct Args {
   std::string scene;  // empty: the demo scene
   int demo_width = 640, demo_height = 480;
   bool train = true;
+  int ranks = 1, batch_size = 1;
   double train_warmup_s = 5, train_alone_s = 5;
 };
 
@@ -166,7 +171,13 @@ std::unique_ptr<TrainingSession> start_training(const Args& args) {
   TrainerOptions opt;
   opt.device = kernels::Device::CUDA;
   opt.images = 1000000;  // never finishes during the benchmark
-  auto session = std::make_unique<TrainingSession>(std::move(scene), std::move(init), opt);
+  opt.batch_size = args.batch_size;
+  SessionOptions session_options;
+  session_options.ranks.device = kernels::Device::CUDA;
+  for (int g = 0, n = kernels::cuda_device_count(); g < std::min(n, args.ranks); ++g)
+    session_options.ranks.cuda_devices.push_back(g);
+  session_options.ranks.ranks = args.ranks;
+  auto session = std::make_unique<TrainingSession>(std::move(scene), std::move(init), opt, session_options);
   session->start();
   return session;
 }
@@ -229,8 +240,10 @@ int run(const Args& args) {
   }
   check_training(*session);
   const std::vector<SessionMetrics> last = session->metrics_since(session->steps_done() - 100);
-  std::printf("\ntraining alone (before the viewport rows): %.0f steps/s; %s, %d steps done, %lld Gaussians at the end\n",
-              alone, args.scene.empty() ? "demo scene" : args.scene.c_str(), session->steps_done(),
+  std::printf("\ntraining alone (before the viewport rows): %.0f steps/s = %.0f images/s at batch %d, %d rank(s); %s, "
+              "%d steps done, %lld Gaussians at the end\n",
+              alone, alone * args.batch_size, args.batch_size, args.ranks,
+              args.scene.empty() ? "demo scene" : args.scene.c_str(), session->steps_done(),
               last.empty() ? -1LL : static_cast<long long>(last.back().gaussians));
   return 0;
 }
@@ -249,6 +262,10 @@ int main(int argc, char** argv) {
   app.add_option("--demo-width", args.demo_width, "Demo scene image width")->capture_default_str();
   app.add_option("--demo-height", args.demo_height, "Demo scene image height")->capture_default_str();
   app.add_flag("!--no-train", args.train, "Skip the measurement while training");
+  app.add_option("--ranks", args.ranks, "Rank threads training (over the GPUs; several on GPU 0 where there is one)")
+      ->capture_default_str()->check(CLI::Range(1, 64));
+  app.add_option("--batch-size", args.batch_size, "Training batch size (at least --ranks)")
+      ->capture_default_str()->check(CLI::Range(1, 64));
   CLI11_PARSE(app, argc, argv);
   try {
     return run(args);
