@@ -96,7 +96,7 @@ __global__ void __launch_bounds__(kThreads) project_backward_dense(GaussiansView
     if constexpr (D > 0) {
       __syncthreads();  // the previous round's gradients are written out
       for (int k = threadIdx.x; k < count * row; k += kThreads) {
-        s_rest[k] = g.sh_rest[first * row + k];
+        s_rest[k] = g.sh_rest_bf16 ? float(g.sh_rest_bf16[first * row + k]) : g.sh_rest[first * row + k];
         s_drest[k] = 0.f;
       }
       __syncthreads();
@@ -129,7 +129,10 @@ __global__ void project_backward_packed(GaussiansView g, ProjectionSetup setup, 
     GaussianGradSum acc;
     float drest[active > 0 ? active : 1] = {};
     const int64_t i = slots.id_of[s] - slots.first_id;
-    const float* rest = g.sh_rest ? g.sh_rest + i * g.sh_rest_coeffs * 3 : nullptr;
+    // This Gaussian's active SH rest coefficients, decoded (bf16 storage) or as stored.
+    float rest[active > 0 ? active : 1];
+    const int64_t row = i * g.sh_rest_coeffs * 3;
+    for (int k = 0; k < active; ++k) rest[k] = g.sh_rest_bf16 ? float(g.sh_rest_bf16[row + k]) : g.sh_rest[row + k];
     add_pair<D>(g, setup, slots.camera_of[s], i, s, slots, dslots, rest, drest, acc);
     flush(grad, stats, i, acc);
     if (grad.sh_rest && acc.visible)
