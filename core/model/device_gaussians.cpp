@@ -218,6 +218,14 @@ void DeviceGaussians::store_columns(const GaussianState& state) {
   }
 }
 
+// After a whole-column edit the scratch holds a replaced column (the largest, SH rest, last): kept, it
+// would add a column's worth of memory to every Gaussian for the rest of the run. Refinements are
+// rare, so the next one allocates anew.
+void DeviceGaussians::release_scratch() {
+  scratch_ = Buffer<float>(where_);
+  scratch16_ = Buffer<uint16_t>(where_);
+}
+
 void DeviceGaussians::reset_row_state() {
   const size_t n = static_cast<size_t>(n_);
   grad2d_.resize(n);
@@ -269,6 +277,7 @@ void DeviceGaussians::gather_rows(std::span<const int32_t> param_source, std::sp
     grads_[i].resize(static_cast<size_t>(n_out) * w);
   }
   n_ = n_out;
+  release_scratch();
   reset_row_state();
 }
 
@@ -284,6 +293,7 @@ void DeviceGaussians::replace_rows(int64_t n, const ColumnFill& fill) {
     grads_[i].resize(static_cast<size_t>(n) * w);
   }
   n_ = n;
+  release_scratch();
   reset_row_state();
 }
 

@@ -174,6 +174,8 @@ class DeviceGaussians {
  private:
   // Sizes the per-row statistics to n_ and zeroes them and the gradients (after any row change).
   void reset_row_state();
+  // Frees the gather scratch (after the whole-column edits).
+  void release_scratch();
   // Parameters and moments from `state`, stored as its table says (gradients sized, not zeroed).
   void store_columns(const GaussianState& state);
 
