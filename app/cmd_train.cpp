@@ -74,7 +74,7 @@ struct TrainArgs {
 const std::vector<std::string> kRecordedOptions = {
     "--strategy",   "--batch-size", "--packed",    "--data-factor", "--undistort",
     "--fisheye-fov", "--eval-every", "--log-every", "--checkpoint-every", "--seed",
-    "--sh-degree",  "--background", "--cap-max",   "--absgrad"};
+    "--sh-degree",  "--background", "--cap-max",   "--absgrad",     "--amp"};
 
 void add_train_options(CLI::App* sub, TrainArgs& a) {
   sub->add_option("scene", a.scene,
@@ -98,7 +98,9 @@ void add_train_options(CLI::App* sub, TrainArgs& a) {
                   "Training views per step; learning rates follow the sqrt(B) rule, schedules count images")
       ->capture_default_str()->check(at_least(1));
   sub->add_flag("--packed", a.packed, "Packed rasterization: keep only visible (camera, Gaussian) pairs (saves memory)");
-  sub->add_flag("--amp", a.amp, "Mixed precision (not implemented yet: rejected)");
+  sub->add_flag("--amp", a.amp,
+                "Mixed precision: SH rest coefficients and Adam moments stored in bf16 (less memory per Gaussian); "
+                "one rank only, --ranks/--gpus runs keep fp32");
   sub->add_option("--gpus", a.gpus, "Number of GPUs to train on, one rank each unless --ranks asks for more")
       ->capture_default_str()->check(at_least(1));
   a.ranks_option = sub->add_option("--ranks", a.ranks,
@@ -179,7 +181,8 @@ TrainerOptions trainer_options(const TrainArgs& a, kernels::Device dev) {
                    .sh_degree_cap = a.sh_degree,
                    .strategy = a.strategy,
                    .seed = a.seed,
-                   .cpu_threads = a.threads};
+                   .cpu_threads = a.threads,
+                   .amp = a.amp};
   for (int c = 0; c < 3; ++c) o.background[c] = a.background[c];
   o.mcmc.cap = a.cap_max;
   o.default_strategy.absgrad = a.absgrad;
@@ -377,7 +380,6 @@ struct RunPlan {
 
 // The run's device and folder, from the command line (and a resumed run's config.json).
 void plan_run(TrainArgs& a, RunPlan& p) {
-  if (a.amp) throw std::invalid_argument("--amp: not implemented yet: comes with mixed precision");
   p.dev = parse_device(a.device);
   p.folder = plan_train_folder(*a.command, a.scene, a.resume, a.out, a.overwrite, kRecordedOptions);
   if (a.scene != "demo") check_path_argument("scene", a.scene);
@@ -391,6 +393,7 @@ void prepare_run(const TrainArgs& a, RunPlan& p, const MpiLaunch* processes, boo
     for (const std::string& note : p.folder.notes) std::fprintf(stderr, "note: %s\n", note.c_str());
   p.options = trainer_options(a, p.dev);
   p.ranks = rank_count(a, p.dev, p.options.images, processes);
+  if (speak && a.amp && p.ranks > 1) std::fprintf(stderr, "note: --amp: a run of %d ranks keeps fp32 columns\n", p.ranks);
   // CPU ranks on one machine share its cores rather than each taking all of them.
   if (const int ranks_here = processes ? processes->local_size : p.ranks; ranks_here > 1 && a.threads == 0)
     p.options.cpu_threads = std::max(1, int(std::thread::hardware_concurrency()) / ranks_here);
@@ -409,7 +412,8 @@ void prepare_run(const TrainArgs& a, RunPlan& p, const MpiLaunch* processes, boo
               {"log_every", a.log_every},
               {"checkpoint_every", a.checkpoint_every},
               {"cap_max", a.cap_max},
-              {"absgrad", a.absgrad}};
+              {"absgrad", a.absgrad},
+              {"amp", a.amp}};
   write_scene_settings(p.config, scene_load_options(a.scene_args));
   const Scene& scene = p.scene.emplace(load_run_scene(p.config, true, !speak));
   if (speak)

@@ -1,12 +1,15 @@
 #pragma once
-// Fused Adam step over one parameter group: fp32 parameters, gradients and both moment
-// arrays, all on one device. Master weights and moments stay fp32 (see DESIGN.md, mixed
-// precision). The math lives in kernels/adam_math.h.
+// Fused Adam step over parameter groups, all arrays on one device. The arithmetic is fp32; the
+// parameters and both moments may be stored narrower (kernels/storage_math.h: StoredArray), in
+// which case each is read, updated in fp32 and written back rounded (bf16 stochastically), see
+// DESIGN.md "Mixed precision and memory". Gradients are fp32 always. The math lives in
+// kernels/adam_math.h.
 #include <cstdint>
 #include <span>
 
 #include "kernels/adam_math.h"
 #include "kernels/device_context.h"
+#include "kernels/storage_math.h"
 
 namespace splat::kernels {
 
@@ -39,14 +42,18 @@ void adam_step(const ComputeContext& where, float* params, const float* grads, f
                int64_t n, const AdamHyperParams& h, int64_t step);
 
 // One parameter group of a multi-group step: its arrays of n elements and its own hyper-parameters.
+// `seed` names the stream of stochastic-rounding bits of this group's narrow arrays (the trainer
+// passes a different one per group and step); it does not matter for fp32 arrays.
 struct AdamGroup {
-  float* params = nullptr;
+  StoredArray params;
   const float* grads = nullptr;
-  float* exp_avg = nullptr;
-  float* exp_avg_sq = nullptr;
+  StoredArray exp_avg, exp_avg_sq;
   int64_t n = 0;
   AdamHyperParams h;
+  uint64_t seed = 0;
 };
+// An fp32 array as a StoredArray.
+inline StoredArray fp32_array(float* p) { return {p, nullptr, Precision::F32}; }
 
 // adam_step on every group (same step count), as one kernel launch on CUDA: a training step has
 // several small groups, and one launch each would cost about as much as their work. Same context
@@ -57,5 +64,7 @@ void adam_step_groups(const ComputeContext& where, std::span<const AdamGroup> gr
 template <class T>
 void adam_step_reference(T* params, const T* grads, T* exp_avg, T* exp_avg_sq, int64_t n, const AdamHyperParams& h,
                          int64_t step);
+// CPU reference of one group in its storage precisions (the CUDA kernel's generic path).
+void adam_step_stored_reference(const AdamGroup& g, int64_t step);
 
 }  // namespace splat::kernels

@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "kernels/hd.h"
+#include "kernels/storage_math.h"
 
 namespace splat::kernels {
 
@@ -41,6 +42,18 @@ SPLAT_HD void adam_update(T& param, T grad, T& exp_avg, T& exp_avg_sq, const Ada
   exp_avg = mul_rn(k.beta1, exp_avg) + mul_rn(T(1) - k.beta1, grad);
   exp_avg_sq = mul_rn(k.beta2, exp_avg_sq) + mul_rn(mul_rn(T(1) - k.beta2, grad), grad);
   param -= mul_rn(k.step_size, exp_avg) / (mul_rn(std::sqrt(exp_avg_sq), k.inv_sqrt_bias2) + k.eps);
+}
+
+// Element i of a group in its storage precisions: read, update in fp32, write back rounded. The
+// three narrow arrays draw independent rounding bits (stream seed, seed + 1, seed + 2).
+SPLAT_HD void adam_update_stored(const StoredArray& params, const float* grads, const StoredArray& exp_avg,
+                                 const StoredArray& exp_avg_sq, int64_t i, uint64_t seed,
+                                 const AdamStepConstants<float>& k) {
+  float p = load_stored(params, i), m = load_stored(exp_avg, i), v = load_stored(exp_avg_sq, i);
+  adam_update(p, grads[i], m, v, k);
+  store_stored(params, i, p, rounding_bits(seed, uint64_t(i)));
+  store_stored(exp_avg, i, m, rounding_bits(seed + 1, uint64_t(i)));
+  store_stored(exp_avg_sq, i, v, rounding_bits(seed + 2, uint64_t(i)));
 }
 
 }  // namespace splat::kernels

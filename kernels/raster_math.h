@@ -474,8 +474,9 @@ template <class T> SPLAT_HD Vec3<T> sh_basis_vjp(int degree, Vec3<T> d, const T*
 // expansion up to `degree` + 0.5, clamped at 0 per channel. dc: [3]; rest: [coeffs, 3] with
 // coefficients per channel stored beyond DC (degree must satisfy (degree+1)^2 - 1 <= coeffs).
 // With the [n, coeffs, 3] storage, rest = sh_rest + i * coeffs * 3 for Gaussian i (no copy).
-template <class S, class T>
-SPLAT_HD Vec3<T> sh_color(int degree, Vec3<T> dir, const S* dc, const S* rest) {
+// S / R: the stored scalars of dc / rest (R may be kernels::Bf16, decoded as it is read).
+template <class S, class T, class R = S>
+SPLAT_HD Vec3<T> sh_color(int degree, Vec3<T> dir, const S* dc, const R* rest) {
   T b[kMaxShCoeffs];
   sh_basis(degree, dir / norm(dir), b);
   T c[3];
@@ -488,8 +489,8 @@ SPLAT_HD Vec3<T> sh_color(int degree, Vec3<T> dir, const S* dc, const S* rest) {
 }
 // ACCUMULATES into ddc [3], drest [coeffs, 3] and ddir (the unnormalised direction, i.e. the
 // mean's gradient through the view direction). Channels clamped in the forward get no gradient.
-template <class S, class T>
-SPLAT_HD void sh_color_vjp(int degree, Vec3<T> dir, const S* dc, const S* rest, Vec3<T> dcolor, T* ddc, T* drest,
+template <class S, class T, class R = S>
+SPLAT_HD void sh_color_vjp(int degree, Vec3<T> dir, const S* dc, const R* rest, Vec3<T> dcolor, T* ddc, T* drest,
                            Vec3<T>& ddir) {
   const T len = norm(dir);
   const Vec3<T> n = dir / len;

@@ -24,6 +24,7 @@
 
 #include "kernels/device_context.h"
 #include "kernels/precision.h"
+#include "kernels/storage_math.h"
 
 namespace splat::kernels {
 
@@ -56,8 +57,19 @@ struct BasicGaussiansView {
   const T* sh_rest = nullptr;         // [n, sh_rest_coeffs, 3]; may be null when sh_rest_coeffs == 0
   int sh_rest_coeffs = 0;             // coefficients stored per channel beyond DC (15 for degree 3)
   int64_t first_id = 0;               // global id of row 0
+  // The SH rest rows stored in bf16 (mixed precision), given instead of sh_rest: at most one is set.
+  // Only the SH rest coefficients may be narrow: they are 45 of a Gaussian's 59 values, and the
+  // projection reads them once per Gaussian, so decoding them costs next to nothing.
+  const Bf16* sh_rest_bf16 = nullptr;
 };
 using GaussiansView = BasicGaussiansView<float>;
+
+// Whether a view gives its SH rest rows, in exactly one of the two storages, where it needs them.
+template <class T>
+bool sh_rest_given(const BasicGaussiansView<T>& g) {
+  if (g.sh_rest && g.sh_rest_bf16) return false;
+  return g.sh_rest_coeffs == 0 || g.n == 0 || g.sh_rest || g.sh_rest_bf16;
+}
 
 // Gradient buffers with the same shapes as GaussiansView; backward ACCUMULATES (+=) into them,
 // so the caller zeroes them once per optimisation step (this lets a batch be split into calls).
@@ -181,6 +193,9 @@ class Rasterizer {
   // backend does not time its stages: it ignores the switch and returns none.
   virtual void set_stage_timing(bool /*on*/) {}
   virtual std::vector<StageTime> stage_times() { return {}; }
+  // Device memory the rasterizer's cached workspace holds now (bytes; the memory breakdown). The CPU
+  // backend's scratch is ordinary host memory, not counted: 0.
+  virtual size_t workspace_bytes() const { return 0; }
 
   // Renders C = cameras.size() views of the Gaussians. Keeps what backward needs until the
   // next forward call on this object; the arrays of `g` must stay valid and unchanged until

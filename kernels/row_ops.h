@@ -2,7 +2,7 @@
 // Row-wise structural edits of column buffers, on the device that holds them. A refinement step
 // (clone, split, prune) rebuilds every parameter, moment and statistic column with the same row
 // mapping; doing it where the columns live avoids moving the whole model through the host.
-// Rows are `width` contiguous floats; row indices are int32 (the trainer stays below 2^31 rows).
+// Rows are `width` contiguous floats (or 2-byte values for gather_rows); row indices are int32 (the trainer stays below 2^31 rows).
 #include <cstdint>
 
 #include "kernels/device_context.h"
@@ -15,6 +15,9 @@ namespace splat::kernels {
 // context's device and stream, not waited for; index lives in `where` like the columns.
 void gather_rows(const ComputeContext& where, float* dst, const float* src, int width, const int32_t* index,
                  int64_t n_out);
+// The same for columns of 2-byte values (bf16 storage), `width` of them per row.
+void gather_rows(const ComputeContext& where, uint16_t* dst, const uint16_t* src, int width, const int32_t* index,
+                 int64_t n_out);
 
 // dst row index[i] = src row i for i < n_src (indices distinct, in range): writes a few computed
 // rows (split children) into a full column.
@@ -25,7 +28,8 @@ void scatter_rows(const ComputeContext& where, float* dst, const float* src, int
 void cap_values(const ComputeContext& where, float* v, int64_t n, float cap);
 
 // CPU references of the three (the device-agnostic entry points above call these for Device::CPU).
-void gather_rows_reference(float* dst, const float* src, int width, const int32_t* index, int64_t n_out);
+template <class T>
+void gather_rows_reference(T* dst, const T* src, int width, const int32_t* index, int64_t n_out);
 void scatter_rows_reference(float* dst, const float* src, int width, const int32_t* index, int64_t n_src);
 void cap_values_reference(float* v, int64_t n, float cap);
 

@@ -8,10 +8,12 @@
 namespace splat::kernels {
 
 // Element e of the gathered column: row e / width of the output, component e % width.
-SPLAT_HD float gathered_element(const float* src, int width, const int32_t* index, int64_t e) {
+// T is float or uint16_t (bf16 encodings, whose zero is +0.0 as well).
+template <class T>
+SPLAT_HD T gathered_element(const T* src, int width, const int32_t* index, int64_t e) {
   const int64_t row = e / width;
   const int32_t from = index[row];
-  return from < 0 ? 0.f : src[int64_t(from) * width + (e - row * width)];
+  return from < 0 ? T(0) : src[int64_t(from) * width + (e - row * width)];
 }
 
 // Where element e of the scattered source goes in the destination column.

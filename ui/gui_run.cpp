@@ -39,6 +39,7 @@ nlohmann::json gui_run_config(const Scene& scene, int data_factor, const Trainer
                         {"strategy", options.strategy},
                         {"batch_size", options.batch_size},
                         {"packed", options.packed},
+                        {"amp", options.amp},
                         {"antialiased", options.antialiased},
                         {"seed", options.seed},
                         {"sh_degree", options.sh_degree_cap},

@@ -18,6 +18,7 @@ void MetricHistory::add(const MetricsRecord& m, int batch_size) {
     psnr.push_back(static_cast<float>(*m.psnr));
   }
   gaussians = m.gaussians;
+  if (m.memory) memory = m.memory;
   images_per_s = m.step_ms > 0 ? batch_size * 1000.0 / m.step_ms : 0.0;
   last_step = m.step;
   last_images = m.images;

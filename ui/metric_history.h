@@ -3,6 +3,7 @@
 // images (runs at any batch size line up) or wall seconds. The loss is smoothed for reading its
 // trend (an exponential moving average); the raw values stay for the faint line under it.
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "core/train/metrics_log.h"
@@ -16,6 +17,7 @@ struct MetricHistory {
   std::vector<float> psnr_images, psnr_wall, psnr;
   int64_t gaussians = 0;
   double images_per_s = 0;
+  std::optional<TrainingMemory> memory;  // of the newest record that had one
   int last_step = 0;    // of the newest record: the session hands out records after it
   int last_images = 0;
 

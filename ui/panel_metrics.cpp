@@ -4,6 +4,7 @@
 #include <cfloat>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ui/panels.h"
@@ -106,6 +107,39 @@ void draw_device_memory(const TrainingController& training) {
   }
 }
 
+// The trainer's memory by role (the newest record's TrainingMemory): what the GPU's total is made of.
+void draw_training_memory(const MetricHistory& h) {
+  if (!ImGui::TreeNode("Training memory")) return;
+  if (!h.memory) {
+    ImGui::TextDisabled("no record yet");
+    ImGui::TreePop();
+    return;
+  }
+  const TrainingMemory& m = *h.memory;
+  const std::pair<const char*, size_t> rows[] = {
+      {"parameters", m.parameters}, {"Adam moments", m.optimizer}, {"gradients", m.gradients},
+      {"densify stats", m.statistics}, {"photos", m.photos},      {"renders", m.renders},
+      {"raster workspace", m.workspace}};
+  const double total = double(std::max<size_t>(m.total(), 1));
+  if (ImGui::BeginTable("memory", 2)) {
+    ImGui::TableSetupColumn("role", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("raster workspace").x);
+    ImGui::TableSetupColumn("MiB", ImGuiTableColumnFlags_WidthStretch);
+    for (const auto& [name, bytes] : rows) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(name);
+      ImGui::TableNextColumn();
+      char label[32];
+      std::snprintf(label, sizeof label, "%.1f MiB", double(bytes) / (1024.0 * 1024.0));
+      ImGui::ProgressBar(float(double(bytes) / total), ImVec2(-1, 0), label);
+    }
+    ImGui::EndTable();
+  }
+  if (m.gaussians > 0)
+    ImGui::Text("training state: %.0f bytes per Gaussian", double(m.state()) / double(m.gaussians));
+  ImGui::TreePop();
+}
+
 // Profiling waits for every step on the device (Trainer::set_profiling), so the controller turns
 // it on only while this section is open; closing it (or the whole Metrics panel) turns it off.
 void draw_step_share(TrainingController& training) {
@@ -150,6 +184,7 @@ void draw_metrics_panel(TrainingController& training) {
   ImGui::Text("image %d (step %d), %lld Gaussians", h.last_images, h.last_step, static_cast<long long>(h.gaussians));
   ImGui::Text("%.1f images/s", h.images_per_s);
   draw_device_memory(training);
+  draw_training_memory(h);
   int against = training.plot_wall_time ? 1 : 0;
   ImGui::TextUnformatted("plot against");
   ImGui::SameLine();

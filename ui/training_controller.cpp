@@ -16,6 +16,7 @@ TrainerOptions trainer_options(const TrainingSettings& s, kernels::Device device
   opt.strategy = kStrategies[s.strategy];
   opt.batch_size = s.batch_size;
   opt.packed = s.packed;
+  opt.amp = s.amp;
   opt.sh_degree_cap = s.sh_degree;
   std::copy(viewer.view.background, viewer.view.background + 3, opt.background.begin());
   return opt;
@@ -108,6 +109,7 @@ void TrainingController::open_run(ViewerState& viewer, const fs::path& dir) {
     s.strategy = strategy == kStrategies[1] ? 1 : 0;
     s.batch_size = config.value("batch_size", s.batch_size);
     s.packed = config.value("packed", s.packed);
+    s.amp = config.value("amp", s.amp);
     s.sh_degree = config.value("sh_degree", s.sh_degree);
     s.eval_every = config.value("eval_every", s.eval_every);
     s.checkpoint_every = config.value("checkpoint_every", s.checkpoint_every);

@@ -34,6 +34,14 @@ GaussianState GaussianState::from_model(const GaussianModel& m, const ColumnTabl
   return s;
 }
 
+GaussianState GaussianState::with_columns(const ColumnTable& columns) const {
+  if (!same_columns(columns, columns_)) throw std::logic_error("GaussianState::with_columns: another set of columns");
+  GaussianState s = *this;
+  s.columns_ = columns;
+  s.round_to_storage();
+  return s;
+}
+
 GaussianModel GaussianState::to_model() const {
   GaussianModel m(sh_degree_, size());
   for (Group g : kAllGroups) m.column(g) = col(g).value;
@@ -110,17 +118,13 @@ void GaussianState::check_consistent() const {
 }
 
 DeviceGaussians::DeviceGaussians(const kernels::ComputeContext& where, const GaussianState& state) : where_(where) {
-  for (int i = 0; i < kGroupCount; ++i) {
-    params_[i] = Buffer<float>(where_);
-    grads_[i] = Buffer<float>(where_);
-    m1_[i] = Buffer<float>(where_);
-    m2_[i] = Buffer<float>(where_);
-  }
+  for (int i = 0; i < kGroupCount; ++i) grads_[i] = Buffer<float>(where_);
   grad2d_ = Buffer<float>(where_);
   grad2d_abs_ = Buffer<float>(where_);
   max_radius_ = Buffer<float>(where_);
   visible_count_ = Buffer<int32_t>(where_);
   scratch_ = Buffer<float>(where_);
+  scratch16_ = Buffer<uint16_t>(where_);
   rows_a_ = Buffer<int32_t>(where_);
   rows_b_ = Buffer<int32_t>(where_);
   upload(state);
@@ -134,7 +138,13 @@ kernels::GaussiansView DeviceGaussians::view() const {
   v.log_scales = param(Group::LogScales).data();
   v.opacity_logits = param(Group::Opacity).data();
   v.sh_dc = param(Group::ShDc).data();
-  v.sh_rest = sh_rest_coeffs() ? param(Group::ShRest).data() : nullptr;
+  if (sh_rest_coeffs()) {
+    const StoredColumnArray& rest = params_[static_cast<int>(Group::ShRest)];
+    if (rest.two_bytes())
+      v.sh_rest_bf16 = rest.bf16();
+    else
+      v.sh_rest = rest.f32().data();
+  }
   v.sh_rest_coeffs = sh_rest_coeffs();
   return v;
 }
@@ -169,7 +179,7 @@ GaussianState DeviceGaussians::download() const {
   GaussianState s(sh_degree_, 0, columns_);
   for (Group g : kAllGroups) {
     const int i = static_cast<int>(g);
-    s.col(g).value = params_[i].download();
+    s.col(g).value = params_[i].download();  // fp32 arrays of a narrow precision hold rounded values
     s.col(g).exp_avg = m1_[i].download();
     s.col(g).exp_avg_sq = m2_[i].download();
   }
@@ -179,18 +189,41 @@ GaussianState DeviceGaussians::download() const {
 }
 
 void DeviceGaussians::upload(const GaussianState& state) {
+  store_columns(state);
+  reset_row_state();
+}
+
+void DeviceGaussians::set_columns(const ColumnTable& columns) {
+  if (!same_columns(columns, columns_)) throw std::logic_error("DeviceGaussians::set_columns: another set of columns");
+  store_columns(download().with_columns(columns));
+}
+
+void DeviceGaussians::store_columns(const GaussianState& state) {
   state.check_consistent();
   n_ = state.size();
   sh_degree_ = state.sh_degree();
   columns_ = state.columns();
   for (Group g : kAllGroups) {
     const int i = static_cast<int>(g);
+    // 2-byte storage where a kernel reads bf16: every bf16 moment (Adam), bf16 SH rest values (the
+    // rasterizer). Any other narrow column is held in fp32 elements rounded to its precision.
+    const ColumnSpec& spec = state.spec(g);
+    params_[i] = StoredColumnArray(where_, spec.storage, g == Group::ShRest && spec.storage == Precision::BF16);
+    for (StoredColumnArray* m : {&m1_[i], &m2_[i]})
+      *m = StoredColumnArray(where_, spec.moments, spec.moments == Precision::BF16);
     params_[i].upload(state.col(g).value);
     m1_[i].upload(state.col(g).exp_avg);
     m2_[i].upload(state.col(g).exp_avg_sq);
     grads_[i].resize(state.col(g).value.size());
   }
-  reset_row_state();
+}
+
+// After a whole-column edit the scratch holds a replaced column (the largest, SH rest, last): kept, it
+// would add a column's worth of memory to every Gaussian for the rest of the run. Refinements are
+// rare, so the next one allocates anew.
+void DeviceGaussians::release_scratch() {
+  scratch_ = Buffer<float>(where_);
+  scratch16_ = Buffer<uint16_t>(where_);
 }
 
 void DeviceGaussians::reset_row_state() {
@@ -238,15 +271,13 @@ void DeviceGaussians::gather_rows(std::span<const int32_t> param_source, std::sp
   for (Group g : kAllGroups) {
     const int i = static_cast<int>(g);
     const int w = group_width(g, sh_degree_);
-    using Target = std::pair<Buffer<float>*, const Buffer<int32_t>*>;
-    for (auto [column, source] : {Target{&params_[i], &rows_a_}, Target{&m1_[i], &rows_b_}, Target{&m2_[i], &rows_b_}}) {
-      scratch_.resize(static_cast<size_t>(n_out) * w);
-      kernels::gather_rows(where_, scratch_.data(), column->data(), w, source->data(), n_out);
-      std::swap(*column, scratch_);
-    }
+    using Target = std::pair<StoredColumnArray*, const Buffer<int32_t>*>;
+    for (auto [column, source] : {Target{&params_[i], &rows_a_}, Target{&m1_[i], &rows_b_}, Target{&m2_[i], &rows_b_}})
+      column->gather(*source, w, n_out, scratch_, scratch16_);
     grads_[i].resize(static_cast<size_t>(n_out) * w);
   }
   n_ = n_out;
+  release_scratch();
   reset_row_state();
 }
 
@@ -254,14 +285,15 @@ void DeviceGaussians::replace_rows(int64_t n, const ColumnFill& fill) {
   for (Group g : kAllGroups) {
     const int i = static_cast<int>(g);
     const int w = group_width(g, sh_degree_);
-    for (Buffer<float>* column : {&params_[i], &m1_[i], &m2_[i]}) {
+    for (StoredColumnArray* column : {&params_[i], &m1_[i], &m2_[i]}) {
       scratch_.resize(static_cast<size_t>(n) * w);
-      fill(*column, w, scratch_);
-      std::swap(*column, scratch_);
+      fill(column->f32(), w, scratch_);  // logic_error for a 2-byte column
+      std::swap(column->f32(), scratch_);
     }
     grads_[i].resize(static_cast<size_t>(n) * w);
   }
   n_ = n;
+  release_scratch();
   reset_row_state();
 }
 
@@ -292,7 +324,7 @@ std::vector<float> DeviceGaussians::download_rows(Group g, std::span<const int32
   rows_a_.upload(rows);
   scratch_.resize(rows.size() * w);
   kernels::gather_rows(where_, scratch_.data(), param(g).data(), w, rows_a_.data(), static_cast<int64_t>(rows.size()));
-  return scratch_.download();
+  return scratch_.download();  // (fp32 columns only: param() refuses the 2-byte one)
 }
 
 void DeviceGaussians::write_rows(Group g, std::span<const int32_t> rows, std::span<const float> values) {
@@ -309,8 +341,8 @@ void DeviceGaussians::write_rows(Group g, std::span<const int32_t> rows, std::sp
 
 void DeviceGaussians::cap_values(Group g, float cap) {
   kernels::cap_values(where_, param(g).data(), static_cast<int64_t>(param(g).size()), cap);
-  exp_avg(g).zero();
-  exp_avg_sq(g).zero();
+  m1_[static_cast<int>(g)].zero();
+  m2_[static_cast<int>(g)].zero();
 }
 
 RowEditPlan::RowEditPlan(DeviceGaussians& g)
@@ -358,10 +390,33 @@ void RowEditPlan::apply(DeviceGaussians& g) const {
   g.param(Group::LogScales).upload(log_scales_);
 }
 
+kernels::AdamGroup DeviceGaussians::adam_group(Group g) {
+  const int i = static_cast<int>(g);
+  kernels::AdamGroup a;
+  a.params = params_[i].stored();
+  a.grads = grads_[i].data();
+  a.exp_avg = m1_[i].stored();
+  a.exp_avg_sq = m2_[i].stored();
+  a.n = static_cast<int64_t>(grads_[i].size());
+  return a;
+}
+
 size_t DeviceGaussians::bytes() const {
   size_t b = grad2d_.bytes() + grad2d_abs_.bytes() + max_radius_.bytes() + visible_count_.bytes();
   for (int i = 0; i < kGroupCount; ++i) b += params_[i].bytes() + grads_[i].bytes() + m1_[i].bytes() + m2_[i].bytes();
   return b;
+}
+
+GaussianMemory DeviceGaussians::memory() const {
+  GaussianMemory m;
+  for (int i = 0; i < kGroupCount; ++i) {
+    m.parameters += params_[i].capacity_bytes();
+    m.optimizer += m1_[i].capacity_bytes() + m2_[i].capacity_bytes();
+    m.gradients += grads_[i].capacity() * sizeof(float);
+  }
+  m.statistics = (grad2d_.capacity() + grad2d_abs_.capacity() + max_radius_.capacity()) * sizeof(float) +
+                 visible_count_.capacity() * sizeof(int32_t);
+  return m;
 }
 
 }  // namespace splat

@@ -1,7 +1,8 @@
 #pragma once
 // The Gaussians being trained, on one device: every parameter column together with its gradient
-// and its two Adam moments, as kernels::Buffer<float>, plus the densification statistics the
-// backward pass accumulates. Keeping all of them in one object is what lets a structural edit
+// and its two Adam moments, plus the densification statistics the backward pass accumulates.
+// Values and moments are stored as the column table says (StoredColumnArray: fp32, or bf16 where
+// mixed precision asks for it); gradients and statistics are fp32 always (they accumulate). Keeping all of them in one object is what lets a structural edit
 // (clone, split, prune, relocate) touch parameters AND optimizer state AND statistics together, so
 // that row i of every buffer always describes the same Gaussian.
 //
@@ -17,6 +18,8 @@
 
 #include "core/model/gaussian_model.h"
 #include "core/model/param_columns.h"
+#include "core/model/stored_array.h"
+#include "kernels/adam.h"
 #include "kernels/buffer.h"
 #include "kernels/rasterizer.h"
 
@@ -35,6 +38,9 @@ class GaussianState {
   explicit GaussianState(int sh_degree = 3, int64_t n = 0, const ColumnTable& columns = kParamColumns);
   // Parameters from a model, rounded to each column's storage precision; moments zero.
   static GaussianState from_model(const GaussianModel& m, const ColumnTable& columns = kParamColumns);
+  // The same Gaussians and moments described by another table of the same columns (values rounded
+  // to its storage precisions): how mixed precision is switched on and off between steps.
+  GaussianState with_columns(const ColumnTable& columns) const;
   GaussianModel to_model() const;
 
   const ColumnTable& columns() const { return columns_; }
@@ -82,6 +88,12 @@ struct HostDensifyStats {
   std::vector<int32_t> visible_count;
 };
 
+// Device memory of a DeviceGaussians by role, in bytes allocated (spare capacity included).
+struct GaussianMemory {
+  size_t parameters = 0, optimizer = 0, gradients = 0, statistics = 0;
+  size_t total() const { return parameters + optimizer + gradients + statistics; }
+};
+
 // Which statistics DeviceGaussians::download_stats fetches; the others come back empty (a
 // refinement reads only some of them, and each is a full column to copy off the device).
 struct StatsSelection {
@@ -104,11 +116,17 @@ class DeviceGaussians {
   kernels::GaussiansGrad grad();
   kernels::DensifyStats stats();
 
-  kernels::Buffer<float>& param(Group g) { return params_[static_cast<int>(g)]; }
-  const kernels::Buffer<float>& param(Group g) const { return params_[static_cast<int>(g)]; }
+  const ColumnTable& columns() const { return columns_; }
+  // A column's fp32 values (the strategies read and edit these); std::logic_error for a column
+  // stored in 2 bytes (SH rest under mixed precision).
+  kernels::Buffer<float>& param(Group g) { return params_[static_cast<int>(g)].f32(); }
+  const kernels::Buffer<float>& param(Group g) const { return params_[static_cast<int>(g)].f32(); }
   kernels::Buffer<float>& grad(Group g) { return grads_[static_cast<int>(g)]; }
-  kernels::Buffer<float>& exp_avg(Group g) { return m1_[static_cast<int>(g)]; }
-  kernels::Buffer<float>& exp_avg_sq(Group g) { return m2_[static_cast<int>(g)]; }
+  // A group's Adam moments as stored (read-only here: Adam writes them through adam_group).
+  const StoredColumnArray& exp_avg(Group g) const { return m1_[static_cast<int>(g)]; }
+  const StoredColumnArray& exp_avg_sq(Group g) const { return m2_[static_cast<int>(g)]; }
+  // One group's arrays for Adam (kernels/adam.h); the caller sets the hyper-parameters and seed.
+  kernels::AdamGroup adam_group(Group g);
 
   // Zeroes all gradients (once per optimisation step: backward accumulates).
   void zero_grad();
@@ -118,6 +136,9 @@ class DeviceGaussians {
   GaussianState download() const;
   // Replaces everything with `state` (rows may differ); gradients and statistics are zeroed.
   void upload(const GaussianState& state);
+  // Stores the same values and moments as `columns` says (another table of the same columns);
+  // gradients and statistics are kept.
+  void set_columns(const ColumnTable& columns);
   HostDensifyStats download_stats(const StatsSelection& which = {}) const;
   // The same into `into`, reusing its vectors' memory (for callers that download every few steps).
   void download_stats(HostDensifyStats& into, const StatsSelection& which = {}) const;
@@ -131,7 +152,7 @@ class DeviceGaussians {
   // Replaces every column (parameters and both moments of every group) with `n` rows that
   // fill(old, width, out) writes into `out` (n * width floats on this device) from the column now
   // held, `old`; for moving rows between the shards of a distributed run. Gradients and statistics
-  // are resized and zeroed.
+  // are resized and zeroed. Only for fp32-stored columns (distributed runs keep fp32): logic_error.
   using ColumnFill = std::function<void(const kernels::Buffer<float>& old, int width, kernels::Buffer<float>& out)>;
   void replace_rows(int64_t n, const ColumnFill& fill);
   // Appends copies of the given rows (moments zero) / keeps the rows whose mask entry is nonzero;
@@ -147,21 +168,29 @@ class DeviceGaussians {
 
   // Bytes held on the device (parameters, gradients, moments, statistics).
   size_t bytes() const;
+  // The same by role, as allocated (spare capacity included).
+  GaussianMemory memory() const;
 
  private:
   // Sizes the per-row statistics to n_ and zeroes them and the gradients (after any row change).
   void reset_row_state();
+  // Frees the gather scratch (after the whole-column edits).
+  void release_scratch();
+  // Parameters and moments from `state`, stored as its table says (gradients sized, not zeroed).
+  void store_columns(const GaussianState& state);
 
   kernels::ComputeContext where_;
   int64_t n_ = 0;
   int sh_degree_ = 3;
   // The uploaded state's columns: download() hands back values in their storage precision.
   ColumnTable columns_ = kParamColumns;
-  std::array<kernels::Buffer<float>, kGroupCount> params_, grads_, m1_, m2_;
+  std::array<StoredColumnArray, kGroupCount> params_, m1_, m2_;
+  std::array<kernels::Buffer<float>, kGroupCount> grads_;
   kernels::Buffer<float> grad2d_, grad2d_abs_, max_radius_;
   kernels::Buffer<int32_t> visible_count_;
-  // Reused by the row edits: the gather target that is swapped into place, and the row lists.
+  // Reused by the row edits: the gather targets that are swapped into place, and the row lists.
   kernels::Buffer<float> scratch_;
+  kernels::Buffer<uint16_t> scratch16_;
   kernels::Buffer<int32_t> rows_a_, rows_b_;
 };
 

@@ -33,9 +33,14 @@ std::shared_ptr<ModelSnapshot> ModelSnapshot::copy_of(const kernels::GaussiansVi
   s->n_ = source.n;
   s->sh_degree_ = sh_degree;
   s->where_ = to;
+  const size_t rest_values = static_cast<size_t>(source.n) * group_width(Group::ShRest, sh_degree);
+  s->sh_rest_bf16_ = kernels::Buffer<uint16_t>(to, source.sh_rest_bf16 ? rest_values : 0);
+  if (s->sh_rest_bf16_.size())  // kept in bf16: a snapshot is a copy, not a conversion
+    kernels::copy_bytes(s->sh_rest_bf16_.data(), to, source.sh_rest_bf16, from, s->sh_rest_bf16_.bytes());
   for (Group g : kAllGroups) {
     kernels::Buffer<float>& dst = s->params_[static_cast<int>(g)];
-    dst = kernels::Buffer<float>(to, static_cast<size_t>(source.n) * group_width(g, sh_degree));
+    const bool in_bf16 = g == Group::ShRest && source.sh_rest_bf16;
+    dst = kernels::Buffer<float>(to, in_bf16 ? 0 : static_cast<size_t>(source.n) * group_width(g, sh_degree));
     const float* src = view_column(source, g);
     if (dst.size() && !src) throw std::logic_error(std::string("snapshot: no source column ") + group_name(g));
     if (dst.size()) kernels::copy_bytes(dst.data(), to, src, from, dst.bytes());
@@ -116,6 +121,7 @@ kernels::GaussiansView ModelSnapshot::view() const {
   kernels::GaussiansView v;
   v.n = n_;
   for (Group g : kAllGroups) view_column(v, g) = param(g).size() ? param(g).data() : nullptr;
+  if (sh_rest_bf16_.size()) v.sh_rest_bf16 = reinterpret_cast<const kernels::Bf16*>(sh_rest_bf16_.data());
   v.sh_rest_coeffs = kernels::sh_coeffs_for_degree(sh_degree_) - 1;
   return v;
 }
@@ -123,6 +129,12 @@ kernels::GaussiansView ModelSnapshot::view() const {
 GaussianModel ModelSnapshot::download() const {
   GaussianModel m(sh_degree_, 0);
   for (Group g : kAllGroups) m.column(g) = param(g).download();
+  if (sh_rest_bf16_.size()) {
+    const std::vector<uint16_t> bits = sh_rest_bf16_.download();
+    std::vector<float>& rest = m.column(Group::ShRest);
+    rest.resize(bits.size());
+    for (size_t i = 0; i < bits.size(); ++i) rest[i] = kernels::bf16_to_float(bits[i]);
+  }
   m.check_consistent();
   return m;
 }

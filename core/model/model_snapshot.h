@@ -56,6 +56,7 @@ class ModelSnapshot {
   int64_t size() const { return n_; }
   int sh_degree() const { return sh_degree_; }
   const kernels::ComputeContext& context() const { return where_; }
+  // A column's fp32 values; empty for SH rest when the source stored it in bf16 (then held as such).
   const kernels::Buffer<float>& param(Group g) const { return params_[static_cast<int>(g)]; }
 
   // Pointers into the columns, for the rasterizer of this snapshot's backend.
@@ -75,6 +76,7 @@ class ModelSnapshot {
   int sh_degree_ = 3;
   kernels::ComputeContext where_;
   std::array<kernels::Buffer<float>, kGroupCount> params_;
+  kernels::Buffer<uint16_t> sh_rest_bf16_;  // SH rest as the trainer stores it under mixed precision
 };
 
 }  // namespace splat

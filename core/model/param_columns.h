@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kernels/precision.h"
+#include "kernels/storage_math.h"
 #include "kernels/rasterizer.h"
 
 namespace splat {
@@ -20,8 +21,12 @@ namespace splat {
 enum class Group : int { Means = 0, LogScales, Quats, Opacity, ShDc, ShRest };
 inline constexpr int kGroupCount = 6;
 
-// A column's Precision (kernels/precision.h) is how its values are stored at rest (host state,
-// checkpoints); a BF16 column holds only values bf16 can represent. Adam's moments are always fp32.
+// A column's precisions (kernels/precision.h): `storage` is how its values are stored (host
+// state, checkpoints, the device), `moments` how its two Adam moments are stored on the device. A
+// narrow column holds only values its precision represents; the optimizer computes in fp32 and
+// rounds what it writes back (kernels/storage_math.h). On the device, BF16 arrays take 2 bytes per
+// value where a kernel reads them (SH rest values, every moment) and F16 ones are emulated in fp32
+// arrays (DeviceGaussians). Host state and checkpoints keep moments as fp32.
 
 struct ColumnSpec {
   Group group;
@@ -29,6 +34,7 @@ struct ColumnSpec {
   int fixed_width;      // floats per Gaussian independent of the SH degree
   bool per_sh_rest;     // plus 3 floats per SH coefficient beyond DC
   Precision storage;
+  Precision moments = Precision::F32;
   constexpr int width(int sh_degree) const {
     return fixed_width + (per_sh_rest ? 3 * (kernels::sh_coeffs_for_degree(sh_degree) - 1) : 0);
   }
@@ -46,12 +52,40 @@ inline constexpr ColumnTable kParamColumns = {{
     {Group::ShRest, "sh_rest", 0, true, Precision::F32},
 }};
 
+// Mixed precision (--amp, DESIGN.md "Mixed precision and memory"): the SH rest coefficients, 45 of
+// a Gaussian's 59 values, are stored in bf16, and every column's Adam moments too; the other
+// values stay fp32: the means need fp32's precision (a far scene's coordinates in the thousands
+// with sub-millimetre steps), and the scales, rotations, opacities and base colours are few (14
+// values) and decide the geometry and tone the loss sees first. Measured on the demo scene (5 seeds,
+// tests/core/test_amp.cpp): this table ends +0.05 dB from fp32; with those 14 values in bf16 as well,
+// -0.11 dB. Moments only steer the step's size and direction, for which 8 significant bits do; bf16
+// keeps fp32's range, so squared gradients (1e-12 and below) do not underflow as they do in fp16
+// (the stress scene there breaks fp16 moments).
+inline constexpr ColumnTable kAmpColumns = {{
+    {Group::Means, "means", 3, false, Precision::F32, Precision::BF16},
+    {Group::LogScales, "log_scales", 3, false, Precision::F32, Precision::BF16},
+    {Group::Quats, "quats", 4, false, Precision::F32, Precision::BF16},
+    {Group::Opacity, "opacity_logits", 1, false, Precision::F32, Precision::BF16},
+    {Group::ShDc, "sh_dc", 3, false, Precision::F32, Precision::BF16},
+    {Group::ShRest, "sh_rest", 0, true, Precision::BF16, Precision::BF16},
+}};
+
+// The same columns with other precisions: tables differ in precisions only.
+constexpr bool same_columns(const ColumnTable& a, const ColumnTable& b) {
+  for (int i = 0; i < kGroupCount; ++i)
+    if (a[i].group != b[i].group || a[i].fixed_width != b[i].fixed_width || a[i].per_sh_rest != b[i].per_sh_rest)
+      return false;
+  return true;
+}
+static_assert(same_columns(kParamColumns, kAmpColumns), "the AMP table describes the same columns");
+
 constexpr bool table_is_indexed_by_group(const ColumnTable& t) {
   for (int i = 0; i < kGroupCount; ++i)
     if (static_cast<int>(t[i].group) != i) return false;
   return true;
 }
 static_assert(table_is_indexed_by_group(kParamColumns), "kParamColumns[i] must describe Group i");
+static_assert(table_is_indexed_by_group(kAmpColumns), "kAmpColumns[i] must describe Group i");
 
 inline constexpr std::array<Group, kGroupCount> kAllGroups = [] {
   std::array<Group, kGroupCount> a{};
@@ -63,31 +97,11 @@ inline const char* group_name(Group g) { return kParamColumns[static_cast<int>(g
 // Floats per row of a group for a storage SH degree.
 inline constexpr int group_width(Group g, int sh_degree) { return kParamColumns[static_cast<int>(g)].width(sh_degree); }
 
-// Storage conversions, header-only (the fuzz build compiles a fixed list of core sources).
-// round_to_storage: the nearest
-// value (ties to even) `p` can store; NaN stays NaN, infinities stay. encode_values /
-// decode_values: values in their storage encoding (little-endian, element_size(p) bytes each)
-// and back.
-namespace detail {
-// bf16 is the upper half of an fp32: round the lower half away, to nearest, ties to even.
-inline uint16_t to_bf16(float v) {
-  uint32_t bits;
-  std::memcpy(&bits, &v, 4);
-  if (std::isnan(v)) return static_cast<uint16_t>((bits >> 16) | 0x40);  // keep it a (quiet) NaN
-  bits += 0x7fffu + ((bits >> 16) & 1u);
-  return static_cast<uint16_t>(bits >> 16);
-}
-inline float from_bf16(uint16_t h) {
-  const uint32_t bits = static_cast<uint32_t>(h) << 16;
-  float v;
-  std::memcpy(&v, &bits, 4);
-  return v;
-}
-}  // namespace detail
-
-inline float round_to_storage(float v, Precision p) {
-  return p == Precision::BF16 ? detail::from_bf16(detail::to_bf16(v)) : v;
-}
+// Storage conversions, header-only (the fuzz build compiles a fixed list of core sources), on the
+// kernels' shared bit conversions (kernels/storage_math.h). round_to_storage: the nearest value
+// (ties to even) `p` can store; NaN stays NaN, infinities stay. encode_values / decode_values:
+// values in their storage encoding (little-endian, element_size(p) bytes each) and back.
+inline float round_to_storage(float v, Precision p) { return kernels::round_nearest(v, p); }
 
 inline std::vector<unsigned char> encode_values(std::span<const float> values, Precision p) {
   std::vector<unsigned char> out(values.size() * element_size(p));
@@ -96,7 +110,7 @@ inline std::vector<unsigned char> encode_values(std::span<const float> values, P
     return out;
   }
   for (size_t i = 0; i < values.size(); ++i) {
-    const uint16_t h = detail::to_bf16(values[i]);
+    const uint16_t h = p == Precision::BF16 ? kernels::bf16_nearest(values[i]) : kernels::f16_nearest(values[i]);
     std::memcpy(out.data() + 2 * i, &h, 2);
   }
   return out;
@@ -112,7 +126,7 @@ inline void decode_values(const void* bytes, Precision p, std::span<float> out) 
   for (size_t i = 0; i < out.size(); ++i) {
     uint16_t h;
     std::memcpy(&h, b + 2 * i, 2);
-    out[i] = detail::from_bf16(h);
+    out[i] = p == Precision::BF16 ? kernels::bf16_to_float(h) : kernels::f16_to_float(h);
   }
 }
 

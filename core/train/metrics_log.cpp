@@ -30,6 +30,15 @@ void MetricsLog::write(const MetricsRecord& r) {
     j["imbalance"] = *gaussian_imbalance(r);
     j["render_imbalance"] = dist::imbalance(render);
   }
+  if (r.memory) {
+    const TrainingMemory& m = *r.memory;
+    auto mib = [](size_t b) { return double(b) / (1024.0 * 1024.0); };
+    j["memory"] = {{"parameters_mb", mib(m.parameters)}, {"optimizer_mb", mib(m.optimizer)},
+                   {"gradients_mb", mib(m.gradients)},   {"statistics_mb", mib(m.statistics)},
+                   {"photos_mb", mib(m.photos)},         {"renders_mb", mib(m.renders)},
+                   {"workspace_mb", mib(m.workspace)}};
+    if (m.gaussians > 0) j["state_bytes_per_gaussian"] = double(m.state()) / double(m.gaussians);
+  }
   out_ << j.dump() << '\n';
   out_.flush();  // a crashed or killed run keeps every line written so far
   if (!out_) throw std::runtime_error(file_.string() + ": write failed");

@@ -106,7 +106,7 @@ Trainer::Trainer(const Scene& scene, const GaussianModel& init, const TrainerOpt
     sharded_ = std::make_unique<dist::ShardedStep>(*opt_.comm, opt_.ssim_weight, opt_.cpu_threads);
     g_ = std::make_unique<DeviceGaussians>(where_, dist::initial_shard(init, opt_.comm->rank(), opt_.comm->size()));
   } else {
-    g_ = std::make_unique<DeviceGaussians>(where_, GaussianState::from_model(init));
+    g_ = std::make_unique<DeviceGaussians>(where_, GaussianState::from_model(init, wanted_columns()));
   }
   // Only training targets live on the device for the whole run; evaluation uploads test views itself.
   for (size_t v = 0; v < scene.views.size(); ++v) images_.emplace_back(where_);
@@ -148,6 +148,18 @@ void Trainer::set_total_images(int images) {
 void Trainer::set_sh_degree_cap(int cap) {
   if (cap < 0 || cap > 3) throw std::invalid_argument("SH degree must be 0..3, got " + std::to_string(cap));
   opt_.sh_degree_cap = cap;
+}
+
+const ColumnTable& Trainer::wanted_columns() const {
+  return opt_.amp && !opt_.comm ? opt_.amp_columns : kParamColumns;
+}
+
+// Whether a run uses mixed precision is a setting of the run (config.json, the command line, the
+// GUI), not of its checkpoints: a checkpoint's columns are converted on loading (load_whole_state).
+void Trainer::set_amp(bool on) {
+  if (on == opt_.amp) return;
+  opt_.amp = on;
+  if (!opt_.comm) g_->set_columns(wanted_columns());
 }
 
 int Trainer::active_sh_degree() const {
@@ -236,21 +248,24 @@ void Trainer::share_mcmc_cap(std::span<const int64_t> sizes) {
 void Trainer::optimizer_step(int B) {
   const double lrs[kGroupCount] = {means_lr(images_done_), opt_.lr.log_scales, opt_.lr.quats,
                                    opt_.lr.opacity, opt_.lr.sh_dc,      opt_.lr.sh_rest};
-  std::array<kernels::AdamGroup, kGroupCount> groups;
-  size_t count = 0;
-  for (Group grp : kAllGroups) {
-    Buffer<float>& p = g_->param(grp);
-    if (p.size() == 0) continue;
-    kernels::AdamHyperParams h;
-    h.lr = static_cast<float>(lrs[static_cast<int>(grp)]);
-    groups[count++] = {p.data(),         g_->grad(grp).data(), g_->exp_avg(grp).data(), g_->exp_avg_sq(grp).data(),
-                       int64_t(p.size()), kernels::scale_for_batch(h, B)};
-  }
   // Adam's bias corrections are 1 - beta_B^t with beta_B = beta^B (kernels::scale_for_batch). Each
   // step decays the moments by beta^B, so whatever mix of batch sizes came before, they have decayed
   // by beta^(images seen): t = images seen / B matches that, also after a batch change. Rounded up
   // to a whole t (exact while the count is a multiple of B); at one batch size, t = step + 1.
   const int64_t t = (int64_t(images_done_) + B + B - 1) / B;
+  std::array<kernels::AdamGroup, kGroupCount> groups;
+  size_t count = 0;
+  for (Group grp : kAllGroups) {
+    kernels::AdamGroup a = g_->adam_group(grp);
+    if (a.n == 0) continue;
+    kernels::AdamHyperParams h;
+    h.lr = static_cast<float>(lrs[static_cast<int>(grp)]);
+    a.h = kernels::scale_for_batch(h, B);
+    // Stochastic rounding of bf16 storage: fresh bits for every images count and group (each
+    // group's three arrays take seed, seed + 1, seed + 2).
+    a.seed = ((uint64_t(images_done_) * kGroupCount + uint64_t(grp)) * 3) ^ (opt_.seed << 40);
+    groups[count++] = a;
+  }
   // All groups in one launch: separately, six launches cost about as much as the update itself.
   kernels::adam_step_groups(where_, std::span<const kernels::AdamGroup>(groups.data(), count), t);
 }
@@ -365,8 +380,22 @@ GaussianState Trainer::whole_state() const {
   return opt_.comm ? dist::gather_shards(*opt_.comm, g_->download()) : g_->download();
 }
 
+// A checkpoint's columns are converted to what this run stores (mixed precision or not).
 void Trainer::load_whole_state(const GaussianState& whole) {
-  g_->upload(opt_.comm ? dist::shard_of(whole, opt_.comm->rank(), opt_.comm->size()) : whole);
+  const GaussianState mine = whole.with_columns(wanted_columns());
+  g_->upload(opt_.comm ? dist::shard_of(mine, opt_.comm->rank(), opt_.comm->size()) : mine);
+}
+
+TrainingMemory Trainer::memory() const {
+  const GaussianMemory g = g_->memory();
+  TrainingMemory m{.parameters = g.parameters, .optimizer = g.optimizer, .gradients = g.gradients,
+                   .statistics = g.statistics};
+  m.gaussians = g_->size();
+  for (const auto* list : {&images_, &masks_})
+    for (const Buffer<uint8_t>& b : *list) m.photos += b.capacity();
+  m.renders = (rgb_.capacity() + grad_rgb_.capacity() + alpha_.capacity()) * sizeof(float);
+  m.workspace = raster_->workspace_bytes();
+  return m;
 }
 
 int64_t Trainer::total_gaussians() const {

@@ -30,6 +30,7 @@
 #include "core/dist/rank_stats.h"
 #include "core/model/device_gaussians.h"
 #include "core/train/batch_loss.h"
+#include "core/train/metrics_log.h"
 #include "core/train/rng_state.h"
 #include "core/scene/scene.h"
 #include "core/train/strategy.h"
@@ -73,6 +74,13 @@ struct TrainerOptions {
   float ssim_weight = kernels::kDefaultSsimWeight;
   LearningRates lr{};
   int cpu_threads = 0;            // CPU backend threads; 0 = all
+  // Mixed precision (DESIGN.md "Mixed precision and memory"): the parameter columns are stored as
+  // `amp_columns` says (kAmpColumns: SH rest in bf16, Adam moments in bf16) instead of
+  // kParamColumns; the arithmetic stays fp32. The CPU backend stores the same, so CPU training
+  // with amp emulates the GPU's. Distributed mode keeps fp32 whatever this says: the sharded
+  // exchange sends fp32 pairs and rebalancing moves fp32 rows (core/dist/).
+  bool amp = false;
+  ColumnTable amp_columns = kAmpColumns;  // tests pass other tables (e.g. a naive all-fp16 one)
   // Distributed mode (issue 12, core/dist/): this trainer is one rank of comm->size(). It trains a shard
   // of the model (core/dist/shard_layout.h) on comm->context() and renders through dist::ShardedStep;
   // Adam, the strategy and every schedule run on the shard. Every rank uses the same options (the same
@@ -135,6 +143,11 @@ class Trainer {
   void set_packed(bool packed) { opt_.packed = packed; }
   void set_sh_degree_cap(int cap);
   void set_total_images(int images);
+  // Switches mixed precision between steps: the columns are converted in place (values rounded to
+  // the new storage, moments kept), densification statistics kept. Recorded only in distributed mode.
+  void set_amp(bool on);
+  // The column table the Gaussians are stored with now.
+  const ColumnTable& columns() const { return g_->columns(); }
   const TrainerOptions& options() const { return opt_; }
 
   const Scene& scene() const { return scene_; }
@@ -153,6 +166,8 @@ class Trainer {
   void load_whole_state(const GaussianState& whole);
   // The number of Gaussians of the whole model. Collective.
   int64_t total_gaussians() const;
+  // The memory this trainer (rank) holds by role, from its buffers' sizes.
+  TrainingMemory memory() const;
   // This rank's own figures of the last step (no collective; with one rank, the whole model's). On
   // CUDA the render and exchange times are those of the newest step the device has finished (usually
   // the one before), read without waiting; device memory is refreshed at most twice a second.
@@ -193,6 +208,8 @@ class Trainer {
   }
   void collect_raster_stages();
   void measure_rank_stats(double step_ms);
+  // The table the options ask for: amp_columns with amp on one rank, else kParamColumns.
+  const ColumnTable& wanted_columns() const;
 
   const Scene& scene_;
   TrainerOptions opt_;

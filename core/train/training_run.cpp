@@ -61,6 +61,7 @@ MetricsRecord TrainingRun::record(const StepResult& r, bool evaluate_now) {
   m.step_ms = 1000.0 * seconds_between(last_record_, Clock::now()) / std::max(1, m.step - last_record_step_);
   m.gpu_mem_mb = device_memory_used_mb(trainer_.options().device);
   if (trainer_.options().comm) m.ranks = trainer_.gather_rank_stats();  // every rank records at this step
+  m.memory = trainer_.memory();  // this rank's (rank 0's in distributed mode, which writes the records)
   if (evaluate_now && !test_views_.empty()) {
     const auto t_eval = Clock::now();
     const std::optional<EvalResult> e = evaluate_test_views();

@@ -110,7 +110,10 @@ void TrainingSession::set_packed(bool packed) {
   enqueue([packed](Trainer& t) { t.set_packed(packed); });
 }
 
-void TrainingSession::set_amp(bool amp) { amp_ = amp; }
+void TrainingSession::set_amp(bool amp) {
+  amp_ = amp;
+  enqueue([amp](Trainer& t) { t.set_amp(amp); });
+}
 
 void TrainingSession::set_sh_degree_cap(int cap) {
   if (cap < 0 || cap > 3) throw std::invalid_argument("SH degree must be 0..3, got " + std::to_string(cap));

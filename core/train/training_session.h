@@ -84,7 +84,7 @@ class TrainingSession {
   // (a batch size below the rank count too: every rank renders at least one image of a step).
   void set_batch_size(int b);
   void set_packed(bool packed);
-  void set_amp(bool amp);  // recorded only: mixed precision is not implemented yet
+  void set_amp(bool amp);  // mixed precision (Trainer::set_amp)
   void set_sh_degree_cap(int cap);
   // The run's image budget (Trainer::set_total_images): raising it lets a finished run go on.
   void set_total_images(int images);

@@ -14,6 +14,7 @@
 // Determinism: every parallel job writes its own memory and every sum runs in a fixed order
 // (slots in tile order, then cameras in order), so results do not depend on the thread count.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <span>
@@ -154,6 +155,9 @@ class ReferenceRasterizer {
                                     std::to_string(c.height) + ")");
   }
   static void validate_degree(const BasicGaussiansView<T>& g, const RasterSettings& s) {
+    if (!sh_rest_given(g))
+      throw std::invalid_argument("rasterizer: GaussiansView must give its SH rest rows as exactly one of sh_rest "
+                                  "and sh_rest_bf16");
     if (s.sh_degree < 0 || s.sh_degree > 3)
       throw std::invalid_argument("rasterizer: sh_degree " + std::to_string(s.sh_degree) + " outside 0..3");
     if (sh_coeffs_for_degree(s.sh_degree) - 1 > g.sh_rest_coeffs)
@@ -188,7 +192,16 @@ class ReferenceRasterizer {
     const T* q = g_.quats + 4 * i;
     return {q[0], q[1], q[2], q[3]};
   }
-  const T* rest_of(int64_t i) const { return g_.sh_rest ? g_.sh_rest + i * g_.sh_rest_coeffs * 3 : nullptr; }
+  // Gaussian i's SH rest coefficients as T, decoded from bf16 storage where the view holds that.
+  using RestRow = std::array<T, 3 * (raster::kMaxShCoeffs - 1)>;
+  RestRow rest_of(int64_t i) const {
+    RestRow r{};
+    const int64_t first = i * g_.sh_rest_coeffs * 3;
+    const int stored = std::min(3 * g_.sh_rest_coeffs, int(r.size()));  // the degree needs at most 45
+    for (int k = 0; k < stored; ++k)
+      r[k] = g_.sh_rest_bf16 ? T(g_.sh_rest_bf16[first + k]) : g_.sh_rest[first + k];
+    return r;
+  }
 
   // Every (camera, Gaussian) into pair c * N + i, then (packed) the visible ones compacted in order.
   void project_pairs(bool packed) {
@@ -197,6 +210,7 @@ class ReferenceRasterizer {
     all.resize(C * n);
     parallel_for(n, threads_, [&](int64_t i) {
       const Vec3<T> mean = load3(g_.means, i);
+      const RestRow rest = rest_of(i);
       for (int64_t c = 0; c < C; ++c) {
         const Camera& cam = proj_cameras_[c];
         const int64_t k = c * n + i;
@@ -207,7 +221,7 @@ class ReferenceRasterizer {
             T(proj_settings_.far_plane), T(proj_settings_.eps2d), proj_settings_.antialiased);
         if (!p.visible) continue;
         const Vec3<T> rgb = raster::sh_color<T, T>(proj_settings_.sh_degree, mean - raster::camera_centre<T>(cam),
-                                                   g_.sh_dc + 3 * i, rest_of(i));
+                                                   g_.sh_dc + 3 * i, rest.data());
         all.tiles[k] = p.tiles.count();
         all.half[2 * k] = p.half_x;
         all.half[2 * k + 1] = p.half_y;
@@ -395,6 +409,7 @@ class ReferenceRasterizer {
       Vec3<T> dmean{}, dls{};
       raster::Quat<T> dq{};
       T dlogit = 0, ddc[3] = {0, 0, 0}, drest[3 * (raster::kMaxShCoeffs - 1)] = {};
+      const RestRow rest = rest_of(i);
       for (int64_t c = 0; c < C; ++c) {
         const int64_t k = pair_of_[c * n + i];
         if (k < 0 || proj_.tiles[k] == 0) continue;
@@ -406,7 +421,7 @@ class ReferenceRasterizer {
                                         proj_settings_.antialiased, Vec2<T>{m[0], m[1]},
                                         raster::Sym2<T>{co[0], co[1], co[2]}, co[3], cd[3], dmean, dq, dls, dlogit);
         raster::sh_color_vjp<T, T>(proj_settings_.sh_degree, mean - raster::camera_centre<T>(cam), g_.sh_dc + 3 * i,
-                                   rest_of(i), Vec3<T>{cd[0], cd[1], cd[2]}, ddc, drest, dmean);
+                                   rest.data(), Vec3<T>{cd[0], cd[1], cd[2]}, ddc, drest, dmean);
         if (stats.grad2d_norm) stats.grad2d_norm[i] += raster::ndc_grad_norm(Vec2<T>{m[0], m[1]}, cam.width, cam.height);
         if (stats.grad2d_abs_norm)
           stats.grad2d_abs_norm[i] += raster::ndc_grad_norm(Vec2<T>{m[2], m[3]}, cam.width, cam.height);

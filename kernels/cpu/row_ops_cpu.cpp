@@ -5,10 +5,13 @@
 
 namespace splat::kernels {
 
-void gather_rows_reference(float* dst, const float* src, int width, const int32_t* index, int64_t n_out) {
+template <class T>
+void gather_rows_reference(T* dst, const T* src, int width, const int32_t* index, int64_t n_out) {
   const int64_t count = n_out * width;
   for (int64_t e = 0; e < count; ++e) dst[e] = gathered_element(src, width, index, e);
 }
+template void gather_rows_reference<float>(float*, const float*, int, const int32_t*, int64_t);
+template void gather_rows_reference<uint16_t>(uint16_t*, const uint16_t*, int, const int32_t*, int64_t);
 
 void scatter_rows_reference(float* dst, const float* src, int width, const int32_t* index, int64_t n_src) {
   const int64_t count = n_src * width;

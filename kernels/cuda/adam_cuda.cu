@@ -22,13 +22,14 @@ constexpr int kPerThread = 4;  // one float4 of each array
 constexpr int kMaxGroupsPerLaunch = 8;  // more groups take several launches
 
 struct GroupArgs {
-  float* params;
+  StoredArray params;
   const float* grads;
-  float* exp_avg;
-  float* exp_avg_sq;
+  StoredArray exp_avg, exp_avg_sq;
   int64_t n;
   AdamStepConstants<float> k;
-  bool aligned;  // all four arrays start on 16 bytes: float4 accesses are allowed
+  uint64_t seed;
+  bool fp32;     // every array is plain fp32: the float path, no rounding
+  bool aligned;  // fp32 and all four arrays start on 16 bytes: float4 accesses are allowed
 };
 
 struct LaunchArgs {
@@ -43,25 +44,42 @@ __global__ void adam_groups_kernel(const __grid_constant__ LaunchArgs a) {
   while (g + 1 < a.count && block >= a.first_block[g + 1]) ++g;
   const GroupArgs& x = a.group[g];
   const int64_t i = ((block - a.first_block[g]) * kThreads + threadIdx.x) * kPerThread;
+  if (!x.fp32) {  // narrow storage: the shared per-element body, which rounds what it writes
+    for (int64_t j = i; j < i + kPerThread && j < x.n; ++j)
+      adam_update_stored(x.params, x.grads, x.exp_avg, x.exp_avg_sq, j, x.seed, x.k);
+    return;
+  }
+  float* const params = x.params.f32;
+  float* const exp_avg = x.exp_avg.f32;
+  float* const exp_avg_sq = x.exp_avg_sq.f32;
   if (x.aligned && i + kPerThread <= x.n) {
-    float4 p = *reinterpret_cast<const float4*>(x.params + i);
+    float4 p = *reinterpret_cast<const float4*>(params + i);
     const float4 d = *reinterpret_cast<const float4*>(x.grads + i);
-    float4 m = *reinterpret_cast<const float4*>(x.exp_avg + i);
-    float4 v = *reinterpret_cast<const float4*>(x.exp_avg_sq + i);
+    float4 m = *reinterpret_cast<const float4*>(exp_avg + i);
+    float4 v = *reinterpret_cast<const float4*>(exp_avg_sq + i);
     adam_update(p.x, d.x, m.x, v.x, x.k);
     adam_update(p.y, d.y, m.y, v.y, x.k);
     adam_update(p.z, d.z, m.z, v.z, x.k);
     adam_update(p.w, d.w, m.w, v.w, x.k);
-    *reinterpret_cast<float4*>(x.params + i) = p;
-    *reinterpret_cast<float4*>(x.exp_avg + i) = m;
-    *reinterpret_cast<float4*>(x.exp_avg_sq + i) = v;
+    *reinterpret_cast<float4*>(params + i) = p;
+    *reinterpret_cast<float4*>(exp_avg + i) = m;
+    *reinterpret_cast<float4*>(exp_avg_sq + i) = v;
     return;
   }
   for (int64_t j = i; j < i + kPerThread && j < x.n; ++j)
-    adam_update(x.params[j], x.grads[j], x.exp_avg[j], x.exp_avg_sq[j], x.k);
+    adam_update(params[j], x.grads[j], exp_avg[j], exp_avg_sq[j], x.k);
 }
 
 bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
+bool is_fp32(const StoredArray& a) { return !a.bf16 && a.precision == Precision::F32; }
+
+// A StoredArray names one array: fp32 elements, or bf16 encodings of a BF16 array.
+void check_array(const StoredArray& a, int64_t n, const char* what) {
+  if (n == 0) return;
+  if (!a.f32 == !a.bf16 || (a.bf16 && a.precision != Precision::BF16))
+    throw std::invalid_argument(std::string("Adam step: the ") + what + " array (" + precision_name(a.precision) +
+                                ") must be one array, fp32 elements or (bf16 only) 2-byte encodings");
+}
 
 void launch(const LaunchArgs& a, cudaStream_t stream) {
   const int64_t blocks = a.first_block[a.count];
@@ -79,10 +97,17 @@ void adam_step_groups(const ComputeContext& where, std::span<const AdamGroup> gr
   for (const AdamGroup& g : groups) {
     if (g.n < 0) throw std::invalid_argument("Adam element count must be >= 0, got " + std::to_string(g.n));
     adam_step_constants<float>(g.h, step);
+    check_array(g.params, g.n, "parameter");
+    check_array(g.exp_avg, g.n, "first moment");
+    check_array(g.exp_avg_sq, g.n, "second moment");
   }
   if (where.device == Device::CPU) {
-    for (const AdamGroup& g : groups)
-      adam_step_reference<float>(g.params, g.grads, g.exp_avg, g.exp_avg_sq, g.n, g.h, step);
+    for (const AdamGroup& g : groups) {
+      if (is_fp32(g.params) && is_fp32(g.exp_avg) && is_fp32(g.exp_avg_sq))
+        adam_step_reference<float>(g.params.f32, g.grads, g.exp_avg.f32, g.exp_avg_sq.f32, g.n, g.h, step);
+      else
+        adam_step_stored_reference(g, step);
+    }
     return;
   }
   const cuda::DeviceScope scope(where.ordinal);
@@ -94,8 +119,10 @@ void adam_step_groups(const ComputeContext& where, std::span<const AdamGroup> gr
   for (const AdamGroup& g : groups) {
     const AdamStepConstants<float> k = adam_step_constants<float>(g.h, step);
     if (a.count == kMaxGroupsPerLaunch) flush();
-    const bool aligned = aligned16(g.params) && aligned16(g.grads) && aligned16(g.exp_avg) && aligned16(g.exp_avg_sq);
-    a.group[a.count] = GroupArgs{g.params, g.grads, g.exp_avg, g.exp_avg_sq, g.n, k, aligned};
+    const bool fp32 = is_fp32(g.params) && is_fp32(g.exp_avg) && is_fp32(g.exp_avg_sq);
+    const bool aligned = fp32 && aligned16(g.params.f32) && aligned16(g.grads) && aligned16(g.exp_avg.f32) &&
+                         aligned16(g.exp_avg_sq.f32);
+    a.group[a.count] = GroupArgs{g.params, g.grads, g.exp_avg, g.exp_avg_sq, g.n, k, g.seed, fp32, aligned};
     constexpr int64_t per_block = int64_t(kThreads) * kPerThread;
     a.first_block[a.count + 1] = a.first_block[a.count] + (g.n + per_block - 1) / per_block;
     ++a.count;
@@ -105,7 +132,7 @@ void adam_step_groups(const ComputeContext& where, std::span<const AdamGroup> gr
 
 void adam_step(const ComputeContext& where, float* params, const float* grads, float* exp_avg, float* exp_avg_sq,
                int64_t n, const AdamHyperParams& h, int64_t step) {
-  const AdamGroup g{params, grads, exp_avg, exp_avg_sq, n, h};
+  const AdamGroup g{fp32_array(params), grads, fp32_array(exp_avg), fp32_array(exp_avg_sq), n, h};
   adam_step_groups(where, std::span<const AdamGroup>(&g, 1), step);
 }
 

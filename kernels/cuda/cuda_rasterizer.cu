@@ -78,9 +78,9 @@ void validate_gaussians(const GaussiansView& g, const RasterSettings& s) {
          " SH rest coefficients, the Gaussians store " + std::to_string(g.sh_rest_coeffs));
   if (g.sh_rest_coeffs < 0 || g.sh_rest_coeffs > 15)
     fail("sh_rest_coeffs must be 0..15 (up to degree 3), got " + std::to_string(g.sh_rest_coeffs));
-  if (g.n > 0 && (!g.means || !g.quats || !g.log_scales || !g.opacity_logits || !g.sh_dc ||
-                  (g.sh_rest_coeffs > 0 && !g.sh_rest)))
+  if (g.n > 0 && (!g.means || !g.quats || !g.log_scales || !g.opacity_logits || !g.sh_dc))
     fail("GaussiansView has a null parameter array");
+  if (!sh_rest_given(g)) fail("GaussiansView must give its SH rest rows as exactly one of sh_rest and sh_rest_bf16");
   if (g.n >= (int64_t(1) << 31)) fail("more than 2^31 Gaussians in one shard");
 }
 
@@ -105,6 +105,7 @@ class CudaRasterizer final : public Rasterizer, public CudaRasterizerProbe {
 
   ComputeContext context() const override { return where_; }
   size_t workspace_peak_bytes() const override { return ws_.peak_bytes(); }
+  size_t workspace_bytes() const override { return ws_.held_bytes(); }
   long long last_intersections() const override { return bins_.intersections; }
   void set_stage_timing(bool on) override { clock_.enable(on); }
   std::vector<StageTime> stage_times() override {
@@ -118,6 +119,7 @@ class CudaRasterizer final : public Rasterizer, public CudaRasterizerProbe {
     validate_cameras(cameras);
     validate_outputs(out);
     const DeviceScope scope(where_.ordinal);
+    ws_.trim();  // a forward overwrites both stages' kept state: nothing in the workspace is live
     clock_.restart();
     clock_.mark("start", stream_);
     const std::vector<ImageLayout> layouts = image_layouts(cameras);

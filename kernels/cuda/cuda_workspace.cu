@@ -20,6 +20,7 @@ void* CudaWorkspace::bytes(int slot, size_t n) {
   if (slot < 0) throw std::invalid_argument("CudaWorkspace: negative slot");
   if (static_cast<size_t>(slot) >= blocks_.size()) blocks_.resize(slot + 1);
   Block& b = blocks_[slot];
+  if (n > b.window_need) b.window_need = n;
   if (n <= b.capacity) return b.ptr;
   // Growth frees first so that the old block's memory is available to the new one; the device
   // must be idle with respect to that block, which cudaFree guarantees by synchronising.
@@ -33,6 +34,21 @@ void* CudaWorkspace::bytes(int slot, size_t n) {
   held_ += want;
   if (held_ > peak_) peak_ = held_;
   return b.ptr;
+}
+
+void CudaWorkspace::trim() {
+  if (++trim_calls_ < kTrimWindow) return;
+  trim_calls_ = 0;
+  constexpr size_t kSlack = size_t(1) << 20;
+  for (Block& b : blocks_) {
+    if (b.ptr && b.capacity > 2 * b.window_need + kSlack) {
+      check(cudaFree(b.ptr), "freeing a workspace block");
+      held_ -= b.capacity;
+      b.ptr = nullptr;
+      b.capacity = 0;
+    }
+    b.window_need = 0;
+  }
 }
 
 }  // namespace splat::kernels::cuda

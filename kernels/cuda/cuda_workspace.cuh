@@ -1,8 +1,9 @@
 #pragma once
-// A caching device allocator for per-call scratch: each named slot keeps one device block that only
+// A caching device allocator for per-call scratch: each named slot keeps one device block that
 // grows (by 25 % headroom, so slowly growing Gaussian counts do not reallocate every step). After the
 // first steps of a run no cudaMalloc happens in forward/backward, which keeps those calls free of
-// the implicit synchronisation cudaMalloc/cudaFree cause.
+// the implicit synchronisation cudaMalloc/cudaFree cause. trim() bounds the high-water mark: a block
+// much larger than what its slot has recently needed is given back.
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -27,6 +28,14 @@ class CudaWorkspace {
   }
   void* bytes(int slot, size_t n);
 
+  // Called where nothing kept in the workspace is needed any more (the start of a forward). Every
+  // kTrimWindow calls, each block larger than twice the largest request its slot served in that
+  // window (plus 1 MiB) is freed; the next request allocates it anew with headroom. So a close-up
+  // view or a densification burst does not keep its memory for the rest of the run, and a slot
+  // whose need swings by less than 2x is never reallocated. Freeing waits for the device.
+  static constexpr int kTrimWindow = 100;
+  void trim();
+
   // Bytes currently held over all slots, and the largest that total has been.
   size_t held_bytes() const { return held_; }
   size_t peak_bytes() const { return peak_; }
@@ -35,8 +44,10 @@ class CudaWorkspace {
   struct Block {
     void* ptr = nullptr;
     size_t capacity = 0;
+    size_t window_need = 0;  // largest request since the last trim window ended
   };
   int ordinal_;
+  int trim_calls_ = 0;
   std::vector<Block> blocks_;
   size_t held_ = 0;
   size_t peak_ = 0;

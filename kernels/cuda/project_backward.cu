@@ -25,10 +25,11 @@ struct GaussianGradSum {
 };
 
 // D = the SH degree as a compile-time constant: the SH loops unroll (no local-memory arrays).
-// `rest` / `drest`: this Gaussian's SH rest coefficients and where their gradients accumulate.
-template <int D>
+// `rest` / `drest`: this Gaussian's SH rest coefficients (float, or Bf16 decoded as read) and where
+// their gradients accumulate.
+template <int D, class R>
 __device__ void add_pair(const GaussiansView& g, const ProjectionSetup& setup, int camera, int64_t i, int64_t slot,
-                         const ProjectedSlots& slots, const ProjectedGrads& dslots, const float* rest, float* drest,
+                         const ProjectedSlots& slots, const ProjectedGrads& dslots, const R* rest, float* drest,
                          GaussianGradSum& acc) {
   const Camera cam = setup.cameras[camera];
   const Vec3f mean{g.means[3 * i], g.means[3 * i + 1], g.means[3 * i + 2]};
@@ -96,7 +97,7 @@ __global__ void __launch_bounds__(kThreads) project_backward_dense(GaussiansView
     if constexpr (D > 0) {
       __syncthreads();  // the previous round's gradients are written out
       for (int k = threadIdx.x; k < count * row; k += kThreads) {
-        s_rest[k] = g.sh_rest[first * row + k];
+        s_rest[k] = g.sh_rest_bf16 ? float(g.sh_rest_bf16[first * row + k]) : g.sh_rest[first * row + k];
         s_drest[k] = 0.f;
       }
       __syncthreads();
@@ -129,8 +130,12 @@ __global__ void project_backward_packed(GaussiansView g, ProjectionSetup setup, 
     GaussianGradSum acc;
     float drest[active > 0 ? active : 1] = {};
     const int64_t i = slots.id_of[s] - slots.first_id;
-    const float* rest = g.sh_rest ? g.sh_rest + i * g.sh_rest_coeffs * 3 : nullptr;
-    add_pair<D>(g, setup, slots.camera_of[s], i, s, slots, dslots, rest, drest, acc);
+    const int64_t row = i * g.sh_rest_coeffs * 3;
+    if (g.sh_rest_bf16)
+      add_pair<D>(g, setup, slots.camera_of[s], i, s, slots, dslots, g.sh_rest_bf16 + row, drest, acc);
+    else
+      add_pair<D>(g, setup, slots.camera_of[s], i, s, slots, dslots, g.sh_rest ? g.sh_rest + row : nullptr, drest,
+                  acc);
     flush(grad, stats, i, acc);
     if (grad.sh_rest && acc.visible)
       for (int k = 0; k < active; ++k) atomicAdd(&grad.sh_rest[i * g.sh_rest_coeffs * 3 + k], drest[k]);

@@ -31,8 +31,10 @@ __device__ void write_slot(const GaussiansView& g, const ProjectionSetup& setup,
                            const GaussianParams& p, const raster::ProjectedGaussian<float>& pg,
                            ProjectedSlots& slots, int64_t slot) {
   const Vec3f dir = p.mean - raster::camera_centre<float>(cam);
-  const float* rest = g.sh_rest ? g.sh_rest + i * g.sh_rest_coeffs * 3 : nullptr;
-  const Vec3f rgb = raster::sh_color<float, float>(setup.sh_degree, dir, g.sh_dc + 3 * i, rest);
+  const int64_t row = i * g.sh_rest_coeffs * 3;
+  const Vec3f rgb = g.sh_rest_bf16 ? raster::sh_color<float, float>(setup.sh_degree, dir, g.sh_dc + 3 * i, g.sh_rest_bf16 + row)
+                                   : raster::sh_color<float, float>(setup.sh_degree, dir, g.sh_dc + 3 * i,
+                                                                    g.sh_rest ? g.sh_rest + row : nullptr);
   slots.mean2d[slot] = make_float2(pg.mean2d.x, pg.mean2d.y);
   slots.conic_opacity[slot] = make_float4(pg.conic.xx, pg.conic.xy, pg.conic.yy, pg.opacity);
   slots.color_depth[slot] = make_float4(rgb.x, rgb.y, rgb.z, pg.depth);

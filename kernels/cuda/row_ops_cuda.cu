@@ -15,7 +15,8 @@ namespace {
 
 constexpr int kThreads = 256;
 
-__global__ void gather_kernel(float* dst, const float* src, int width, const int32_t* index, int64_t count) {
+template <class T>
+__global__ void gather_kernel(T* dst, const T* src, int width, const int32_t* index, int64_t count) {
   for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < count; e += int64_t(gridDim.x) * blockDim.x)
     dst[e] = gathered_element(src, width, index, e);
 }
@@ -36,10 +37,8 @@ void check_shape(const char* what, int width, int64_t rows) {
                                 std::to_string(rows));
 }
 
-}  // namespace
-
-void gather_rows(const ComputeContext& where, float* dst, const float* src, int width, const int32_t* index,
-                 int64_t n_out) {
+template <class T>
+void gather_any(const ComputeContext& where, T* dst, const T* src, int width, const int32_t* index, int64_t n_out) {
   check_shape("gather_rows", width, n_out);
   if (where.device == Device::CPU) return gather_rows_reference(dst, src, width, index, n_out);
   const int64_t count = n_out * width;
@@ -48,6 +47,18 @@ void gather_rows(const ComputeContext& where, float* dst, const float* src, int 
   gather_kernel<<<cuda::stride_blocks(count, kThreads), kThreads, 0, static_cast<cudaStream_t>(where.stream)>>>(
       dst, src, width, index, count);
   cuda::check_launch("gather_rows");
+}
+
+}  // namespace
+
+void gather_rows(const ComputeContext& where, float* dst, const float* src, int width, const int32_t* index,
+                 int64_t n_out) {
+  gather_any(where, dst, src, width, index, n_out);
+}
+
+void gather_rows(const ComputeContext& where, uint16_t* dst, const uint16_t* src, int width, const int32_t* index,
+                 int64_t n_out) {
+  gather_any(where, dst, src, width, index, n_out);
 }
 
 void scatter_rows(const ComputeContext& where, float* dst, const float* src, int width, const int32_t* index,

@@ -118,6 +118,39 @@ TEST_CASE("cli: a bare --resume continues in the run's folder with its recorded 
   CHECK(read_json(runf / "config.json")["data_factor"] == 2);
 }
 
+TEST_CASE("cli: --amp trains in mixed precision, is recorded, and a bare --resume keeps it", "[cli][amp]") {
+  const fs::path dir = splat::test::scratch_dir("cli-amp");
+  const fs::path scene = small_demo(dir);
+  const fs::path runf = dir / "run";
+  const CliResult first = run_cli("train '" + scene.string() + "' --device cpu --steps 16 --stop-at 8 --data-factor 2 " +
+                                  "--log-every 4 --amp --out '" + runf.string() + "'");
+  INFO(first.out);
+  REQUIRE(first.code == 0);
+  CHECK(read_json(runf / "config.json")["amp"] == true);
+  CHECK(splat::read_checkpoint(runf / "checkpoint.ckpt").gaussians.spec(splat::Group::ShRest).storage ==
+        splat::Precision::BF16);
+  const CliResult rest = run_cli("train --device cpu --resume '" + runf.string() + "'");
+  INFO(rest.out);
+  REQUIRE(rest.code == 0);
+  const splat::Checkpoint ck = splat::read_checkpoint(runf / "checkpoint.ckpt");
+  CHECK(ck.trainer.at("step").get<int>() == 16);
+  CHECK(ck.gaussians.spec(splat::Group::ShRest).storage == splat::Precision::BF16);  // still mixed precision
+  // Every record carries the memory by role and the training state per Gaussian: 634 bytes with --amp
+  // (fp32: 960), plus at most the 12.5 % of spare capacity buffers keep for growth.
+  std::ifstream metrics(runf / "metrics.jsonl");
+  std::string line;
+  int records = 0;
+  while (std::getline(metrics, line)) {
+    const nlohmann::json r = nlohmann::json::parse(line);
+    REQUIRE(r.contains("memory"));
+    CHECK(r["memory"]["optimizer_mb"].get<double>() > 0);
+    CHECK(r["state_bytes_per_gaussian"].get<double>() >= 634);
+    CHECK(r["state_bytes_per_gaussian"].get<double>() <= 634 * 1.125 + 1);
+    ++records;
+  }
+  CHECK(records >= 4);
+}
+
 TEST_CASE("cli: a recorded setting the option refuses names the config and the field", "[cli]") {
   const fs::path dir = splat::test::scratch_dir("cli-resume-badconfig");
   const fs::path scene = small_demo(dir);

@@ -317,6 +317,36 @@ TEST_CASE("training session: 2 ranks on one GPU gather the snapshot on the devic
   const auto ckpt = test::scratch_dir("session_ranks_gpu") / "ranks.ckpt";
   CHECK(saved([&](auto done) { session.request_save_checkpoint(ckpt, done); }).empty());
   test::check_same_model(held->download(), read_checkpoint(ckpt).gaussians.to_model());
+}
+
+// The GUI's AMP checkbox: set_amp while training converts the trainer's columns at a step boundary,
+// and the snapshots the viewer renders follow (SH rest in bf16, decoding to the stored values).
+TEST_CASE("training session: set_amp switches mixed precision while training", "[session][amp]") {
+  Scene scene = test::small_demo_scene(40, 30, 200);
+  const TrainerOptions o{.images = 100000, .cpu_threads = 1};
+  SessionOptions so;
+  so.snapshot_interval_ms = 0;
+  const GaussianModel init = init_from_points(scene.points);
+  TrainingSession session(std::move(scene), init, o, so);
+  session.start();
+  REQUIRE(eventually([&] { return session.steps_done() >= 3; }));
+  REQUIRE(session.snapshot());
+  CHECK(session.snapshot()->view().sh_rest_bf16 == nullptr);
+  session.set_amp(true);
+  CHECK(session.amp());
+  REQUIRE(eventually([&] {
+    const auto s = session.snapshot();
+    return s && s->view().sh_rest_bf16 != nullptr;
+  }));
+  const int at = session.steps_done();
+  REQUIRE(eventually([&] { return session.steps_done() >= at + 3; }));  // it trains on in mixed precision
+  const GaussianModel m = session.snapshot()->download();
+  for (float v : m.sh_rest) REQUIRE(v == round_to_storage(v, Precision::BF16));
+  session.set_amp(false);
+  REQUIRE(eventually([&] {
+    const auto s = session.snapshot();
+    return s && s->view().sh_rest != nullptr;
+  }));
   session.stop();
   CHECK(session.error().empty());
 }

@@ -100,7 +100,8 @@ TEST_CASE("multi-group Adam checks every group before updating any", "[adam]") {
   bad.lr = 0.1f;
   bad.beta1 = 1.5f;
   float p1 = 1, g1 = 0.5f, m1 = 0, v1 = 0, p2 = 1, g2 = 0.5f, m2 = 0, v2 = 0;
-  const AdamGroup groups[2] = {{&p1, &g1, &m1, &v1, 1, good}, {&p2, &g2, &m2, &v2, 1, bad}};
+  const AdamGroup groups[2] = {{fp32_array(&p1), &g1, fp32_array(&m1), fp32_array(&v1), 1, good},
+                                {fp32_array(&p2), &g2, fp32_array(&m2), fp32_array(&v2), 1, bad}};
   CHECK_THROWS_WITH(adam_step_groups(Device::CPU, groups, 1), Catch::Contains("beta1"));
   CHECK(p1 == 1.f);  // the valid first group was left alone too
   // Without the bad group, the first moves as a single-group step would move it.

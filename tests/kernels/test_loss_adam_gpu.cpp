@@ -256,9 +256,10 @@ TEST_CASE("CUDA multi-group Adam (one launch per 8 groups) matches per-group CPU
       dg[k].upload(host[k].g);
       AdamHyperParams h;
       h.lr = 1e-3f * float(k + 1);
-      cpu_groups.push_back({host[k].p.data(), host[k].g.data(), host[k].m.data(), host[k].v.data(),
-                            int64_t(sizes[k]), h});
-      gpu_groups.push_back({dp[k].data(), dg[k].data(), dm[k].data(), dv[k].data(), int64_t(sizes[k]), h});
+      cpu_groups.push_back({fp32_array(host[k].p.data()), host[k].g.data(), fp32_array(host[k].m.data()),
+                            fp32_array(host[k].v.data()), int64_t(sizes[k]), h});
+      gpu_groups.push_back({fp32_array(dp[k].data()), dg[k].data(), fp32_array(dm[k].data()),
+                            fp32_array(dv[k].data()), int64_t(sizes[k]), h});
     }
     adam_step_groups(Device::CPU, cpu_groups, step);
     adam_step_groups(Device::CUDA, gpu_groups, step);

@@ -300,3 +300,23 @@ TEST_CASE("CUDA workspace reuses its blocks and reports impossible sizes as OutO
   CHECK(ws.peak_bytes() == peak);
   CHECK(ws.get<float>(1, 10) != nullptr);  // usable after the failure
 }
+
+TEST_CASE("CUDA workspace gives back a block far larger than its slot's recent need", "[raster][gpu]") {
+  if (!splat::test::gpu_or_skip("CUDA workspace trim")) return;
+  kernels::cuda::CudaWorkspace ws;
+  constexpr size_t kBig = size_t(64) << 20, kSmall = size_t(4) << 20;
+  ws.bytes(0, kBig);  // a burst (a close-up view, a densification peak)
+  ws.bytes(1, kSmall);
+  for (int call = 1; call < kernels::cuda::CudaWorkspace::kTrimWindow; ++call) ws.trim();
+  CHECK(ws.held_bytes() >= kBig);  // within the window that saw the burst: kept
+  for (int call = 0; call < kernels::cuda::CudaWorkspace::kTrimWindow; ++call) {
+    ws.trim();
+    ws.bytes(0, kSmall);  // the need afterwards: 1/16 of the block
+    ws.bytes(1, kSmall);
+  }
+  ws.trim();  // ends a window in which slot 0 needed only kSmall
+  CHECK(ws.held_bytes() < kBig);
+  CHECK(ws.held_bytes() >= kSmall);  // slot 1, whose block fits its need, keeps it
+  CHECK(ws.bytes(0, kSmall) != nullptr);
+  CHECK(ws.peak_bytes() >= kBig + kSmall);
+}

@@ -316,13 +316,13 @@ TEST_CASE("SH colour VJP matches finite differences for degrees 0..3", "[raster_
 
 TEST_CASE("SH colour: DC term, +0.5 offset and the clamp at zero", "[raster_math]") {
   const double dc[3] = {1.0, 0.0, -3.0};
-  const Vec3d c = sh_color<double, double>(0, Vec3d{0, 0, 1}, dc, nullptr);
+  const Vec3d c = sh_color<double, double>(0, Vec3d{0, 0, 1}, dc, static_cast<const double*>(nullptr));
   CHECK(c.x == Approx(0.28209479177387814 + 0.5));
   CHECK(c.y == Approx(0.5));
   CHECK(c.z == 0.0);  // clamped
   double ddc[3] = {0, 0, 0};
   Vec3d ddir{};
-  sh_color_vjp<double, double>(0, Vec3d{0, 0, 1}, dc, nullptr, Vec3d{1, 1, 1}, ddc, nullptr, ddir);
+  sh_color_vjp<double, double>(0, Vec3d{0, 0, 1}, dc, static_cast<const double*>(nullptr), Vec3d{1, 1, 1}, ddc, nullptr, ddir);
   CHECK(ddc[0] == Approx(0.28209479177387814));
   CHECK(ddc[2] == 0.0);  // no gradient through the clamp
 }

@@ -65,3 +65,17 @@ TEST_CASE("metrics.jsonl reads back as plot history, across continuations and a 
   CHECK(h.last_step == 30);
   CHECK(read_metric_history(dir / "missing.jsonl").loss.empty());
 }
+
+TEST_CASE("the history keeps the newest record's memory breakdown", "[ui][metrics]") {
+  MetricHistory h;
+  h.add(record(10, 0.5, 1), 1);
+  CHECK_FALSE(h.memory);
+  MetricsRecord with = record(20, 0.4, 2);
+  with.memory = TrainingMemory{.parameters = 100, .optimizer = 200, .gaussians = 1};
+  h.add(with, 1);
+  REQUIRE(h.memory);
+  CHECK(h.memory->optimizer == 200);
+  h.add(record(30, 0.3, 3), 1);  // a record without one (read back from an older metrics.jsonl)
+  REQUIRE(h.memory);
+  CHECK(h.memory->parameters == 100);
+}

@@ -1,0 +1,51 @@
+#pragma once
+// One array of a parameter column on the device (values, or one of Adam's moments) in its
+// storage precision: fp32 elements, or 2-byte bf16 encodings where the column's table asks for
+// bf16 and a kernel reads that encoding (core/model/param_columns.h). An fp32 array of a narrow
+// precision holds values rounded to it (an emulation: the tests' fp16 layout). Host values go in
+// and come out as fp32, rounded to nearest on the way in.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "kernels/buffer.h"
+#include "kernels/precision.h"
+#include "kernels/storage_math.h"
+
+namespace splat {
+
+class StoredColumnArray {
+ public:
+  StoredColumnArray() = default;
+  StoredColumnArray(const kernels::ComputeContext& where, Precision precision, bool two_bytes);
+
+  Precision precision() const { return precision_; }
+  bool two_bytes() const { return two_bytes_; }
+  size_t size() const { return two_bytes_ ? b16_.size() : f32_.size(); }
+  size_t bytes() const { return two_bytes_ ? b16_.bytes() : f32_.bytes(); }
+  // Bytes allocated (the size plus the spare capacity kept for growth).
+  size_t capacity_bytes() const { return two_bytes_ ? b16_.capacity() * 2 : f32_.capacity() * 4; }
+
+  void upload(std::span<const float> values);
+  std::vector<float> download() const;
+  void zero();
+  // Row i becomes old row index[i] (-1: zeros), rows of `width` values; `scratch_f32` or
+  // `scratch_b16` (whichever matches) receives the gather and is swapped in, keeping allocations.
+  void gather(const kernels::Buffer<int32_t>& index, int width, int64_t n_out, kernels::Buffer<float>& scratch_f32,
+              kernels::Buffer<uint16_t>& scratch_b16);
+
+  // The fp32 elements; throws std::logic_error for a 2-byte array.
+  kernels::Buffer<float>& f32();
+  const kernels::Buffer<float>& f32() const;
+  // The bf16 encodings (null for an fp32 array).
+  const kernels::Bf16* bf16() const { return two_bytes_ ? reinterpret_cast<const kernels::Bf16*>(b16_.data()) : nullptr; }
+  kernels::StoredArray stored();
+
+ private:
+  Precision precision_ = Precision::F32;
+  bool two_bytes_ = false;
+  kernels::Buffer<float> f32_;
+  kernels::Buffer<uint16_t> b16_;
+};
+
+}  // namespace splat

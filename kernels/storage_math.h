@@ -1,0 +1,126 @@
+#pragma once
+// Conversions between fp32 and the narrow storage precisions (kernels/precision.h), shared by the
+// CPU reference, the CUDA kernels and core's host state, so that every backend stores a value with
+// the same bits.
+//
+// Rounding: to nearest (ties to even) when a value is converted once (uploads, checkpoints), and
+// stochastic where a value is rewritten every step (Adam's updates of bf16 parameters and moments):
+// a bf16 SH coefficient near 0.1 has a spacing of 2^-11 ~ 5e-4, larger than twice the Adam step of
+// its learning rate (1.25e-4), so rounding to nearest would undo nearly every update. Stochastic
+// rounding rounds up with probability equal to the remainder's fraction of the spacing, so the
+// stored value moves by the update on average. The random bits come from a hash of (seed, index),
+// the same on every backend, so the CUDA step stays bitwise the CPU step.
+#include <cstdint>
+#include <cstring>
+
+#include "kernels/hd.h"
+#include "kernels/precision.h"
+
+namespace splat::kernels {
+
+SPLAT_HD uint32_t float_bits(float v) {
+#if defined(__CUDA_ARCH__)
+  return __float_as_uint(v);
+#else
+  uint32_t b;
+  std::memcpy(&b, &v, 4);
+  return b;
+#endif
+}
+SPLAT_HD float bits_float(uint32_t b) {
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(b);
+#else
+  float v;
+  std::memcpy(&v, &b, 4);
+  return v;
+#endif
+}
+SPLAT_HD bool is_nan_bits(uint32_t b) { return (b & 0x7fffffffu) > 0x7f800000u; }
+
+// bf16 is the upper half of an fp32.
+SPLAT_HD float bf16_to_float(uint16_t h) { return bits_float(uint32_t(h) << 16); }
+// Nearest, ties to even; NaN stays a (quiet) NaN, infinities stay.
+SPLAT_HD uint16_t bf16_nearest(float v) {
+  uint32_t b = float_bits(v);
+  if (is_nan_bits(b)) return uint16_t((b >> 16) | 0x40);
+  b += 0x7fffu + ((b >> 16) & 1u);
+  return uint16_t(b >> 16);
+}
+// Stochastic: rounds away from zero with probability (dropped low half) / 2^16, given 16 uniform
+// random bits in `random`. Finite values stay finite unless they are within one spacing of the
+// largest bf16; NaN and infinities stay.
+SPLAT_HD uint16_t bf16_stochastic(float v, uint32_t random) {
+  const uint32_t b = float_bits(v);
+  if (is_nan_bits(b)) return uint16_t((b >> 16) | 0x40);
+  if ((b & 0x7fffffffu) == 0x7f800000u) return uint16_t(b >> 16);
+  return uint16_t((b + (random & 0xffffu)) >> 16);
+}
+
+// fp16 bits, nearest (ties to even): overflow to infinity, gradual underflow to subnormals and 0.
+SPLAT_HD uint16_t f16_nearest(float v) {
+  const uint32_t b = float_bits(v);
+  const uint16_t sign = uint16_t((b >> 16) & 0x8000u);
+  const uint32_t a = b & 0x7fffffffu;
+  if (a > 0x7f800000u) return uint16_t(sign | 0x7e00u);  // NaN
+  if (a >= 0x477ff000u) return uint16_t(sign | 0x7c00u);  // >= 65520 rounds to infinity
+  if (a < 0x38800000u) {                                  // below 2^-14: subnormal or zero
+    if (a < 0x33000000u) return sign;                     // below half the smallest subnormal, 2^-25
+    const uint32_t mant = (a & 0x7fffffu) | 0x800000u;
+    const int shift = 126 - int(a >> 23);  // 14..24: the subnormal's bits are mant >> shift
+    const uint32_t q = mant >> shift, rem = mant & ((1u << shift) - 1u), half = 1u << (shift - 1);
+    return uint16_t(sign | (q + (rem > half || (rem == half && (q & 1u)))));
+  }
+  const uint32_t r = a + 0xfffu + ((a >> 13) & 1u);  // round the 13 dropped bits, ties to even
+  return uint16_t(sign | (((r >> 23) - 112u) << 10) | ((r >> 13) & 0x3ffu));
+}
+SPLAT_HD float f16_to_float(uint16_t h) {
+  const uint32_t sign = uint32_t(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+  if (e == 0x1fu) return bits_float(sign | 0x7f800000u | (m << 13));
+  if (e != 0) return bits_float(sign | ((e + 112u) << 23) | (m << 13));
+  return bits_float(sign) + (sign ? -1.f : 1.f) * float(m) * 5.9604644775390625e-8f;  // m x 2^-24
+}
+
+// The nearest value precision `p` stores, as an fp32.
+SPLAT_HD float round_nearest(float v, Precision p) {
+  if (p == Precision::BF16) return bf16_to_float(bf16_nearest(v));
+  if (p == Precision::F16) return f16_to_float(f16_nearest(v));
+  return v;
+}
+
+// 32 random bits for element `index` of a stream named by `seed` (a bijective mix of both, as in
+// SplitMix64's finaliser): deterministic, so both backends draw the same bits.
+SPLAT_HD uint32_t rounding_bits(uint64_t seed, uint64_t index) {
+  uint64_t z = seed * 0x9E3779B97F4A7C15ull + index;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return uint32_t((z ^ (z >> 31)) >> 32);
+}
+
+// A bf16 value as the rasterizer reads it: T(x) with T float or double decodes it, so the SH
+// evaluation (raster_math.h, templated on the stored scalar) reads bf16 rows without a copy.
+struct Bf16 {
+  uint16_t bits = 0;
+  SPLAT_HD explicit operator float() const { return bf16_to_float(bits); }
+  SPLAT_HD explicit operator double() const { return double(bf16_to_float(bits)); }
+};
+static_assert(sizeof(Bf16) == 2, "Bf16 rows are arrays of 2-byte values");
+
+// An array of values in a storage precision, as the optimizer reads and writes it: either 2-byte
+// bf16 encodings (`bf16`, precision BF16) or fp32 elements (`f32`) holding values rounded to
+// `precision` (fp16 storage is emulated this way: nothing stores fp16 bits). Exactly one is set.
+struct StoredArray {
+  float* f32 = nullptr;
+  uint16_t* bf16 = nullptr;
+  Precision precision = Precision::F32;
+};
+SPLAT_HD float load_stored(const StoredArray& a, int64_t i) { return a.bf16 ? bf16_to_float(a.bf16[i]) : a.f32[i]; }
+// Stores v at i: bf16 stochastically with `random`, fp16 to nearest, fp32 as it is.
+SPLAT_HD void store_stored(const StoredArray& a, int64_t i, float v, uint32_t random) {
+  if (a.bf16) a.bf16[i] = bf16_stochastic(v, random);
+  else if (a.precision == Precision::BF16) a.f32[i] = bf16_to_float(bf16_stochastic(v, random));
+  else if (a.precision == Precision::F16) a.f32[i] = round_nearest(v, Precision::F16);
+  else a.f32[i] = v;
+}
+
+}  // namespace splat::kernels

@@ -1,0 +1,92 @@
+// The storage conversions (kernels/storage_math.h): fp16 and bf16 bits, stochastic rounding, and
+// why Adam rounds bf16 storage stochastically (to nearest, small updates are lost).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "kernels/adam.h"
+#include "kernels/storage_math.h"
+
+using namespace splat;
+using namespace splat::kernels;
+
+TEST_CASE("storage math: fp16 conversion, known values and every bit pattern", "[storage]") {
+  CHECK(f16_nearest(1.0f) == 0x3c00);
+  CHECK(f16_nearest(-2.0f) == 0xc000);
+  CHECK(f16_nearest(0.1f) == 0x2e66);
+  CHECK(f16_nearest(65504.f) == 0x7bff);
+  CHECK(f16_nearest(65519.f) == 0x7bff);                  // below the halfway point to 65536
+  CHECK(f16_nearest(65520.f) == 0x7c00);                  // the tie rounds to even: infinity
+  CHECK(f16_nearest(1e5f) == 0x7c00);                     // a far Gaussian's coordinate
+  CHECK(f16_nearest(std::ldexp(1.f, -24)) == 0x0001);     // smallest subnormal
+  CHECK(f16_nearest(std::ldexp(1.f, -25)) == 0x0000);     // half of it: tie to even (0)
+  CHECK(f16_nearest(std::ldexp(3.f, -25)) == 0x0002);     // 1.5 units: tie to even (2)
+  CHECK(f16_nearest(std::ldexp(1.f, -14)) == 0x0400);     // smallest normal
+  CHECK(f16_nearest(1e-9f) == 0x0000);                    // a squared gradient underflows to zero
+  CHECK(std::isnan(f16_to_float(f16_nearest(std::numeric_limits<float>::quiet_NaN()))));
+  // Every fp16 value converts to fp32 and back unchanged (NaNs stay NaN).
+  for (uint32_t h = 0; h < 65536; ++h) {
+    const float v = f16_to_float(uint16_t(h));
+    if (std::isnan(v)) {
+      CHECK(std::isnan(f16_to_float(f16_nearest(v))));
+      continue;
+    }
+    if (f16_nearest(v) != h) FAIL("fp16 pattern " << h << " -> " << v << " -> " << f16_nearest(v));
+  }
+  // Nearest: for values between two neighbours the closer one wins.
+  const float a = f16_to_float(0x3c00), b = f16_to_float(0x3c01);
+  CHECK(f16_nearest(a + 0.4f * (b - a)) == 0x3c00);
+  CHECK(f16_nearest(a + 0.6f * (b - a)) == 0x3c01);
+}
+
+TEST_CASE("storage math: bf16 stochastic rounding is unbiased and stays between neighbours", "[storage]") {
+  for (float v : {0.1f, -0.7311f, 3.3e-7f, 1234.567f}) {
+    const uint16_t down = uint16_t(float_bits(v) >> 16), up = uint16_t(down + 1);  // truncation and the next
+    double sum = 0;
+    const int n = 200000;
+    for (int i = 0; i < n; ++i) {
+      const uint16_t r = bf16_stochastic(v, rounding_bits(7, uint64_t(i)));
+      REQUIRE((r == down || r == up));
+      sum += bf16_to_float(r);
+    }
+    const double spacing = std::abs(double(bf16_to_float(up)) - bf16_to_float(down));
+    CHECK(std::abs(sum / n - double(v)) < 0.01 * spacing);  // a 1 % bias would show (sampling error ~0.1 %)
+  }
+  CHECK(bf16_stochastic(std::numeric_limits<float>::infinity(), 0xffff) == 0x7f80);
+  CHECK(std::isnan(bf16_to_float(bf16_stochastic(std::numeric_limits<float>::quiet_NaN(), 0))));
+}
+
+// A SH rest coefficient of 0.1 under a steady gradient: Adam steps of its learning rate (1.25e-4)
+// are less than half the bf16 spacing there (4.9e-4). Stored to nearest after each step, the value
+// never moves; stored stochastically (what the trainer's Adam does), it follows the fp32 run.
+TEST_CASE("storage math: Adam on bf16 storage needs stochastic rounding", "[storage][adam]") {
+  const int n = 256, steps = 400;
+  AdamHyperParams h;
+  h.lr = 1.25e-4f;
+  const std::vector<float> grads(n, 1e-3f);
+  std::vector<float> p32(n, 0.1f), m32(n, 0.f), v32(n, 0.f);
+  std::vector<float> pnear(n, bf16_to_float(bf16_nearest(0.1f))), mnear(n, 0.f), vnear(n, 0.f);
+  std::vector<uint16_t> pb(n, bf16_nearest(0.1f)), mb(n, 0), vb(n, 0);
+  for (int t = 1; t <= steps; ++t) {
+    adam_step_reference<float>(p32.data(), grads.data(), m32.data(), v32.data(), n, h, t);
+    adam_step_reference<float>(pnear.data(), grads.data(), mnear.data(), vnear.data(), n, h, t);
+    for (float& x : pnear) x = bf16_to_float(bf16_nearest(x));
+    AdamGroup g{{nullptr, pb.data(), Precision::BF16}, grads.data(), {nullptr, mb.data(), Precision::BF16},
+                {nullptr, vb.data(), Precision::BF16}, n, h, uint64_t(t) * 3};
+    adam_step_stored_reference(g, t);
+  }
+  double moved32 = 0, moved_near = 0, moved_sr = 0;
+  for (int i = 0; i < n; ++i) {
+    moved32 += 0.1 - p32[i];
+    moved_near += double(bf16_to_float(bf16_nearest(0.1f))) - pnear[i];
+    moved_sr += double(bf16_to_float(bf16_nearest(0.1f))) - bf16_to_float(pb[i]);
+  }
+  moved32 /= n, moved_near /= n, moved_sr /= n;
+  INFO("fp32 moved " << moved32 << ", bf16 nearest " << moved_near << ", bf16 stochastic " << moved_sr);
+  CHECK(moved32 == Approx(steps * 1.25e-4).epsilon(0.05));
+  CHECK(moved_near == 0.0);                              // every update rounded away
+  CHECK(moved_sr == Approx(moved32).epsilon(0.05));      // follows fp32 on average
+}
