@@ -117,7 +117,7 @@ void ShardedStep::run(const ShardedBatch& batch, const kernels::GaussiansGrad& g
   return_gradients(n);
   const float* dm = d_mine_.data();
   raster_->project_backward({dm, dm + 4 * n, dm + 8 * n}, grad, stats);
-  mark(stats.visible_count ? "sharded: project backward (+densify stats)" : "sharded: project backward");
+  mark(stats.visible_count ? "sharded: project backward (+stats)" : "sharded: project backward");
 }
 
 // Counts first (one small exchange and one host copy), then every pair bound for a peer as one
@@ -133,7 +133,7 @@ void ShardedStep::exchange_pairs(const kernels::ProjectedGaussians& mine, int ca
   marks_.mark(kExchangeStart);
   comm_.all_to_all_counts(counts_.data(), counts_.data() + R);
   const std::vector<int64_t> both = counts_.download();
-  mark("sharded: pair counts + host copy");
+  mark("sharded: counts + host copy");
   send_pairs_.assign(both.begin(), both.begin() + R);
   recv_pairs_.assign(both.begin() + R, both.end());
   send_at_ = starts(send_pairs_);
@@ -154,7 +154,7 @@ void ShardedStep::exchange_pairs(const kernels::ProjectedGaussians& mine, int ca
   comm_.all_to_all_v(send_records_.data(), out.view(), recv_records_.data(), in.view());
   marks_.mark(kExchangeEnd);
   unpack_peers(where_, recv_records_.data(), m, recv_at_[size_t(me)], own, to);
-  mark("sharded: pair exchange (copy own, pack, all-to-all, unpack)");
+  mark("sharded: pair exchange");
   for (size_t q = 0; q < R; ++q)
     if (int(q) != me) {
       sizes_.bytes_sent += 4 * (send_pairs_[q] * kPairWords + recv_pairs_[q] * kGradWords);
@@ -206,7 +206,7 @@ void ShardedStep::return_gradients(int64_t projected) {
   comm_.all_to_all_v(recv_records_.data(), out.view(), send_records_.data(), in.view());
   marks_.mark(kReturnEnd);
   unpack_peers(where_, send_records_.data(), projected, send_at_[size_t(me)], own, to);
-  mark("sharded: gradient return (copy own, pack, all-to-all, unpack)");
+  mark("sharded: gradient return");
 }
 
 StepTimes ShardedStep::step_times() {

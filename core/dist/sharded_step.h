@@ -100,8 +100,9 @@ class ShardedStep {
   StepTimes step_times();
 
   // Profiling: while `timer` is set (the trainer's, already started for the step), run() marks its
-  // phases on it: project, counts + host copy, exchange, rasterize, loss, rasterize backward,
-  // gradient return, project backward. Null: no marks.
+  // phases on it, named "sharded: ...": project; counts + host copy (count kernel, counts exchange,
+  // the host wait for them); pair exchange (own pairs' column copy, pack, all_to_all_v, unpack);
+  // rasterize; loss; rasterize backward; gradient return (likewise); project backward. Null: no marks.
   void set_phase_timer(kernels::PhaseTimer* timer) { timer_ = timer; }
   // The rasterizer of the step (for its stage timing while profiling).
   kernels::Rasterizer& rasterizer() { return *raster_; }
