@@ -61,6 +61,17 @@ RunEnd train(const Scene& scene, const TrainerOptions& o, int ranks, RunOptions 
   return end;
 }
 
+// Runs `body` with a Trainer of `scene` on each of `ranks` CPU rank threads.
+template <class Body>
+void on_rank_trainers(int ranks, const Scene& scene, const TrainerOptions& o, Body body) {
+  dist::run_ranks(ranks, on(Device::CPU), [&](dist::Communicator& comm) {
+    TrainerOptions mine = o;
+    mine.comm = &comm;
+    Trainer t(scene, init_from_points(scene.points), mine);
+    body(t);
+  });
+}
+
 double untrained_psnr(const Scene& scene, const TrainerOptions& o) {
   auto raster = kernels::make_cpu_rasterizer(o.cpu_threads);
   const DeviceGaussians g(Device::CPU, GaussianState::from_model(init_from_points(scene.points)));
@@ -166,12 +177,7 @@ TEST_CASE("a batch smaller than the rank count is refused naming both", "[dist][
   TrainerOptions o = test::short_run_options(20);
   o.batch_size = 2;
   o.cpu_threads = 1;
-  REQUIRE_THROWS_WITH(dist::run_ranks(3, on(Device::CPU),
-                                      [&](dist::Communicator& comm) {
-                                        TrainerOptions mine = o;
-                                        mine.comm = &comm;
-                                        Trainer t(scene, init_from_points(scene.points), mine);
-                                      }),
+  REQUIRE_THROWS_WITH(on_rank_trainers(3, scene, o, [](Trainer&) {}),
                       Catch::Contains("batch size 2 is smaller than the 3 ranks"));
 }
 
@@ -180,10 +186,7 @@ TEST_CASE("a profiled rank times each phase of the sharded step, every step", "[
   TrainerOptions o = test::short_run_options(12);
   o.batch_size = 2;
   o.cpu_threads = 1;
-  dist::run_ranks(2, on(Device::CPU), [&](dist::Communicator& comm) {
-    TrainerOptions mine = o;
-    mine.comm = &comm;
-    Trainer t(scene, init_from_points(scene.points), mine);
+  on_rank_trainers(2, scene, o, [](Trainer& t) {
     t.set_profiling(true);
     while (!t.finished()) t.step();
     const kernels::PhaseTotals& phases = *t.step_phases();
@@ -209,16 +212,13 @@ TEST_CASE("a rank whose rows change outside a refinement step is refused, named"
   const Scene scene = test::small_demo_scene(26, 20, 70);
   TrainerOptions o = test::short_run_options(12);
   o.cpu_threads = 1;
-  CHECK_THROWS_WITH(dist::run_ranks(1, on(Device::CPU),
-                                    [&](dist::Communicator& comm) {
-                                      TrainerOptions mine = o;
-                                      mine.comm = &comm;
-                                      Trainer t(scene, init_from_points(scene.points), mine);
-                                      t.step();
-                                      const std::vector<int64_t> first_row{0};
-                                      t.gaussians().append_rows(first_row);  // not through a strategy
-                                      t.step();
-                                    }),
+  CHECK_THROWS_WITH(on_rank_trainers(1, scene, o,
+                                     [](Trainer& t) {
+                                       t.step();
+                                       const std::vector<int64_t> first_row{0};
+                                       t.gaussians().append_rows(first_row);  // not through a strategy
+                                       t.step();
+                                     }),
                     Catch::Contains("rank 0") && Catch::Contains("outside a refinement step"));
 }
 
