@@ -1,5 +1,6 @@
 #include "core/dist/sharded_step.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -95,7 +96,8 @@ void ShardedStep::run(const ShardedBatch& batch, const kernels::GaussiansGrad& g
                                 std::to_string(batch.masks.size()) + " masks");
   const kernels::ProjectedGaussians mine = raster_->project(batch.shard, batch.cameras, batch.settings);
   mark("sharded: project");
-  exchange_pairs(mine, B);
+  count_pairs(mine, batch);
+  exchange_pairs(mine);
   const kernels::ProjectedGaussians received = received_.view();
   const auto mine_cameras = batch.cameras.subspan(size_t(block_.first), size_t(block_.count));
   const int64_t pixels = kernels::image_offsets(mine_cameras).back();
@@ -120,22 +122,44 @@ void ShardedStep::run(const ShardedBatch& batch, const kernels::GaussiansGrad& g
   mark(stats.visible_count ? "sharded: project backward (+stats)" : "sharded: project backward");
 }
 
-// Counts first (one small exchange and one host copy), then every pair bound for a peer as one
-// record in one all_to_all_v: the pairs for rank q are the contiguous range of q's cameras, so they
-// are packed in the order they are. The rank's own range is copied column by column to its place
-// among the received pairs (with one rank, that copy is the whole exchange).
-void ShardedStep::exchange_pairs(const kernels::ProjectedGaussians& mine, int cameras) {
+// The pairs this rank sends to each peer and receives from each. A dense projection holds every
+// (camera, Gaussian) pair, camera by camera: with the shard sizes known, the counts are block
+// cameras x shard sizes, with no device work, exchange or host wait. Otherwise (packed, or sizes not
+// given) they are counted on the device, exchanged, and copied to the host (its one wait here).
+void ShardedStep::count_pairs(const kernels::ProjectedGaussians& mine, const ShardedBatch& batch) {
+  const int R = comm_.size(), me = comm_.rank(), B = int(batch.cameras.size());
+  marks_.mark(kExchangeStart);
+  send_pairs_.assign(size_t(R), 0);
+  recv_pairs_.assign(size_t(R), 0);
+  if (!batch.settings.packed && !batch.shard_sizes.empty()) {
+    if (int(batch.shard_sizes.size()) != R || batch.shard_sizes[size_t(me)] != batch.shard.n ||
+        mine.count != int64_t(B) * batch.shard.n)
+      throw std::invalid_argument("sharded step: rank " + std::to_string(me) + " was given " +
+                                  std::to_string(batch.shard_sizes.size()) + " shard sizes for " + std::to_string(R) +
+                                  " ranks that do not match its shard of " + std::to_string(batch.shard.n) + " rows");
+    for (int q = 0; q < R; ++q) {
+      send_pairs_[size_t(q)] = int64_t(camera_block(q, R, B).count) * batch.shard.n;
+      recv_pairs_[size_t(q)] = int64_t(block_.count) * batch.shard_sizes[size_t(q)];
+    }
+  } else {
+    kernels::count_pairs_per_block(where_, mine.camera, mine.count, B, R, counts_.data());
+    comm_.all_to_all_counts(counts_.data(), counts_.data() + R);
+    const std::vector<int64_t> both = counts_.download();
+    std::copy(both.begin(), both.begin() + R, send_pairs_.begin());
+    std::copy(both.begin() + R, both.end(), recv_pairs_.begin());
+  }
+  mark("sharded: pair counts");
+}
+
+// Every pair bound for a peer as one record in one all_to_all_v: the pairs for rank q are the
+// contiguous range of q's cameras, so they are packed in the order they are. The rank's own range
+// is copied column by column to its place among the received pairs (with one rank, that copy is
+// the whole exchange).
+void ShardedStep::exchange_pairs(const kernels::ProjectedGaussians& mine) {
   if (mine.precision != Precision::F32)
     throw std::invalid_argument("sharded step: only fp32 projected pairs can be exchanged yet");
   const size_t R = size_t(comm_.size());
   const int me = comm_.rank();
-  kernels::count_pairs_per_block(where_, mine.camera, mine.count, cameras, int(R), counts_.data());
-  marks_.mark(kExchangeStart);
-  comm_.all_to_all_counts(counts_.data(), counts_.data() + R);
-  const std::vector<int64_t> both = counts_.download();
-  mark("sharded: counts + host copy");
-  send_pairs_.assign(both.begin(), both.begin() + R);
-  recv_pairs_.assign(both.begin() + R, both.end());
   send_at_ = starts(send_pairs_);
   recv_at_ = starts(recv_pairs_);
   const int64_t m = recv_at_.back() + recv_pairs_.back(), own = send_pairs_[size_t(me)];

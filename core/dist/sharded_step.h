@@ -6,6 +6,7 @@
 //   project the shard into all B cameras          pairs ordered by camera, so the pairs bound for
 //                                                 each rank are one contiguous range
 //   count pairs per destination (on the device),  one small all_to_all, one host copy of 2R counts
+//                                                 (dense with the shard sizes given: on the host)
 //   pack the pairs into records, exchange them    one all_to_all_v (core/dist/pair_records.h: 64
 //   and unpack them into columns                  bytes a pair), arriving in rank order: within each
 //                                                 camera, ascending global id, as rasterize wants;
@@ -25,7 +26,8 @@
 // run, and a rank boundary splits a run: with masks, the weighting then differs slightly from the
 // one-rank step's.
 //
-// No per-pair host reads: the host sees the 2R pair counts of the exchange and nothing else.
+// No per-pair host reads: the host sees the 2R pair counts of the exchange (if it must count them)
+// and nothing else.
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -58,6 +60,10 @@ struct ShardedBatch {
   // (other entries may be null). masks: empty, or one per batch camera like targets.
   std::span<const uint8_t* const> targets;
   std::span<const uint8_t* const> masks;
+  // Every rank's shard size, in rank order, when the caller knows them (the trainer does): with a
+  // dense projection (settings.packed false) the pair counts follow from them, and the step makes no
+  // counts exchange and no host wait. Empty: the pairs are counted on the device and exchanged.
+  std::span<const int64_t> shard_sizes = {};
 };
 
 // Sizes of the last step's exchange, for balance and traffic reports.
@@ -100,15 +106,16 @@ class ShardedStep {
   StepTimes step_times();
 
   // Profiling: while `timer` is set (the trainer's, already started for the step), run() marks its
-  // phases on it, named "sharded: ...": project; counts + host copy (count kernel, counts exchange,
-  // the host wait for them); pair exchange (own pairs' column copy, pack, all_to_all_v, unpack);
+  // phases on it, named "sharded: ...": project; pair counts (count kernel, counts exchange and the
+  // host wait for them, unless dense with the shard sizes given); pair exchange (own pairs' column copy, pack, all_to_all_v, unpack);
   // rasterize; loss; rasterize backward; gradient return (likewise); project backward. Null: no marks.
   void set_phase_timer(kernels::PhaseTimer* timer) { timer_ = timer; }
   // The rasterizer of the step (for its stage timing while profiling).
   kernels::Rasterizer& rasterizer() { return *raster_; }
 
  private:
-  void exchange_pairs(const kernels::ProjectedGaussians& mine, int cameras);
+  void count_pairs(const kernels::ProjectedGaussians& mine, const ShardedBatch& batch);
+  void exchange_pairs(const kernels::ProjectedGaussians& mine);
   void compute_loss(const ShardedBatch& batch);
   void return_gradients(int64_t projected);
   void mark(const char* phase) {

@@ -217,7 +217,8 @@ void Trainer::run_sharded_batch(const std::vector<int>& views) {
   kernels::GaussiansView shard = g_->view();
   shard.first_id = first_id_;
   // While profiling, the step marks its own phases on timer_ (ShardedStep::set_phase_timer).
-  sharded_->run({.shard = shard, .cameras = cams, .settings = settings, .targets = targets, .masks = masks},
+  sharded_->run({.shard = shard, .cameras = cams, .settings = settings, .targets = targets, .masks = masks,
+                 .shard_sizes = shard_sizes_},
                 g_->grad(), stats ? g_->stats() : kernels::DensifyStats{});
 }
 

@@ -194,7 +194,7 @@ TEST_CASE("a profiled rank times each phase of the sharded step, every step", "[
     for (const auto& p : phases.phases())
       if (p.name.rfind("sharded: project backward", 0) == 0) project_backward += p.count;
     CHECK(project_backward == 6);
-    for (const char* name : {"sharded: project", "sharded: counts + host copy",
+    for (const char* name : {"sharded: project", "sharded: pair counts",
                              "sharded: pair exchange", "sharded: rasterize",
                              "sharded: loss", "sharded: rasterize backward",
                              "sharded: gradient return"}) {
