@@ -63,6 +63,7 @@ struct ShardedBatch {
   // Every rank's shard size, in rank order, when the caller knows them (the trainer does): with a
   // dense projection (settings.packed false) the pair counts follow from them, and the step makes no
   // counts exchange and no host wait. Empty: the pairs are counted on the device and exchanged.
+  // Given on every rank or on none (the ranks' collectives must match).
   std::span<const int64_t> shard_sizes = {};
 };
 
