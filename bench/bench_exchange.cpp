@@ -16,7 +16,9 @@
 // median time per step spent in the exchanges (counts, pairs, gradients; waiting for peers included:
 // dist::StepTimes, on each rank's own stream; mean over ranks), the pairs each rank projects and
 // receives (means over ranks) and the bytes exchanged per step (sum over ranks of pairs sent to other
-// ranks plus gradients returned to them).
+// ranks plus gradients returned to them), and below each configuration rank 0's phases of the step
+// (ShardedStep::set_phase_timer: events on its own stream, so with ranks sharing a GPU a phase
+// includes whatever the other ranks ran meanwhile), in ms per step.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -41,7 +43,18 @@ namespace {
 
 struct Figures {
   double step_ms = 0, wait_ms = 0, projected = 0, received = 0, bytes = 0;
+  std::string phases;  // rank 0's step phases, ms per step
 };
+
+std::string phase_line(const kernels::PhaseTotals& totals, int steps) {
+  std::string line;
+  char item[160];
+  for (const auto& p : totals.phases()) {
+    std::snprintf(item, sizeof item, "%s%s %.3f", line.empty() ? "" : ", ", p.name.c_str(), p.total_ms / steps);
+    line += item;
+  }
+  return line;
+}
 
 struct Args {
   std::string scene;
@@ -156,6 +169,7 @@ int main(int argc, char** argv) {
               settings.sh_degree = 3;
               settings.packed = packed;
               dist::ShardedStep step(comm);
+              kernels::PhaseTimer timer(comm.context());
               std::vector<double> times, waits;
               double projected = 0, received = 0, bytes = 0;
               for (int k = 0; k < 3 + steps; ++k) {
@@ -171,9 +185,12 @@ int main(int argc, char** argv) {
                 finish(r);
                 comm.barrier();
                 const auto t0 = Clock::now();
-                step.run({view, cams, settings, batch_targets, {}}, shard.grad(), shard.stats());
+                step.set_phase_timer(k < 3 ? nullptr : &timer);
+                if (k >= 3) timer.start();
+                step.run({view, cams, settings, batch_targets, {}, sizes}, shard.grad(), shard.stats());
                 finish(r);
                 comm.barrier();
+                if (k >= 3) timer.collect();  // the stream has finished: no wait inside the timed step
                 const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
                 if (k < 3) continue;
                 times.push_back(ms);
@@ -190,6 +207,7 @@ int main(int argc, char** argv) {
                 fig.received = sums[1] / steps / ranks;
                 fig.bytes = sums[2] / steps;
                 fig.wait_ms = sums[3] / ranks;
+                fig.phases = phase_line(timer.totals(), steps);
               }
             },
             dist::RankBackend::InProcess);
@@ -197,6 +215,7 @@ int main(int argc, char** argv) {
         std::printf("%5d %6s %6d %10.2f %8.3f %10.3f %14.0f %14.0f %16.0f\n", batch, packed ? "packed" : "dense", ranks,
                     fig.step_ms, fig.step_ms / one_rank_ms[{batch, packed}], fig.wait_ms, fig.projected, fig.received,
                     fig.bytes);
+        std::printf("      rank 0 phases, ms/step: %s\n", fig.phases.c_str());
         std::fflush(stdout);
       }
   if (cuda)

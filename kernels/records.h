@@ -22,7 +22,16 @@ void add_record_field(BasicRecordFields<Word>& f, T* column, int per_row) {
   if (per_row < 1) throw std::invalid_argument("a record field needs at least one value per row");
   f.columns[f.count] = reinterpret_cast<Word*>(column);
   f.words[f.count] = per_row * int(sizeof(T) / 4);
+  f.starts[f.count] = f.record_words;
   f.record_words += f.words[f.count++];
+}
+
+// The same fields from row `first` on (each column advanced by `first` rows): packs, unpacks and
+// copies of a run of rows in the middle of the columns.
+template <class Word>
+BasicRecordFields<Word> rows_from(BasicRecordFields<Word> f, int64_t first) {
+  for (int k = 0; k < f.count; ++k) f.columns[k] += first * f.words[k];
+  return f;
 }
 
 // records[r * record_words ...] = row r of every source column, in field order, for r < rows.
@@ -31,8 +40,14 @@ void pack_records(const ComputeContext& where, const RecordSources& from, int64_
 // The inverse: row r of every target column from record r.
 void unpack_records(const ComputeContext& where, const uint32_t* records, int64_t rows, const RecordTargets& to);
 
+// Rows [0, rows) of every column of `from` into the matching column of `to`, without records (a
+// rank's own pairs, which need not be exchanged): one column copy per field. The two must have the
+// same fields (std::invalid_argument otherwise).
+void copy_record_columns(const ComputeContext& where, const RecordSources& from, int64_t rows, const RecordTargets& to);
+
 // CPU references (the entry points above call these for Device::CPU).
 void pack_records_reference(const RecordSources& from, int64_t rows, uint32_t* records);
 void unpack_records_reference(const uint32_t* records, int64_t rows, const RecordTargets& to);
+void copy_record_columns_reference(const RecordSources& from, int64_t rows, const RecordTargets& to);
 
 }  // namespace splat::kernels

@@ -6,9 +6,12 @@
 //   project the shard into all B cameras          pairs ordered by camera, so the pairs bound for
 //                                                 each rank are one contiguous range
 //   count pairs per destination (on the device),  one small all_to_all, one host copy of 2R counts
+//                                                 (dense with the shard sizes given: on the host)
 //   pack the pairs into records, exchange them    one all_to_all_v (core/dist/pair_records.h: 64
 //   and unpack them into columns                  bytes a pair), arriving in rank order: within each
-//                                                 camera, ascending global id, as rasterize wants
+//                                                 camera, ascending global id, as rasterize wants;
+//                                                 the rank's own pairs skip records and exchange
+//                                                 (a column copy straight to their place)
 //   rasterize this rank's cameras, loss and its image gradient (BatchLoss, as the one-GPU trainer),
 //   rasterize_backward to the received pairs,
 //   return the pair gradients to their owners (packed likewise, one reverse all_to_all_v),
@@ -23,7 +26,8 @@
 // run, and a rank boundary splits a run: with masks, the weighting then differs slightly from the
 // one-rank step's.
 //
-// No per-pair host reads: the host sees the 2R pair counts of the exchange and nothing else.
+// No per-pair host reads: the host sees the 2R pair counts of the exchange (if it must count them)
+// and nothing else.
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -56,6 +60,11 @@ struct ShardedBatch {
   // (other entries may be null). masks: empty, or one per batch camera like targets.
   std::span<const uint8_t* const> targets;
   std::span<const uint8_t* const> masks;
+  // Every rank's shard size, in rank order, when the caller knows them (the trainer does): with a
+  // dense projection (settings.packed false) the pair counts follow from them, and the step makes no
+  // counts exchange and no host wait. Empty: the pairs are counted on the device and exchanged.
+  // Given on every rank or on none (the ranks' collectives must match).
+  std::span<const int64_t> shard_sizes = {};
 };
 
 // Sizes of the last step's exchange, for balance and traffic reports.
@@ -97,10 +106,22 @@ class ShardedStep {
   // events are read once the device has passed them), on the CPU the last one; zeros before any.
   StepTimes step_times();
 
+  // Profiling: while `timer` is set (the trainer's, already started for the step), run() marks its
+  // phases on it, named "sharded: ...": project; pair counts (count kernel, counts exchange and the
+  // host wait for them, unless dense with the shard sizes given); pair exchange (own pairs' column copy, pack, all_to_all_v, unpack);
+  // rasterize; loss; rasterize backward; gradient return (likewise); project backward. Null: no marks.
+  void set_phase_timer(kernels::PhaseTimer* timer) { timer_ = timer; }
+  // The rasterizer of the step (for its stage timing while profiling).
+  kernels::Rasterizer& rasterizer() { return *raster_; }
+
  private:
-  void exchange_pairs(const kernels::ProjectedGaussians& mine, int cameras);
+  void count_pairs(const kernels::ProjectedGaussians& mine, const ShardedBatch& batch);
+  void exchange_pairs(const kernels::ProjectedGaussians& mine);
   void compute_loss(const ShardedBatch& batch);
   void return_gradients(int64_t projected);
+  void mark(const char* phase) {
+    if (timer_) timer_->mark(phase);
+  }
 
   Communicator& comm_;
   kernels::ComputeContext where_;
@@ -111,7 +132,7 @@ class ShardedStep {
   // Pair counts per peer: sent (this rank's pairs for q's cameras), received (q's pairs for ours).
   kernels::Buffer<int64_t> counts_;  // [2R] on the device: send counts, then received counts
   std::vector<int64_t> send_pairs_, recv_pairs_, send_at_, recv_at_;
-  // Records sent and received; the forward exchange's buffers serve the reverse one too.
+  // Records sent and received (peers' pairs only); the forward exchange's buffers serve the reverse one too.
   kernels::Buffer<uint32_t> send_records_, recv_records_;
   // The received pairs, their gradients, and the gradients of this rank's own pairs.
   ReceivedPairs received_;
@@ -119,6 +140,7 @@ class ShardedStep {
   // Marks: exchange start / end, render start / end, reverse exchange start / end.
   kernels::StepMarks marks_;
   StepTimes times_;
+  kernels::PhaseTimer* timer_ = nullptr;
   kernels::Buffer<float> rgb_, alpha_, grad_rgb_;
 };
 

@@ -228,9 +228,10 @@ void Trainer::run_sharded_batch(const std::vector<int>& views) {
   }
   kernels::GaussiansView shard = g_->view();
   shard.first_id = first_id_;
-  sharded_->run({.shard = shard, .cameras = cams, .settings = settings, .targets = targets, .masks = masks},
+  // While profiling, the step marks its own phases on timer_ (ShardedStep::set_phase_timer).
+  sharded_->run({.shard = shard, .cameras = cams, .settings = settings, .targets = targets, .masks = masks,
+                 .shard_sizes = shard_sizes_},
                 g_->grad(), stats ? g_->stats() : kernels::DensifyStats{});
-  mark(stats ? "sharded render, loss, backward (+densify stats)" : "sharded render, loss, backward");
 }
 
 // MCMC's cap bounds the whole model: each shard may grow to its share of the cap, in proportion to its
@@ -274,13 +275,16 @@ void Trainer::set_profiling(bool on) {
   timer_ = on ? std::make_unique<kernels::PhaseTimer>(where_) : nullptr;
   raster_stages_ = {};
   profiled_steps_ = 0;
-  raster_->set_stage_timing(on);
+  step_rasterizer().set_stage_timing(on);
+  if (sharded_) sharded_->set_phase_timer(timer_.get());
 }
+
+kernels::Rasterizer& Trainer::step_rasterizer() { return sharded_ ? sharded_->rasterizer() : *raster_; }
 
 // The rasterizer's stage clock holds its last forward and backward: with several image sizes in a
 // batch, only the last run's stages are counted.
 void Trainer::collect_raster_stages() {
-  for (const kernels::StageTime& s : raster_->stage_times())
+  for (const kernels::StageTime& s : step_rasterizer().stage_times())
     if (s.stage != "backward start") raster_stages_.add(s.stage, s.ms);  // that gap is the loss, timed above
 }
 
@@ -294,12 +298,7 @@ StepResult Trainer::step() {
     throw std::invalid_argument("the step at image " + std::to_string(images_done_) + " has " + std::to_string(B) +
                                 " image(s) of the budget left for " + std::to_string(opt_.comm->size()) +
                                 " ranks: choose a budget whose last step has no fewer images than ranks");
-  // Shard sizes change with densification: the global ids of this shard's rows follow each step.
-  std::vector<int64_t> sizes;
-  if (opt_.comm) {
-    sizes = opt_.comm->all_gather_value(g_->size());
-    first_id_ = dist::first_global_id(sizes, opt_.comm->rank());
-  }
+  if (opt_.comm) refresh_shard_sizes(false);
   const std::vector<int> views = sampler_.next(B);
   g_->zero_grad();
   mark("zero gradients");
@@ -320,7 +319,7 @@ StepResult Trainer::step() {
   r.step = step_;
   r.first_image = images_done_;
   r.batch_size = B;
-  if (opt_.comm) share_mcmc_cap(sizes);
+  if (opt_.comm) share_mcmc_cap(shard_sizes_);
   r.structure_changed = strategy_->after_step(info, *g_);
   // Steps that changed the rows are the refinements (host round trip of every column).
   mark(r.structure_changed ? "strategy: refinement steps" : "strategy: other steps");
@@ -328,6 +327,7 @@ StepResult Trainer::step() {
   if (opt_.comm && r.structure_changed) {
     r.rebalanced = dist::rebalance_if_uneven(*opt_.comm, *g_, opt_.rebalance_threshold);
     if (r.rebalanced) mark("rebalance");
+    refresh_shard_sizes(true);
   }
   if (timer_) {
     timer_->collect();
@@ -336,7 +336,7 @@ StepResult Trainer::step() {
   }
   ++step_;
   images_done_ += B;
-  r.gaussians = opt_.comm ? total_gaussians() : g_->size();
+  r.gaussians = opt_.comm ? known_total() : g_->size();
   r.host_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   measure_rank_stats(r.host_ms);
   return r;
@@ -384,6 +384,7 @@ GaussianState Trainer::whole_state() const {
 void Trainer::load_whole_state(const GaussianState& whole) {
   const GaussianState mine = whole.with_columns(wanted_columns());
   g_->upload(opt_.comm ? dist::shard_of(mine, opt_.comm->rank(), opt_.comm->size()) : mine);
+  shard_sizes_.clear();  // the next step gathers the new shards' sizes
 }
 
 TrainingMemory Trainer::memory() const {
@@ -396,6 +397,30 @@ TrainingMemory Trainer::memory() const {
   m.renders = (rgb_.capacity() + grad_rgb_.capacity() + alpha_.capacity()) * sizeof(float);
   m.workspace = raster_->workspace_bytes();
   return m;
+}
+
+// Shard sizes change only where the rows do: at refinement steps, which come at the same step on
+// every rank (the schedules count images), in a rebalance, and in load_whole_state. Those gather
+// them (`changed`: every rank calls this at the same step); other steps check that this rank's own
+// size is still the one gathered, so a change that every rank does not see is refused rather than
+// giving rows wrong global ids.
+void Trainer::refresh_shard_sizes(bool changed) {
+  const int rank = opt_.comm->rank();
+  if (!changed && !shard_sizes_.empty()) {
+    if (shard_sizes_[size_t(rank)] != g_->size())
+      throw std::logic_error("trainer: " + std::to_string(g_->size()) + " Gaussians on rank " + std::to_string(rank) +
+                             " but " + std::to_string(shard_sizes_[size_t(rank)]) +
+                             " when the shard sizes were last gathered: the rows changed outside a refinement step");
+    return;
+  }
+  shard_sizes_ = opt_.comm->all_gather_value(g_->size());
+  first_id_ = dist::first_global_id(shard_sizes_, rank);
+}
+
+int64_t Trainer::known_total() const {
+  int64_t n = 0;
+  for (int64_t s : shard_sizes_) n += s;
+  return n;
 }
 
 int64_t Trainer::total_gaussians() const {

@@ -202,6 +202,9 @@ class Trainer {
   void run_batch(const std::vector<int>& views);
   void run_sharded_batch(const std::vector<int>& views);
   void share_mcmc_cap(std::span<const int64_t> sizes);
+  void refresh_shard_sizes(bool changed);  // distributed mode, collective when `changed` or none known
+  int64_t known_total() const;             // distributed mode: the sum of shard_sizes_
+  kernels::Rasterizer& step_rasterizer();  // the rasterizer that step() uses (the sharded step's with ranks)
   void optimizer_step(int batch);
   void mark(const char* phase) {
     if (timer_) timer_->mark(phase);
@@ -222,6 +225,7 @@ class Trainer {
   BatchLoss loss_;
   std::unique_ptr<dist::ShardedStep> sharded_;  // distributed mode only
   int64_t first_id_ = 0;                        // distributed mode: global id of the shard's row 0
+  std::vector<int64_t> shard_sizes_;            // distributed mode: every shard's size, in rank order; empty: unknown
   CameraSampler sampler_;
   std::vector<kernels::Buffer<uint8_t>> images_;  // per view, the photo's bytes (a quarter of fp32); empty for views not used
   std::vector<kernels::Buffer<uint8_t>> masks_;  // per view when the scene has masks, else none

@@ -95,12 +95,14 @@ class CudaRasterizer final : public Rasterizer, public CudaRasterizerProbe {
       : where_(where), stream_(static_cast<cudaStream_t>(where.stream)), ws_(where.ordinal), clock_(where.ordinal) {
     const DeviceScope scope(where_.ordinal);
     check(cudaMallocHost(&host_totals_, 2 * sizeof(int64_t)), "allocating pinned totals");
+    check(cudaEventCreateWithFlags(&staged_, cudaEventDisableTiming), "creating the staging event");
   }
   ~CudaRasterizer() override {
     const DeviceScope scope(where_.ordinal, std::nothrow);
     if (!scope.ok()) return;
     cudaFreeHost(host_totals_);
     cudaFreeHost(staging_);
+    cudaEventDestroy(staged_);
   }
 
   ComputeContext context() const override { return where_; }
@@ -124,7 +126,7 @@ class CudaRasterizer final : public Rasterizer, public CudaRasterizerProbe {
     clock_.mark("start", stream_);
     const std::vector<ImageLayout> layouts = image_layouts(cameras);
     const ImageLayout* images = upload_cameras(cameras, layouts);
-    const int64_t intersections = project_pairs(g, settings, /*public_pairs=*/false);
+    const int64_t intersections = project_pairs(g, settings, /*public_pairs=*/false, /*count_intersections=*/true);
     rasterize_pairs(slots_, tile_grid(layouts, images), intersections, settings, out);
   }
 
@@ -154,7 +156,8 @@ class CudaRasterizer final : public Rasterizer, public CudaRasterizerProbe {
     clock_.mark("start", stream_);
     have_raster_ = false;  // forward's rasterization read the projection this call replaces
     upload_cameras(cameras, image_layouts(cameras));
-    project_pairs(g, settings, /*public_pairs=*/true);
+    // rasterize counts the intersections of the pairs it is given: a dense projection needs no host wait.
+    project_pairs(g, settings, /*public_pairs=*/true, /*count_intersections=*/false);
     return slots_.view();
   }
 
@@ -180,10 +183,7 @@ class CudaRasterizer final : public Rasterizer, public CudaRasterizerProbe {
     const std::vector<ImageLayout> layouts = image_layouts(cameras);
     const ImageLayout* images = upload(kRasterLayouts, layouts.data(), layouts.size() * sizeof(ImageLayout));
     int64_t intersections = 0;
-    if (input.count > 0)
-      intersections = read_totals(input.tile_count, nullptr, input.count)[0];
-    else
-      check(cudaStreamSynchronize(stream_), "uploading image layouts");
+    if (input.count > 0) intersections = read_totals(input.tile_count, nullptr, input.count)[0];
     TileGrid grid = tile_grid(layouts, images);
     grid.first_camera = first_camera;
     rasterize_pairs(input, grid, intersections, settings, out);
@@ -203,10 +203,12 @@ class CudaRasterizer final : public Rasterizer, public CudaRasterizerProbe {
   }
 
  private:
-  // Copies `bytes` from the host into workspace slot `slot` through pinned staging. Every stage
-  // synchronises (its totals copy) before the next upload, so the staging buffer is free again.
+  // Copies `bytes` from the host into workspace slot `slot` through pinned staging. The staging
+  // buffer is rewritten only once the previous upload's copy has run (an event: in a step that
+  // copy is long done by the next upload), so no stage has to synchronise the stream for it.
   template <class T>
   const T* upload(int slot, const T* host, size_t bytes) {
+    check(cudaEventSynchronize(staged_), "waiting for the previous staged upload");
     if (bytes > staging_capacity_) {
       cudaFreeHost(staging_);
       staging_ = nullptr;
@@ -217,6 +219,7 @@ class CudaRasterizer final : public Rasterizer, public CudaRasterizerProbe {
     std::memcpy(staging_, host, bytes);
     void* dev = ws_.bytes(slot, bytes);
     check(cudaMemcpyAsync(dev, staging_, bytes, cudaMemcpyHostToDevice, stream_), "uploading cameras");
+    check(cudaEventRecord(staged_, stream_), "recording the staged upload");
     return static_cast<const T*>(dev);
   }
 
@@ -234,8 +237,11 @@ class CudaRasterizer final : public Rasterizer, public CudaRasterizerProbe {
   }
 
   // The project stage into slots_ (cameras uploaded already). public_pairs: name every pair with its
-  // camera and global id also in the dense layout. Returns the intersections of the pairs.
-  int64_t project_pairs(const GaussiansView& g, const RasterSettings& settings, bool public_pairs) {
+  // camera and global id also in the dense layout. Returns the intersections of the pairs; a dense
+  // projection reads them back (a host wait) only with count_intersections, else returns 0 (the
+  // packed layout always reads them, with its slot count).
+  int64_t project_pairs(const GaussiansView& g, const RasterSettings& settings, bool public_pairs,
+                        bool count_intersections) {
     have_project_ = false;
     g_ = g;
     setup_.sh_degree = settings.sh_degree;
@@ -251,8 +257,6 @@ class CudaRasterizer final : public Rasterizer, public CudaRasterizerProbe {
     slots_.first_id = g.first_id;
     if (pairs == 0) {
       slots_.count = 0;
-      // No totals copy synchronises this call; do it here so the camera staging is free next time.
-      check(cudaStreamSynchronize(stream_), "uploading cameras");
     } else if (!settings.packed) {
       slots_.count = pairs;
       allocate_slot_arrays(pairs);
@@ -262,8 +266,10 @@ class CudaRasterizer final : public Rasterizer, public CudaRasterizerProbe {
       }
       project_dense(g, setup_, slots_, stream_);
       clock_.mark("project", stream_);
-      intersections = read_totals(slots_.tile_count, nullptr, pairs)[0];
-      clock_.mark("count copy", stream_);
+      if (count_intersections) {
+        intersections = read_totals(slots_.tile_count, nullptr, pairs)[0];
+        clock_.mark("count copy", stream_);
+      }
     } else {
       int32_t* pair_tiles = ws_.get<int32_t>(kPairTiles, pairs);
       int32_t* pair_slot_end = ws_.get<int32_t>(kPairSlotEnd, pairs);
@@ -347,6 +353,7 @@ class CudaRasterizer final : public Rasterizer, public CudaRasterizerProbe {
   int64_t* host_totals_ = nullptr;
   void* staging_ = nullptr;
   size_t staging_capacity_ = 0;
+  cudaEvent_t staged_ = nullptr;  // recorded after each staged upload's copy
 
   // What the project stage keeps for its backward.
   bool have_project_ = false;

@@ -8,6 +8,7 @@
 // after the first refinement the runs are different samples of the same training, not the same numbers.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <filesystem>
@@ -58,6 +59,17 @@ RunEnd train(const Scene& scene, const TrainerOptions& o, int ranks, RunOptions 
   if (ranks == 0) body(nullptr);
   else dist::run_ranks(ranks, on(o.device), [&](dist::Communicator& comm) { body(&comm); });
   return end;
+}
+
+// Runs `body` with a Trainer of `scene` on each of `ranks` CPU rank threads.
+template <class Body>
+void on_rank_trainers(int ranks, const Scene& scene, const TrainerOptions& o, Body body) {
+  dist::run_ranks(ranks, on(Device::CPU), [&](dist::Communicator& comm) {
+    TrainerOptions mine = o;
+    mine.comm = &comm;
+    Trainer t(scene, init_from_points(scene.points), mine);
+    body(t);
+  });
 }
 
 double untrained_psnr(const Scene& scene, const TrainerOptions& o) {
@@ -165,13 +177,49 @@ TEST_CASE("a batch smaller than the rank count is refused naming both", "[dist][
   TrainerOptions o = test::short_run_options(20);
   o.batch_size = 2;
   o.cpu_threads = 1;
-  REQUIRE_THROWS_WITH(dist::run_ranks(3, on(Device::CPU),
-                                      [&](dist::Communicator& comm) {
-                                        TrainerOptions mine = o;
-                                        mine.comm = &comm;
-                                        Trainer t(scene, init_from_points(scene.points), mine);
-                                      }),
+  REQUIRE_THROWS_WITH(on_rank_trainers(3, scene, o, [](Trainer&) {}),
                       Catch::Contains("batch size 2 is smaller than the 3 ranks"));
+}
+
+TEST_CASE("a profiled rank times each phase of the sharded step, every step", "[dist][train][profile]") {
+  const Scene scene = test::small_demo_scene(26, 20, 70);
+  TrainerOptions o = test::short_run_options(12);
+  o.batch_size = 2;
+  o.cpu_threads = 1;
+  on_rank_trainers(2, scene, o, [](Trainer& t) {
+    t.set_profiling(true);
+    while (!t.finished()) t.step();
+    const kernels::PhaseTotals& phases = *t.step_phases();
+    int64_t project_backward = 0;
+    for (const auto& p : phases.phases())
+      if (p.name.rfind("sharded: project backward", 0) == 0) project_backward += p.count;
+    CHECK(project_backward == 6);
+    for (const char* name : {"sharded: project", "sharded: pair counts",
+                             "sharded: pair exchange", "sharded: rasterize",
+                             "sharded: loss", "sharded: rasterize backward",
+                             "sharded: gradient return"}) {
+      const auto& p = phases.phases();
+      const auto it = std::find_if(p.begin(), p.end(), [&](const auto& x) { return x.name == name; });
+      INFO(name);
+      REQUIRE(it != p.end());
+      CHECK(it->count == 6);
+      CHECK(it->total_ms >= 0);
+    }
+  });
+}
+
+TEST_CASE("a rank whose rows change outside a refinement step is refused, named", "[dist][train]") {
+  const Scene scene = test::small_demo_scene(26, 20, 70);
+  TrainerOptions o = test::short_run_options(12);
+  o.cpu_threads = 1;
+  CHECK_THROWS_WITH(on_rank_trainers(1, scene, o,
+                                     [](Trainer& t) {
+                                       t.step();
+                                       const std::vector<int64_t> first_row{0};
+                                       t.gaussians().append_rows(first_row);  // not through a strategy
+                                       t.step();
+                                     }),
+                    Catch::Contains("rank 0") && Catch::Contains("outside a refinement step"));
 }
 
 TEST_CASE("2 ranks on one GPU train the demo like one rank", "[gpu][dist][train]") {

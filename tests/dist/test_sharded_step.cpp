@@ -192,8 +192,12 @@ StepOutput one_rank(const HostScene& s, const ComputeContext& where) {
 
 // The same step over `ranks` ranks (rank r on context_for(r)): threads of the in-process backend,
 // or NCCL ranks, one per GPU.
+// With `give_sizes`, every rank is given the shard sizes (ShardedBatch::shard_sizes), which a dense
+// step counts its pairs from.
 StepOutput sharded(const HostScene& s, int ranks, const ContextFor& context_for,
-                   RankBackend backend = RankBackend::InProcess) {
+                   RankBackend backend = RankBackend::InProcess, bool give_sizes = false) {
+  std::vector<int64_t> sizes;
+  for (int r = 0; r < ranks; ++r) sizes.push_back(s.n * (r + 1) / ranks - s.n * r / ranks);
   std::vector<std::unique_ptr<RankShard>> shards(ranks);
   std::vector<float> losses(ranks);
   std::vector<int64_t> sent(ranks), received(ranks);
@@ -207,7 +211,8 @@ StepOutput sharded(const HostScene& s, int ranks, const ContextFor& context_for,
         RankShard& mine = *shards[r];
         const std::vector<const uint8_t*> targets = mine.target_pointers();
         ShardedStep step(comm, kSsimWeight, 1);
-        step.run({mine.view(), s.cameras, s.settings, targets, {}}, mine.grad(), mine.stats());
+        const std::span<const int64_t> given = give_sizes ? std::span<const int64_t>(sizes) : std::span<const int64_t>();
+        step.run({mine.view(), s.cameras, s.settings, targets, {}, given}, mine.grad(), mine.stats());
         losses[r] = step.batch_loss();
         sent[r] = step.exchange_sizes().bytes_sent;
         received[r] = step.exchange_sizes().bytes_received;
@@ -256,10 +261,11 @@ void check_against_one_rank(const std::vector<int>& rank_counts, const ContextFo
     for (const bool packed : {false, true}) {
       const HostScene s = random_scene(7 + batch, 150, batch, packed);
       const StepOutput want = one_rank(s, reference);
-      for (const int ranks : rank_counts) {
-        INFO(ranks << " ranks, batch " << batch << ", packed " << packed);
-        check_equal(sharded(s, ranks, context_for, backend), want, ranks);
-      }
+      for (const int ranks : rank_counts)
+        for (const bool give_sizes : {false, true}) {
+          INFO(ranks << " ranks, batch " << batch << ", packed " << packed << ", shard sizes given " << give_sizes);
+          check_equal(sharded(s, ranks, context_for, backend, give_sizes), want, ranks);
+        }
     }
 }
 
@@ -321,6 +327,20 @@ TEST_CASE("a CPU rank's step times its render and its exchanges, and its traffic
     CHECK(got.bytes_sent % 112 == 0);
     CHECK((got.bytes_sent > 0) == (ranks > 1));
   }
+}
+
+TEST_CASE("shard sizes that do not match the rank's shard are refused, naming the rank", "[dist][sharded_step]") {
+  const HostScene s = random_scene(3, 40, 2, false);
+  CHECK_THROWS_WITH(run_ranks(1, [](int) { return ComputeContext(Device::CPU); },
+                              [&](Communicator& comm) {
+                                RankShard mine(comm.context(), s, 0, s.n);
+                                const std::vector<const uint8_t*> targets = mine.target_pointers();
+                                const std::vector<int64_t> wrong{s.n + 1};
+                                ShardedStep(comm, kSsimWeight, 1)
+                                    .run({mine.view(), s.cameras, s.settings, targets, {}, wrong}, mine.grad(),
+                                         mine.stats());
+                              }),
+                    Catch::Contains("rank 0") && Catch::Contains("shard sizes"));
 }
 
 TEST_CASE("a batch smaller than the rank count is refused with a clear message", "[dist][sharded_step]") {

@@ -74,6 +74,37 @@ TEST_CASE("records hold each row's fields in field order, and unpacking restores
   CHECK(out.c == in.c);
 }
 
+TEST_CASE("a run of rows packs like its slice of the whole, and columns copy without records", "[records]") {
+  const int64_t rows = 9;
+  const Columns in = random_columns(rows, 3);
+  const RecordSources from = fields<const uint32_t>(in.a.data(), in.b.data(), in.c.data());
+  std::vector<uint32_t> whole(size_t(rows * from.record_words));
+  pack_records(Device::CPU, from, rows, whole.data());
+  // Rows [3, 7) alone: the records of those rows, in order.
+  std::vector<uint32_t> part(size_t(4 * from.record_words));
+  pack_records(Device::CPU, rows_from(from, 3), 4, part.data());
+  CHECK(part == std::vector<uint32_t>(whole.begin() + 3 * from.record_words, whole.begin() + 7 * from.record_words));
+  // Unpacking them into rows [2, 6) of cleared columns touches those rows only.
+  Columns out(rows);
+  const RecordTargets to = fields<uint32_t>(out.a.data(), out.b.data(), out.c.data());
+  unpack_records(Device::CPU, part.data(), 4, rows_from(to, 2));
+  CHECK(out.b[2] == in.b[3]);
+  CHECK(out.b[5] == in.b[6]);
+  CHECK(out.b[1] == 0);
+  CHECK(out.b[6] == 0);
+  CHECK(out.c[3 * 2 + 2] == in.c[3 * 3 + 2]);
+  // A column copy of rows [1, 3) to rows [7, 9).
+  copy_record_columns(Device::CPU, rows_from(from, 1), 2, rows_from(to, 7));
+  CHECK(out.a[2 * 7] == in.a[2 * 1]);
+  CHECK(out.a[2 * 8 + 1] == in.a[2 * 2 + 1]);
+  CHECK(out.b[8] == in.b[2]);
+  CHECK(out.c[3 * 8 + 2] == in.c[3 * 2 + 2]);
+  // Fields that do not match are refused.
+  RecordTargets other;
+  add_record_field(other, out.a.data(), 1);
+  CHECK_THROWS_WITH(copy_record_columns(Device::CPU, from, 2, other), Catch::Contains("do not match"));
+}
+
 TEST_CASE("a record refuses a ninth field and an empty one", "[records]") {
   std::vector<float> column(4);
   RecordSources f;
@@ -109,4 +140,19 @@ TEST_CASE("CUDA packing and unpacking of records equal the CPU reference", "[rec
   CHECK(b.download() == back.b);
   CHECK(c.download() == back.c);
   CHECK(back.a == in.a);
+
+  // A run of rows from the middle (records of rows [7, rows - 5)) and a column copy on the device.
+  const int64_t part = rows - 12;
+  Buffer<uint32_t> some(Device::CUDA, size_t(part * host_from.record_words));
+  pack_records(Device::CUDA, rows_from(fields<const uint32_t>(a.data(), b.data(), c.data()), 7), part, some.data());
+  CHECK(some.download() ==
+        std::vector<uint32_t>(want.begin() + 7 * host_from.record_words, want.end() - 5 * host_from.record_words));
+  Buffer<float> a2(Device::CUDA, in.a.size());
+  Buffer<int64_t> b2(Device::CUDA, in.b.size());
+  Buffer<int32_t> c2(Device::CUDA, in.c.size());
+  copy_record_columns(Device::CUDA, fields<const uint32_t>(a.data(), b.data(), c.data()), rows,
+                      fields<uint32_t>(a2.data(), b2.data(), c2.data()));
+  CHECK(a2.download() == in.a);
+  CHECK(b2.download() == in.b);
+  CHECK(c2.download() == in.c);
 }
