@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "core/model/model_snapshot.h"
 #include "core/train/checkpoint.h"
 #include "core/train/evaluator.h"
 #include "core/train/image_schedule.h"
@@ -78,16 +79,18 @@ MetricsRecord TrainingRun::record(const StepResult& r, bool evaluate_now) {
   return m;
 }
 
-// Evaluation renders the whole model: in distributed mode every rank gathers its shard to rank 0, which
+// Evaluation renders the whole model: in distributed mode every rank gathers its shard's parameters to
+// rank 0 (device to device, as the viewer's snapshots; no Adam moments, no host round trip), which
 // evaluates alone (the others have no result).
 std::optional<EvalResult> TrainingRun::evaluate_test_views() {
-  if (!trainer_.options().comm)
+  dist::Communicator* comm = trainer_.options().comm;
+  if (!comm)
     return evaluate(trainer_.rasterizer(), trainer_.gaussians().view(), trainer_.scene(), test_views_,
                     eval_options_for(trainer_));
-  const GaussianState whole = trainer_.whole_state();
-  if (!trainer_.is_root()) return std::nullopt;
-  const DeviceGaussians model(trainer_.gaussians().context(), whole);
-  return evaluate(trainer_.rasterizer(), model.view(), trainer_.scene(), test_views_, eval_options_for(trainer_));
+  const std::shared_ptr<const ModelSnapshot> whole =
+      ModelSnapshot::gather(trainer_.gaussians(), *comm, 0, trainer_.steps_done());
+  if (!whole) return std::nullopt;
+  return evaluate(trainer_.rasterizer(), whole->view(), trainer_.scene(), test_views_, eval_options_for(trainer_));
 }
 
 }  // namespace splat

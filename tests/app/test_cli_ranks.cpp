@@ -44,6 +44,14 @@ TEST_CASE("cli: train --ranks 2 on the CPU writes one model for the run", "[cli]
   CHECK(train.out.find(std::to_string(m.size()) + " Gaussians") != std::string::npos);
   CHECK(ck.trainer.at("images").get<int>() == 40);
   CHECK(count_lines(out / "metrics.jsonl") == 4);  // one writer: rank 0, a record every 10 images
+  // The run's evaluation (the shards' parameters gathered on rank 0) is that of the model it wrote.
+  const size_t at = train.out.find("test PSNR ");
+  REQUIRE(at != std::string::npos);
+  const std::string psnr = train.out.substr(at + 10, train.out.find(" dB", at) - at - 10);
+  const auto eval = run("eval '" + out.string() + "' --device cpu");
+  INFO(eval.out);
+  CHECK(eval.code == 0);
+  CHECK(eval.out.find("PSNR " + psnr + " dB") != std::string::npos);
 
   // The whole model resumes with another rank count.
   const auto resumed = run("train --resume '" + out.string() + "' --device cpu --ranks 1 --images 60");
