@@ -399,21 +399,10 @@ void prepare_run(const TrainArgs& a, RunPlan& p, const MpiLaunch* processes, boo
     p.options.cpu_threads = std::max(1, int(std::thread::hardware_concurrency()) / ranks_here);
   p.config = {{"scene", a.scene},
               {"scene_folder", fs::absolute(p.scene_folder).string()},
-              {"device", p.dev == kernels::Device::CUDA ? "cuda" : "cpu"},
-              {"images", p.options.images},
-              {"strategy", a.strategy},
-              {"batch_size", a.batch_size},
-              {"packed", a.packed},
-              {"antialiased", p.options.antialiased},
-              {"seed", a.seed},
-              {"sh_degree", a.sh_degree},
-              {"background", a.background},
               {"eval_every", a.eval_every},
               {"log_every", a.log_every},
-              {"checkpoint_every", a.checkpoint_every},
-              {"cap_max", a.cap_max},
-              {"absgrad", a.absgrad},
-              {"amp", a.amp}};
+              {"checkpoint_every", a.checkpoint_every}};
+  write_trainer_settings(p.config, p.options);
   write_scene_settings(p.config, scene_load_options(a.scene_args));
   const Scene& scene = p.scene.emplace(load_run_scene(p.config, true, !speak));
   if (speak)

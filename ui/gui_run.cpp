@@ -34,19 +34,10 @@ nlohmann::json gui_run_config(const Scene& scene, int data_factor, const Trainer
                               int checkpoint_every) {
   nlohmann::json config{{"scene", scene.root},
                         {"scene_folder", fs::absolute(scene.root).string()},
-                        {"device", options.device == kernels::Device::CUDA ? "cuda" : "cpu"},
-                        {"images", options.images},
-                        {"strategy", options.strategy},
-                        {"batch_size", options.batch_size},
-                        {"packed", options.packed},
-                        {"amp", options.amp},
-                        {"antialiased", options.antialiased},
-                        {"seed", options.seed},
-                        {"sh_degree", options.sh_degree_cap},
-                        {"background", options.background},
                         {"eval_every", eval_every},
                         {"checkpoint_every", checkpoint_every},
                         {"started_by", "gui"}};
+  write_trainer_settings(config, options);
   SceneLoadOptions load;
   load.data_factor = data_factor;
   write_scene_settings(config, load);

@@ -69,6 +69,21 @@ void write_scene_settings(nlohmann::json& config, const SceneLoadOptions& option
   config["fisheye_fov"] = options.undistort.fisheye_fov_deg;
 }
 
+void write_trainer_settings(nlohmann::json& config, const TrainerOptions& o) {
+  config["device"] = o.device == kernels::Device::CUDA ? "cuda" : "cpu";
+  config["images"] = o.images;
+  config["strategy"] = o.strategy;
+  config["batch_size"] = o.batch_size;
+  config["packed"] = o.packed;
+  config["amp"] = o.amp;
+  config["antialiased"] = o.antialiased;
+  config["seed"] = o.seed;
+  config["sh_degree"] = o.sh_degree_cap;
+  config["background"] = o.background;
+  config["cap_max"] = o.mcmc.cap;
+  config["absgrad"] = o.default_strategy.absgrad;
+}
+
 SceneLoadOptions read_scene_settings(const nlohmann::json& config) {
   SceneLoadOptions o;
   o.data_factor = config.at("data_factor").get<int>();

@@ -10,6 +10,7 @@
 
 #include "core/scene/scene.h"
 #include "core/scene/scene_loader.h"
+#include "core/train/trainer.h"
 
 namespace splat {
 
@@ -41,6 +42,10 @@ nlohmann::json read_run_config(const std::filesystem::path& run);
 // keys a config written before they existed lacks take their defaults.
 void write_scene_settings(nlohmann::json& config, const SceneLoadOptions& options);
 SceneLoadOptions read_scene_settings(const nlohmann::json& config);
+
+// The training settings as config.json keys (device, images, strategy, batch_size, packed, amp,
+// antialiased, seed, sh_degree, background, cap_max, absgrad): one writer for `train` and the GUI.
+void write_trainer_settings(nlohmann::json& config, const TrainerOptions& options);
 
 // The run's scene as its (checked) config describes it, images loaded or not; with the loader's
 // progress bar and notes on stderr unless `quiet` (the other processes of an MPI job).
