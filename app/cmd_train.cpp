@@ -393,7 +393,6 @@ void prepare_run(const TrainArgs& a, RunPlan& p, const MpiLaunch* processes, boo
     for (const std::string& note : p.folder.notes) std::fprintf(stderr, "note: %s\n", note.c_str());
   p.options = trainer_options(a, p.dev);
   p.ranks = rank_count(a, p.dev, p.options.images, processes);
-  if (speak && a.amp && p.ranks > 1) std::fprintf(stderr, "note: --amp: a run of %d ranks keeps fp32 columns\n", p.ranks);
   // CPU ranks on one machine share its cores rather than each taking all of them.
   if (const int ranks_here = processes ? processes->local_size : p.ranks; ranks_here > 1 && a.threads == 0)
     p.options.cpu_threads = std::max(1, int(std::thread::hardware_concurrency()) / ranks_here);

@@ -43,7 +43,9 @@ void adam_step(const ComputeContext& where, float* params, const float* grads, f
 
 // One parameter group of a multi-group step: its arrays of n elements and its own hyper-parameters.
 // `seed` names the stream of stochastic-rounding bits of this group's narrow arrays (the trainer
-// passes a different one per group and step); it does not matter for fp32 arrays.
+// passes a different one per group and step); it does not matter for fp32 arrays. `first` is the
+// index of element 0 in the whole model's array of this group: a rank's shard passes its offset, so
+// that an element draws the same bits on whichever rank holds it, and shards round like the whole model.
 struct AdamGroup {
   StoredArray params;
   const float* grads = nullptr;
@@ -51,6 +53,7 @@ struct AdamGroup {
   int64_t n = 0;
   AdamHyperParams h;
   uint64_t seed = 0;
+  int64_t first = 0;
 };
 // An fp32 array as a StoredArray.
 inline StoredArray fp32_array(float* p) { return {p, nullptr, Precision::F32}; }

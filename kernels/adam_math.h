@@ -45,15 +45,17 @@ SPLAT_HD void adam_update(T& param, T grad, T& exp_avg, T& exp_avg_sq, const Ada
 }
 
 // Element i of a group in its storage precisions: read, update in fp32, write back rounded. The
-// three narrow arrays draw independent rounding bits (stream seed, seed + 1, seed + 2).
+// three narrow arrays draw independent rounding bits (stream seed, seed + 1, seed + 2) for element
+// first + i: `first` is where the array starts in the whole model's (a shard's offset).
 SPLAT_HD void adam_update_stored(const StoredArray& params, const float* grads, const StoredArray& exp_avg,
-                                 const StoredArray& exp_avg_sq, int64_t i, uint64_t seed,
+                                 const StoredArray& exp_avg_sq, int64_t i, uint64_t seed, int64_t first,
                                  const AdamStepConstants<float>& k) {
   float p = load_stored(params, i), m = load_stored(exp_avg, i), v = load_stored(exp_avg_sq, i);
   adam_update(p, grads[i], m, v, k);
-  store_stored(params, i, p, rounding_bits(seed, uint64_t(i)));
-  store_stored(exp_avg, i, m, rounding_bits(seed + 1, uint64_t(i)));
-  store_stored(exp_avg_sq, i, v, rounding_bits(seed + 2, uint64_t(i)));
+  const uint64_t at = uint64_t(first + i);
+  store_stored(params, i, p, rounding_bits(seed, at));
+  store_stored(exp_avg, i, m, rounding_bits(seed + 1, at));
+  store_stored(exp_avg_sq, i, v, rounding_bits(seed + 2, at));
 }
 
 }  // namespace splat::kernels

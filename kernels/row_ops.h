@@ -3,6 +3,7 @@
 // (clone, split, prune) rebuilds every parameter, moment and statistic column with the same row
 // mapping; doing it where the columns live avoids moving the whole model through the host.
 // Rows are `width` contiguous floats (or 2-byte values for gather_rows); row indices are int32 (the trainer stays below 2^31 rows).
+#include <cstddef>
 #include <cstdint>
 
 #include "kernels/device_context.h"
@@ -18,6 +19,15 @@ void gather_rows(const ComputeContext& where, float* dst, const float* src, int 
 // The same for columns of 2-byte values (bf16 storage), `width` of them per row.
 void gather_rows(const ComputeContext& where, uint16_t* dst, const uint16_t* src, int width, const int32_t* index,
                  int64_t n_out);
+// One of the two by element size (4: fp32, 2: 2-byte encodings), for callers that move stored
+// values as they are whatever their precision.
+inline void gather_rows(const ComputeContext& where, void* dst, const void* src, size_t element_bytes, int width,
+                        const int32_t* index, int64_t n_out) {
+  if (element_bytes == 2)
+    gather_rows(where, static_cast<uint16_t*>(dst), static_cast<const uint16_t*>(src), width, index, n_out);
+  else
+    gather_rows(where, static_cast<float*>(dst), static_cast<const float*>(src), width, index, n_out);
+}
 
 // dst row index[i] = src row i for i < n_src (indices distinct, in range): writes a few computed
 // rows (split children) into a full column.

@@ -70,12 +70,11 @@ void rebalance(Communicator& comm, DeviceGaussians& g, std::span<const int64_t> 
     recv_rows[q] = r1 - r0, recv_at[q] = r0 - new_first[me];
   }
   std::vector<int64_t> sc(R), so(R), rc(R), ro(R);
-  g.replace_rows(targets[me], [&](const kernels::Buffer<float>& old, int width, kernels::Buffer<float>& out) {
-    const int64_t row_bytes = int64_t(width) * int64_t(sizeof(float));
+  g.replace_rows(targets[me], [&](const void* old, int64_t row_bytes, void* out) {
     for (int q = 0; q < R; ++q)
       sc[q] = send_rows[q] * row_bytes, so[q] = send_at[q] * row_bytes, rc[q] = recv_rows[q] * row_bytes,
       ro[q] = recv_at[q] * row_bytes;
-    comm.all_to_all_v(old.data(), {sc, so}, out.data(), {rc, ro});
+    comm.all_to_all_v(old, {sc, so}, out, {rc, ro});
   });
 }
 

@@ -81,10 +81,10 @@ GaussianState take_rows(const GaussianState& state, std::span<const int64_t> row
   return out;
 }
 
-GaussianState initial_shard(const GaussianModel& whole, int rank, int ranks) {
+GaussianState initial_shard(const GaussianModel& whole, int rank, int ranks, const ColumnTable& columns) {
   const std::vector<int64_t> order = morton_order(whole.means);
   const RowBlock b = row_block(whole.size(), rank, ranks);
-  return take_rows(GaussianState::from_model(whole),
+  return take_rows(GaussianState::from_model(whole, columns),
                    std::span<const int64_t>(order).subspan(size_t(b.first), size_t(b.count)));
 }
 

@@ -39,8 +39,9 @@ std::vector<int64_t> morton_order(std::span<const float> means);
 // The given rows of `state` (values and both moments), in that order.
 GaussianState take_rows(const GaussianState& state, std::span<const int64_t> rows);
 
-// Rank `rank`'s shard of a starting model: the rows in Morton order, cut into blocks.
-GaussianState initial_shard(const GaussianModel& whole, int rank, int ranks);
+// Rank `rank`'s shard of a starting model stored as `columns` says: the rows in Morton order, cut into blocks.
+GaussianState initial_shard(const GaussianModel& whole, int rank, int ranks,
+                            const ColumnTable& columns = kParamColumns);
 // Rank `rank`'s shard of a whole state (a checkpoint): a block of its rows as they are.
 GaussianState shard_of(const GaussianState& whole, int rank, int ranks);
 

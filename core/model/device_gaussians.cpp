@@ -285,11 +285,13 @@ void DeviceGaussians::replace_rows(int64_t n, const ColumnFill& fill) {
   for (Group g : kAllGroups) {
     const int i = static_cast<int>(g);
     const int w = group_width(g, sh_degree_);
-    for (StoredColumnArray* column : {&params_[i], &m1_[i], &m2_[i]}) {
-      scratch_.resize(static_cast<size_t>(n) * w);
-      fill(column->f32(), w, scratch_);  // logic_error for a 2-byte column
-      std::swap(column->f32(), scratch_);
-    }
+    for (StoredColumnArray* column : {&params_[i], &m1_[i], &m2_[i]})
+      column->refill(
+          static_cast<size_t>(n) * w,
+          [&](const void* old, size_t element_bytes, void* out) {
+            fill(old, int64_t(w) * int64_t(element_bytes), out);
+          },
+          scratch_, scratch16_);
     grads_[i].resize(static_cast<size_t>(n) * w);
   }
   n_ = n;

@@ -150,10 +150,10 @@ class DeviceGaussians {
   // Gradients and statistics are resized and zeroed.
   void gather_rows(std::span<const int32_t> param_source, std::span<const int32_t> moment_source);
   // Replaces every column (parameters and both moments of every group) with `n` rows that
-  // fill(old, width, out) writes into `out` (n * width floats on this device) from the column now
-  // held, `old`; for moving rows between the shards of a distributed run. Gradients and statistics
-  // are resized and zeroed. Only for fp32-stored columns (distributed runs keep fp32): logic_error.
-  using ColumnFill = std::function<void(const kernels::Buffer<float>& old, int width, kernels::Buffer<float>& out)>;
+  // fill(old, row_bytes, out) writes into `out` (n rows of row_bytes on this device) from the column
+  // now held, `old`, rows in their storage encoding (fp32, or bf16 where the table asks for it); for
+  // moving rows between the shards of a distributed run. Gradients and statistics are resized and zeroed.
+  using ColumnFill = std::function<void(const void* old, int64_t row_bytes, void* out)>;
   void replace_rows(int64_t n, const ColumnFill& fill);
   // Appends copies of the given rows (moments zero) / keeps the rows whose mask entry is nonzero;
   // both through gather_rows.

@@ -24,7 +24,29 @@ auto& view_column(View& v, Group g) {
   }
   throw std::logic_error("bad group");
 }
+
+// A group's values in a view as stored: SH rest in bf16 where the view holds it so, else fp32.
+struct StoredColumn {
+  const void* data;
+  size_t element_bytes;
+};
+StoredColumn stored_column(const kernels::GaussiansView& v, Group g) {
+  if (g == Group::ShRest && v.sh_rest_bf16) return {v.sh_rest_bf16, 2};
+  return {view_column(v, g), sizeof(float)};
+}
 }  // namespace
+
+void* ModelSnapshot::allocate(Group g, size_t element_bytes) {
+  const size_t values = static_cast<size_t>(n_) * group_width(g, sh_degree_);
+  kernels::Buffer<float>& column = params_[static_cast<int>(g)];
+  if (element_bytes == 2) {  // kept in bf16: a snapshot is a copy, not a conversion
+    sh_rest_bf16_ = kernels::Buffer<uint16_t>(where_, values);
+    column = kernels::Buffer<float>(where_);
+    return sh_rest_bf16_.data();
+  }
+  column = kernels::Buffer<float>(where_, values);
+  return column.data();
+}
 
 std::shared_ptr<ModelSnapshot> ModelSnapshot::copy_of(const kernels::GaussiansView& source, int sh_degree,
                                                       const kernels::ComputeContext& from,
@@ -33,17 +55,12 @@ std::shared_ptr<ModelSnapshot> ModelSnapshot::copy_of(const kernels::GaussiansVi
   s->n_ = source.n;
   s->sh_degree_ = sh_degree;
   s->where_ = to;
-  const size_t rest_values = static_cast<size_t>(source.n) * group_width(Group::ShRest, sh_degree);
-  s->sh_rest_bf16_ = kernels::Buffer<uint16_t>(to, source.sh_rest_bf16 ? rest_values : 0);
-  if (s->sh_rest_bf16_.size())  // kept in bf16: a snapshot is a copy, not a conversion
-    kernels::copy_bytes(s->sh_rest_bf16_.data(), to, source.sh_rest_bf16, from, s->sh_rest_bf16_.bytes());
   for (Group g : kAllGroups) {
-    kernels::Buffer<float>& dst = s->params_[static_cast<int>(g)];
-    const bool in_bf16 = g == Group::ShRest && source.sh_rest_bf16;
-    dst = kernels::Buffer<float>(to, in_bf16 ? 0 : static_cast<size_t>(source.n) * group_width(g, sh_degree));
-    const float* src = view_column(source, g);
-    if (dst.size() && !src) throw std::logic_error(std::string("snapshot: no source column ") + group_name(g));
-    if (dst.size()) kernels::copy_bytes(dst.data(), to, src, from, dst.bytes());
+    const StoredColumn src = stored_column(source, g);
+    const size_t bytes = static_cast<size_t>(source.n) * group_width(g, sh_degree) * src.element_bytes;
+    void* dst = s->allocate(g, src.element_bytes);
+    if (bytes && !src.data) throw std::logic_error(std::string("snapshot: no source column ") + group_name(g));
+    if (bytes) kernels::copy_bytes(dst, to, src.data, from, bytes);
   }
   return s;
 }
@@ -70,17 +87,14 @@ std::shared_ptr<const ModelSnapshot> ModelSnapshot::gather(const DeviceGaussians
     s->step_ = step;
   }
   const kernels::GaussiansView source = shard.view();
+  // Every rank stores the same column table, so the shards' columns are alike (fp32, or bf16 SH rest).
   for (Group g : kAllGroups) {
-    const int64_t row_bytes = static_cast<int64_t>(group_width(g, shard.sh_degree()) * sizeof(float));
+    const StoredColumn src = stored_column(source, g);
+    const int64_t row_bytes = static_cast<int64_t>(group_width(g, shard.sh_degree()) * src.element_bytes);
     std::vector<int64_t> bytes(rows.size());
     for (size_t r = 0; r < rows.size(); ++r) bytes[r] = rows[r] * row_bytes;
-    float* dst = nullptr;
-    if (root) {
-      kernels::Buffer<float>& column = s->params_[static_cast<int>(g)];
-      column = kernels::Buffer<float>(comm.context(), static_cast<size_t>(s->n_ * row_bytes) / sizeof(float));
-      dst = column.data();
-    }
-    comm.gather(view_column(source, g), bytes[static_cast<size_t>(comm.rank())], dst, bytes);
+    void* dst = root ? s->allocate(g, src.element_bytes) : nullptr;
+    comm.gather(src.data, bytes[static_cast<size_t>(comm.rank())], dst, bytes);
   }
   return s;
 }
@@ -108,11 +122,13 @@ std::shared_ptr<const ModelSnapshot> ModelSnapshot::rows(std::span<const int32_t
   s->step_ = step_;
   kernels::Buffer<int32_t> index(where_);
   index.upload(rows);
+  const kernels::GaussiansView source = view();
   for (Group g : kAllGroups) {
     const int w = group_width(g, sh_degree_);
-    kernels::Buffer<float>& dst = s->params_[static_cast<int>(g)];
-    dst = kernels::Buffer<float>(where_, rows.size() * static_cast<size_t>(w));
-    if (dst.size()) kernels::gather_rows(where_, dst.data(), param(g).data(), w, index.data(), s->n_);
+    const StoredColumn src = stored_column(source, g);
+    void* dst = s->allocate(g, src.element_bytes);
+    if (rows.empty() || w == 0) continue;
+    kernels::gather_rows(where_, dst, src.data, src.element_bytes, w, index.data(), s->n_);
   }
   return s;
 }

@@ -67,6 +67,9 @@ class ModelSnapshot {
  private:
   ModelSnapshot() = default;
   // Copies every column of `source` (living on `from`) into a new snapshot on `to`.
+  // Allocates group g's column of n_ rows on where_, of 2-byte (bf16, SH rest only) or 4-byte
+  // values, and returns its memory.
+  void* allocate(Group g, size_t element_bytes);
   static std::shared_ptr<ModelSnapshot> copy_of(const kernels::GaussiansView& source, int sh_degree,
                                                 const kernels::ComputeContext& from, const kernels::ComputeContext& to);
 

@@ -44,14 +44,24 @@ void StoredColumnArray::zero() {
 
 void StoredColumnArray::gather(const kernels::Buffer<int32_t>& index, int width, int64_t n_out,
                                kernels::Buffer<float>& scratch_f32, kernels::Buffer<uint16_t>& scratch_b16) {
-  const size_t n = static_cast<size_t>(n_out) * width;
+  const kernels::ComputeContext& where = two_bytes_ ? b16_.context() : f32_.context();
+  refill(
+      static_cast<size_t>(n_out) * width,
+      [&](const void* old, size_t element_bytes, void* out) {
+        kernels::gather_rows(where, out, old, element_bytes, width, index.data(), n_out);
+      },
+      scratch_f32, scratch_b16);
+}
+
+void StoredColumnArray::refill(size_t n, const Fill& fill, kernels::Buffer<float>& scratch_f32,
+                               kernels::Buffer<uint16_t>& scratch_b16) {
   if (two_bytes_) {
     scratch_b16.resize(n);
-    kernels::gather_rows(b16_.context(), scratch_b16.data(), b16_.data(), width, index.data(), n_out);
+    fill(b16_.data(), 2, scratch_b16.data());
     std::swap(b16_, scratch_b16);
   } else {
     scratch_f32.resize(n);
-    kernels::gather_rows(f32_.context(), scratch_f32.data(), f32_.data(), width, index.data(), n_out);
+    fill(f32_.data(), 4, scratch_f32.data());
     std::swap(f32_, scratch_f32);
   }
 }

@@ -5,6 +5,7 @@
 // precision holds values rounded to it (an emulation: the tests' fp16 layout). Host values go in
 // and come out as fp32, rounded to nearest on the way in.
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -33,6 +34,11 @@ class StoredColumnArray {
   // `scratch_b16` (whichever matches) receives the gather and is swapped in, keeping allocations.
   void gather(const kernels::Buffer<int32_t>& index, int width, int64_t n_out, kernels::Buffer<float>& scratch_f32,
               kernels::Buffer<uint16_t>& scratch_b16);
+  // Replaces the elements with `n` that fill(old, element_bytes, out) writes into `out` (n elements
+  // of element_bytes, 4 or 2, in this array's memory) from the ones now held, `old`: an edit that
+  // moves encodings as they are, whatever the precision. The matching scratch is swapped in.
+  using Fill = std::function<void(const void* old, size_t element_bytes, void* out)>;
+  void refill(size_t n, const Fill& fill, kernels::Buffer<float>& scratch_f32, kernels::Buffer<uint16_t>& scratch_b16);
 
   // The fp32 elements; throws std::logic_error for a 2-byte array.
   kernels::Buffer<float>& f32();

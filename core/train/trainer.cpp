@@ -104,7 +104,8 @@ Trainer::Trainer(const Scene& scene, const GaussianModel& init, const TrainerOpt
   set_sh_degree_cap(opt_.sh_degree_cap);
   if (opt_.comm) {
     sharded_ = std::make_unique<dist::ShardedStep>(*opt_.comm, opt_.ssim_weight, opt_.cpu_threads);
-    g_ = std::make_unique<DeviceGaussians>(where_, dist::initial_shard(init, opt_.comm->rank(), opt_.comm->size()));
+    g_ = std::make_unique<DeviceGaussians>(
+        where_, dist::initial_shard(init, opt_.comm->rank(), opt_.comm->size(), wanted_columns()));
   } else {
     g_ = std::make_unique<DeviceGaussians>(where_, GaussianState::from_model(init, wanted_columns()));
   }
@@ -151,7 +152,7 @@ void Trainer::set_sh_degree_cap(int cap) {
 }
 
 const ColumnTable& Trainer::wanted_columns() const {
-  return opt_.amp && !opt_.comm ? opt_.amp_columns : kParamColumns;
+  return opt_.amp ? opt_.amp_columns : kParamColumns;
 }
 
 // Whether a run uses mixed precision is a setting of the run (config.json, the command line, the
@@ -159,7 +160,7 @@ const ColumnTable& Trainer::wanted_columns() const {
 void Trainer::set_amp(bool on) {
   if (on == opt_.amp) return;
   opt_.amp = on;
-  if (!opt_.comm) g_->set_columns(wanted_columns());
+  g_->set_columns(wanted_columns());
 }
 
 int Trainer::active_sh_degree() const {
@@ -265,6 +266,7 @@ void Trainer::optimizer_step(int B) {
     // Stochastic rounding of bf16 storage: fresh bits for every images count and group (each
     // group's three arrays take seed, seed + 1, seed + 2).
     a.seed = ((uint64_t(images_done_) * kGroupCount + uint64_t(grp)) * 3) ^ (opt_.seed << 40);
+    a.first = first_id_ * group_width(grp, g_->sh_degree());  // a shard rounds as the whole model; 0 for one rank
     groups[count++] = a;
   }
   // All groups in one launch: separately, six launches cost about as much as the update itself.

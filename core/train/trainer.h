@@ -77,8 +77,8 @@ struct TrainerOptions {
   // Mixed precision (DESIGN.md "Mixed precision and memory"): the parameter columns are stored as
   // `amp_columns` says (kAmpColumns: SH rest in bf16, Adam moments in bf16) instead of
   // kParamColumns; the arithmetic stays fp32. The CPU backend stores the same, so CPU training
-  // with amp emulates the GPU's. Distributed mode keeps fp32 whatever this says: the sharded
-  // exchange sends fp32 pairs and rebalancing moves fp32 rows (core/dist/).
+  // with amp emulates the GPU's. In distributed mode every rank stores its shard so; the sharded
+  // exchange still sends fp32 projected pairs (core/dist/).
   bool amp = false;
   ColumnTable amp_columns = kAmpColumns;  // tests pass other tables (e.g. a naive all-fp16 one)
   // Distributed mode (issue 12, core/dist/): this trainer is one rank of comm->size(). It trains a shard
@@ -211,7 +211,7 @@ class Trainer {
   }
   void collect_raster_stages();
   void measure_rank_stats(double step_ms);
-  // The table the options ask for: amp_columns with amp on one rank, else kParamColumns.
+  // The table the options ask for: amp_columns with amp (on every rank alike), else kParamColumns.
   const ColumnTable& wanted_columns() const;
 
   const Scene& scene_;

@@ -46,7 +46,8 @@ void adam_step_reference(T* params, const T* grads, T* exp_avg, T* exp_avg_sq, i
 void adam_step_stored_reference(const AdamGroup& g, int64_t step) {
   if (g.n < 0) throw std::invalid_argument("Adam element count must be >= 0, got " + std::to_string(g.n));
   const AdamStepConstants<float> k = adam_step_constants<float>(g.h, step);
-  for (int64_t i = 0; i < g.n; ++i) adam_update_stored(g.params, g.grads, g.exp_avg, g.exp_avg_sq, i, g.seed, k);
+  for (int64_t i = 0; i < g.n; ++i)
+    adam_update_stored(g.params, g.grads, g.exp_avg, g.exp_avg_sq, i, g.seed, g.first, k);
 }
 
 template AdamStepConstants<float> adam_step_constants<float>(const AdamHyperParams&, int64_t);

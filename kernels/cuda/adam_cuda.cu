@@ -28,6 +28,7 @@ struct GroupArgs {
   int64_t n;
   AdamStepConstants<float> k;
   uint64_t seed;
+  int64_t first;
   bool fp32;     // every array is plain fp32: the float path, no rounding
   bool aligned;  // fp32 and all four arrays start on 16 bytes: float4 accesses are allowed
 };
@@ -46,7 +47,7 @@ __global__ void adam_groups_kernel(const __grid_constant__ LaunchArgs a) {
   const int64_t i = ((block - a.first_block[g]) * kThreads + threadIdx.x) * kPerThread;
   if (!x.fp32) {  // narrow storage: the shared per-element body, which rounds what it writes
     for (int64_t j = i; j < i + kPerThread && j < x.n; ++j)
-      adam_update_stored(x.params, x.grads, x.exp_avg, x.exp_avg_sq, j, x.seed, x.k);
+      adam_update_stored(x.params, x.grads, x.exp_avg, x.exp_avg_sq, j, x.seed, x.first, x.k);
     return;
   }
   float* const params = x.params.f32;
@@ -122,7 +123,7 @@ void adam_step_groups(const ComputeContext& where, std::span<const AdamGroup> gr
     const bool fp32 = is_fp32(g.params) && is_fp32(g.exp_avg) && is_fp32(g.exp_avg_sq);
     const bool aligned = fp32 && aligned16(g.params.f32) && aligned16(g.grads) && aligned16(g.exp_avg.f32) &&
                          aligned16(g.exp_avg_sq.f32);
-    a.group[a.count] = GroupArgs{g.params, g.grads, g.exp_avg, g.exp_avg_sq, g.n, k, g.seed, fp32, aligned};
+    a.group[a.count] = GroupArgs{g.params, g.grads, g.exp_avg, g.exp_avg_sq, g.n, k, g.seed, g.first, fp32, aligned};
     constexpr int64_t per_block = int64_t(kThreads) * kPerThread;
     a.first_block[a.count + 1] = a.first_block[a.count] + (g.n + per_block - 1) / per_block;
     ++a.count;

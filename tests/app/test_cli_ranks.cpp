@@ -25,13 +25,14 @@ int count_lines(const fs::path& file) {
 }
 }  // namespace
 
-TEST_CASE("cli: train --ranks 2 on the CPU writes one model for the run", "[cli][dist]") {
+// With --amp: every rank stores its shard in mixed precision (the fp32 ranks run as mpirun's twin in test_cli_mpi.cpp).
+TEST_CASE("cli: train --ranks 2 --amp on the CPU writes one model for the run", "[cli][dist][amp]") {
   const fs::path dir = splat::test::scratch_dir("cli-ranks");
   const fs::path scene = dir / "demo";
   REQUIRE(run("demo --out '" + scene.string() + "' --width 40 --height 30").code == 0);
   const fs::path out = dir / "run";
   const auto train = run("train '" + scene.string() + "' --device cpu --ranks 2 --batch-size 2 --images 40 "
-                         "--log-every 10 --out '" + out.string() + "'");
+                         "--log-every 10 --amp --out '" + out.string() + "'");
   INFO(train.out);
   REQUIRE(train.code == 0);
   CHECK(train.out.find("2 ranks") != std::string::npos);
@@ -41,6 +42,7 @@ TEST_CASE("cli: train --ranks 2 on the CPU writes one model for the run", "[cli]
   const splat::GaussianModel m = splat::read_ply(out / "point_cloud.ply");
   const splat::Checkpoint ck = splat::read_checkpoint(out / "checkpoint.ckpt");
   CHECK(m.size() == ck.gaussians.size());  // both the whole model, gathered from the two shards
+  CHECK(ck.gaussians.spec(splat::Group::ShRest).storage == splat::Precision::BF16);  // the ranks kept --amp
   CHECK(train.out.find(std::to_string(m.size()) + " Gaussians") != std::string::npos);
   CHECK(ck.trainer.at("images").get<int>() == 40);
   CHECK(count_lines(out / "metrics.jsonl") == 4);  // one writer: rank 0, a record every 10 images

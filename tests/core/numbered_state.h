@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/model/device_gaussians.h"
+#include "kernels/storage_math.h"
 
 namespace splat::test {
 
@@ -15,6 +16,18 @@ inline GaussianState numbered_state(int sh_degree, int64_t n) {
   for (Group g : kAllGroups)
     for (std::vector<float>* v : {&s.col(g).value, &s.col(g).exp_avg, &s.col(g).exp_avg_sq})
       for (float& f : *v) f = (x += 0.5f);
+  return s;
+}
+
+// The same for a state stored as `columns` says (e.g. kAmpColumns): the entries are consecutive bf16
+// encodings from 2^-7 up (distinct, and exact in bf16 and fp32 alike), so that values and moments go
+// to the device and back unchanged whatever their precision.
+inline GaussianState numbered_state(int sh_degree, int64_t n, const ColumnTable& columns) {
+  GaussianState s(sh_degree, n, columns);
+  uint16_t bits = 0x3C00;
+  for (Group g : kAllGroups)
+    for (std::vector<float>* v : {&s.col(g).value, &s.col(g).exp_avg, &s.col(g).exp_avg_sq})
+      for (float& f : *v) f = kernels::bf16_to_float(bits++);
   return s;
 }
 

@@ -96,6 +96,11 @@ void check_snapshot_rows(kernels::Device device) {
   check_same_model(some->download(), expected);
   CHECK(s->rows({})->size() == 0);
   CHECK_THROWS_AS(s->rows(std::vector<int32_t>{57}), std::out_of_range);
+  // A trainer's snapshot under mixed precision holds SH rest in bf16; its rows stay bf16, as stored.
+  const DeviceGaussians amp(device, GaussianState::from_model(m, kAmpColumns));
+  const auto amp_some = ModelSnapshot::capture(amp, 1, 0)->rows(rows);
+  CHECK(amp_some->view().sh_rest_bf16 != nullptr);
+  check_same_model(amp_some->download(), GaussianState::from_model(expected, kAmpColumns).to_model());
 }
 }  // namespace
 

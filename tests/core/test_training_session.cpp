@@ -320,12 +320,16 @@ TEST_CASE("training session: 2 ranks on one GPU gather the snapshot on the devic
 }
 
 // The GUI's AMP checkbox: set_amp while training converts the trainer's columns at a step boundary,
-// and the snapshots the viewer renders follow (SH rest in bf16, decoding to the stored values).
-TEST_CASE("training session: set_amp switches mixed precision while training", "[session][amp]") {
+// and the snapshots the viewer renders follow (SH rest in bf16, decoding to the stored values). With
+// 2 ranks every rank switches at the same boundary and the snapshot gathers the bf16 shards as they are.
+TEST_CASE("training session: set_amp switches mixed precision while training", "[session][amp][ranks]") {
+  const int ranks = GENERATE(1, 2);
+  INFO(ranks << " rank(s)");
   Scene scene = test::small_demo_scene(40, 30, 200);
-  const TrainerOptions o{.images = 100000, .cpu_threads = 1};
+  const TrainerOptions o{.images = 100000, .batch_size = 2, .cpu_threads = 1};
   SessionOptions so;
   so.snapshot_interval_ms = 0;
+  so.ranks.ranks = ranks;
   const GaussianModel init = init_from_points(scene.points);
   TrainingSession session(std::move(scene), init, o, so);
   session.start();
@@ -340,8 +344,15 @@ TEST_CASE("training session: set_amp switches mixed precision while training", "
   }));
   const int at = session.steps_done();
   REQUIRE(eventually([&] { return session.steps_done() >= at + 3; }));  // it trains on in mixed precision
+  // The snapshot is the model the ranks hold: what a checkpoint (gathered through the host) holds, bit for bit.
+  session.pause();
+  REQUIRE(eventually([&] { return session.state() == SessionState::Paused; }));
+  const auto ckpt = test::scratch_dir("session_amp") / "amp.ckpt";
+  CHECK(saved([&](auto done) { session.request_save_checkpoint(ckpt, done); }).empty());
   const GaussianModel m = session.snapshot()->download();
+  test::check_same_model(m, read_checkpoint(ckpt).gaussians.to_model());
   for (float v : m.sh_rest) REQUIRE(v == round_to_storage(v, Precision::BF16));
+  session.resume();
   session.set_amp(false);
   REQUIRE(eventually([&] {
     const auto s = session.snapshot();

@@ -126,12 +126,15 @@ TEST_CASE("MCMC's cap bounds the whole model when every shard grows", "[dist][tr
 }
 
 TEST_CASE("a checkpoint written by 2 ranks holds the whole model and resumes with 1 and 3 ranks", "[dist][train]") {
+  const bool amp = GENERATE(false, true);  // mixed precision: every rank stores bf16 columns
+  INFO((amp ? "AMP" : "fp32"));
   const Scene scene = test::small_demo_scene(26, 20, 70);
   const auto dir = test::scratch_dir("dist-checkpoint");
   const auto file = dir / "two.ckpt";
   TrainerOptions o = test::short_run_options(180);
   o.batch_size = 3;
   o.cpu_threads = 1;
+  o.amp = amp;
   RunOptions ro;
   ro.stop_at = 120;  // past two refinements: the shards have grown unevenly
   ro.checkpoint_every = 120;
@@ -140,6 +143,7 @@ TEST_CASE("a checkpoint written by 2 ranks holds the whole model and resumes wit
   const Checkpoint ck = read_checkpoint(file);
   CHECK(ck.gaussians.size() == two.gaussians);
   CHECK(ck.trainer.at("images").get<int>() == 120);
+  CHECK(ck.gaussians.spec(Group::ShRest).storage == (amp ? Precision::BF16 : Precision::F32));
 
   for (int ranks : {0, 3}) {
     INFO((ranks ? ranks : 1) << " rank(s)");

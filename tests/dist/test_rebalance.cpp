@@ -25,12 +25,14 @@ GaussianState rows_of(const GaussianState& s, int64_t first, int64_t n) {
 }
 
 
-// Shards of a numbered model with `counts` rows, rebalanced to `targets` over CPU ranks; every rank's
-// rows afterwards must be the model's rows at its new range, values and both moments.
-void check_rebalance(const std::vector<int64_t>& counts, const std::vector<int64_t>& targets) {
+// Shards of a numbered model with `counts` rows stored as `columns` says, rebalanced to `targets` over
+// CPU ranks; every rank's rows afterwards must be the model's rows at its new range, values and both
+// moments, bit for bit.
+void check_rebalance(const std::vector<int64_t>& counts, const std::vector<int64_t>& targets,
+                     const ColumnTable& columns = kParamColumns) {
   const int R = static_cast<int>(counts.size());
   const int64_t total = std::accumulate(counts.begin(), counts.end(), int64_t(0));
-  const GaussianState model = test::numbered_state(2, total);
+  const GaussianState model = test::numbered_state(2, total, columns);
   std::vector<GaussianState> after(R);
   run_ranks(R, [](int) { return kernels::ComputeContext(kernels::Device::CPU); }, [&](Communicator& comm) {
     const int r = comm.rank();
@@ -68,6 +70,14 @@ TEST_CASE("rebalancing moves rows with their moments and keeps the model in rank
   check_rebalance({1, 2, 30}, {11, 11, 11});  // rows cross two ranks
   check_rebalance({0, 25, 0, 3}, {7, 7, 7, 7});  // empty shards receive, one shard feeds three
   check_rebalance({5, 5, 5, 5}, {0, 20, 0, 0});  // and everything can gather on one rank
+}
+
+TEST_CASE("rebalancing under mixed precision moves the bf16 rows and moments as they are", "[dist][rebalance][amp]") {
+  const DeviceGaussians probe(kernels::Device::CPU, test::numbered_state(2, 1, kAmpColumns));
+  REQUIRE(probe.exp_avg(Group::Means).two_bytes());  // the moments really travel as 2-byte encodings
+  check_rebalance({12, 2}, {7, 7}, kAmpColumns);
+  check_rebalance({1, 2, 30}, {11, 11, 11}, kAmpColumns);
+  check_rebalance({0, 25, 0, 3}, {7, 7, 7, 7}, kAmpColumns);
 }
 
 TEST_CASE("rebalancing refuses targets that lose or invent rows", "[dist][rebalance]") {

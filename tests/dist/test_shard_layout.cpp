@@ -10,25 +10,12 @@
 
 #include "core/dist/run_ranks.h"
 #include "core/dist/shard_layout.h"
+#include "tests/core/numbered_state.h"
 #include "tests/support/model_checks.h"
 
 using namespace splat;
 using namespace splat::dist;
 
-namespace {
-
-// A state whose every value and moment is distinct, so that a misplaced row or column shows.
-GaussianState numbered_state(int64_t n) {
-  GaussianState s(1, n);
-  float next = 0.5f;
-  for (Group g : kAllGroups)
-    for (auto part : {&HostColumn::value, &HostColumn::exp_avg, &HostColumn::exp_avg_sq})
-      for (float& v : s.col(g).*part) v = (next += 1.f);
-  return s;
-}
-
-
-}  // namespace
 
 TEST_CASE("row blocks cover every row once and differ by at most one row", "[dist][shard]") {
   for (int64_t n : {0, 1, 5, 7, 100})
@@ -73,10 +60,12 @@ TEST_CASE("the Morton order is a permutation that keeps shards spatially compact
 }
 
 TEST_CASE("gathering the shards of a state gives the whole state back, moments included", "[dist][shard]") {
+  // Whatever the column table: under mixed precision the shards hold the same columns as one rank.
+  for (const ColumnTable* table : {&kParamColumns, &kAmpColumns})
   for (int64_t n : {0, 2, 11})
     for (int ranks : {1, 2, 3, 4}) {
-      INFO(n << " rows over " << ranks << " ranks");
-      const GaussianState whole = numbered_state(n);
+      INFO(n << " rows over " << ranks << " ranks, " << (table == &kAmpColumns ? "AMP" : "fp32") << " columns");
+      const GaussianState whole = test::numbered_state(1, n, *table);
       GaussianState gathered;
       std::vector<int64_t> shard_sizes(static_cast<size_t>(ranks), 0);
       run_ranks(ranks, [](int) { return kernels::ComputeContext(kernels::Device::CPU); }, [&](Communicator& comm) {
@@ -87,6 +76,7 @@ TEST_CASE("gathering the shards of a state gives the whole state back, moments i
         else CHECK(g.size() == 0);
       });
       test::check_same_state(gathered, whole);
+      for (Group g : kAllGroups) CHECK(gathered.spec(g).storage == whole.spec(g).storage);
       for (int r = 0; r < ranks; ++r) CHECK(first_global_id(shard_sizes, r) == row_block(n, r, ranks).first);
     }
 }

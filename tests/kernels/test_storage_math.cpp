@@ -90,3 +90,34 @@ TEST_CASE("storage math: Adam on bf16 storage needs stochastic rounding", "[stor
   CHECK(moved_near == 0.0);                              // every update rounded away
   CHECK(moved_sr == Approx(moved32).epsilon(0.05));      // follows fp32 on average
 }
+
+// A distributed run steps each shard on its own rank: `first` (the shard's offset in the whole
+// model's array) makes an element draw the bits it draws in one pass over the whole array, so the
+// shards round bit for bit as the whole model does; without the offset they would not.
+TEST_CASE("storage math: stochastic rounding of a piece at its offset equals that of the whole array",
+          "[storage][adam]") {
+  const int n = 300, cut = 113;
+  AdamHyperParams h;
+  h.lr = 1e-3f;
+  std::vector<float> grads(n);
+  for (int i = 0; i < n; ++i) grads[size_t(i)] = 1e-3f * float((i * 37) % 23 - 11);
+  auto run = [&](bool pieces, bool offsets) {
+    std::vector<uint16_t> p(n, bf16_nearest(0.3f)), m(n, 0), v(n, 0);
+    for (int t = 1; t <= 3; ++t) {
+      auto step = [&](int at, int count) {
+        AdamGroup g{{nullptr, p.data() + at, Precision::BF16}, grads.data() + at,
+                    {nullptr, m.data() + at, Precision::BF16}, {nullptr, v.data() + at, Precision::BF16},
+                    count, h, uint64_t(t) * 3, offsets ? at : 0};
+        adam_step_stored_reference(g, t);
+      };
+      if (pieces) step(0, cut), step(cut, n - cut);
+      else step(0, n);
+    }
+    p.insert(p.end(), m.begin(), m.end());
+    p.insert(p.end(), v.begin(), v.end());
+    return p;
+  };
+  const std::vector<uint16_t> whole = run(false, false);
+  CHECK(run(true, true) == whole);
+  CHECK(run(true, false) != whole);  // the offset is what makes them agree
+}
