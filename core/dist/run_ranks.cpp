@@ -84,11 +84,15 @@ void run_ranks(int ranks, const ContextFor& context_for, const RankWork& work, R
 #endif
 
   std::vector<std::exception_ptr> errors(ranks);
+  // The communicators outlive every rank's work: after a collective's last barrier a peer may still
+  // enqueue a wait on this rank's CUDA events (in-process backend), so none is destroyed before every
+  // thread has returned.
+  std::vector<std::unique_ptr<Communicator>> comms(ranks);
   std::vector<std::thread> threads;
   for (int r = 0; r < ranks; ++r)
     threads.emplace_back([&, r] {
       try {
-        std::unique_ptr<Communicator> comm;
+        std::unique_ptr<Communicator>& comm = comms[r];
 #if SPLATLAB_HAVE_NCCL
         if (chosen == RankBackend::Nccl) comm = make_nccl_communicator(nccl_id, r, ranks, contexts[r], options, group);
 #endif
