@@ -31,6 +31,9 @@ struct GroupArgs {
   int64_t first;
   bool fp32;     // every array is plain fp32: the float path, no rounding
   bool aligned;  // fp32 and all four arrays start on 16 bytes: float4 accesses are allowed
+  // Mixed precision's layout, vectorised: both moments bf16 encodings, the parameters bf16 encodings
+  // or plain fp32, every array aligned for one load of four elements.
+  bool narrow4;
 };
 
 struct LaunchArgs {
@@ -39,13 +42,59 @@ struct LaunchArgs {
   int count;
 };
 
+// Four bf16 encodings <-> floats (element i is the low half of each 32-bit word: little-endian).
+__device__ void unpack_bf16x4(uint2 w, float (&f)[4]) {
+  f[0] = bf16_to_float(uint16_t(w.x & 0xffffu));
+  f[1] = bf16_to_float(uint16_t(w.x >> 16));
+  f[2] = bf16_to_float(uint16_t(w.y & 0xffffu));
+  f[3] = bf16_to_float(uint16_t(w.y >> 16));
+}
+__device__ uint2 pack_bf16x4(const uint16_t (&h)[4]) {
+  return make_uint2(uint32_t(h[0]) | uint32_t(h[1]) << 16, uint32_t(h[2]) | uint32_t(h[3]) << 16);
+}
+
+// Elements i..i+3 of a narrow4 group: the arithmetic and the rounding of adam_update_stored (so the
+// bits are the CPU reference's), with 8- and 16-byte accesses where the generic path reads 2 bytes
+// at a time.
+__device__ void adam_narrow4(const GroupArgs& x, int64_t i) {
+  float p[4], m[4], v[4];
+  const bool p16 = x.params.bf16 != nullptr;
+  if (p16) {
+    unpack_bf16x4(*reinterpret_cast<const uint2*>(x.params.bf16 + i), p);
+  } else {
+    const float4 q = *reinterpret_cast<const float4*>(x.params.f32 + i);
+    p[0] = q.x, p[1] = q.y, p[2] = q.z, p[3] = q.w;
+  }
+  const float4 d4 = *reinterpret_cast<const float4*>(x.grads + i);
+  const float d[4] = {d4.x, d4.y, d4.z, d4.w};
+  unpack_bf16x4(*reinterpret_cast<const uint2*>(x.exp_avg.bf16 + i), m);
+  unpack_bf16x4(*reinterpret_cast<const uint2*>(x.exp_avg_sq.bf16 + i), v);
+  uint16_t ph[4], mh[4], vh[4];
+#pragma unroll
+  for (int e = 0; e < 4; ++e) {
+    adam_update(p[e], d[e], m[e], v[e], x.k);
+    const uint64_t at = uint64_t(x.first + i + e);
+    ph[e] = bf16_stochastic(p[e], rounding_bits(x.seed, at));
+    mh[e] = bf16_stochastic(m[e], rounding_bits(x.seed + 1, at));
+    vh[e] = bf16_stochastic(v[e], rounding_bits(x.seed + 2, at));
+  }
+  if (p16) *reinterpret_cast<uint2*>(x.params.bf16 + i) = pack_bf16x4(ph);
+  else *reinterpret_cast<float4*>(x.params.f32 + i) = make_float4(p[0], p[1], p[2], p[3]);
+  *reinterpret_cast<uint2*>(x.exp_avg.bf16 + i) = pack_bf16x4(mh);
+  *reinterpret_cast<uint2*>(x.exp_avg_sq.bf16 + i) = pack_bf16x4(vh);
+}
+
 __global__ void adam_groups_kernel(const __grid_constant__ LaunchArgs a) {
   const int64_t block = blockIdx.x;
   int g = 0;
   while (g + 1 < a.count && block >= a.first_block[g + 1]) ++g;
   const GroupArgs& x = a.group[g];
   const int64_t i = ((block - a.first_block[g]) * kThreads + threadIdx.x) * kPerThread;
-  if (!x.fp32) {  // narrow storage: the shared per-element body, which rounds what it writes
+  if (x.narrow4 && i + kPerThread <= x.n) {
+    adam_narrow4(x, i);
+    return;
+  }
+  if (!x.fp32) {  // other narrow storage: the shared per-element body, which rounds what it writes
     for (int64_t j = i; j < i + kPerThread && j < x.n; ++j)
       adam_update_stored(x.params, x.grads, x.exp_avg, x.exp_avg_sq, j, x.seed, x.first, x.k);
     return;
@@ -72,7 +121,14 @@ __global__ void adam_groups_kernel(const __grid_constant__ LaunchArgs a) {
 }
 
 bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
+bool aligned8(const void* p) { return reinterpret_cast<uintptr_t>(p) % 8 == 0; }
 bool is_fp32(const StoredArray& a) { return !a.bf16 && a.precision == Precision::F32; }
+// Whether a group has mixed precision's layout, with every array aligned for four-element accesses.
+bool narrow4(const AdamGroup& g) {
+  const bool params = g.params.bf16 ? aligned8(g.params.bf16) : is_fp32(g.params) && aligned16(g.params.f32);
+  return params && g.exp_avg.bf16 && g.exp_avg_sq.bf16 && aligned8(g.exp_avg.bf16) && aligned8(g.exp_avg_sq.bf16) &&
+         aligned16(g.grads);
+}
 
 // A StoredArray names one array: fp32 elements, or bf16 encodings of a BF16 array.
 void check_array(const StoredArray& a, int64_t n, const char* what) {
@@ -123,7 +179,8 @@ void adam_step_groups(const ComputeContext& where, std::span<const AdamGroup> gr
     const bool fp32 = is_fp32(g.params) && is_fp32(g.exp_avg) && is_fp32(g.exp_avg_sq);
     const bool aligned = fp32 && aligned16(g.params.f32) && aligned16(g.grads) && aligned16(g.exp_avg.f32) &&
                          aligned16(g.exp_avg_sq.f32);
-    a.group[a.count] = GroupArgs{g.params, g.grads, g.exp_avg, g.exp_avg_sq, g.n, k, g.seed, g.first, fp32, aligned};
+    a.group[a.count] =
+        GroupArgs{g.params, g.grads, g.exp_avg, g.exp_avg_sq, g.n, k, g.seed, g.first, fp32, aligned, narrow4(g)};
     constexpr int64_t per_block = int64_t(kThreads) * kPerThread;
     a.first_block[a.count + 1] = a.first_block[a.count] + (g.n + per_block - 1) / per_block;
     ++a.count;
