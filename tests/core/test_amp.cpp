@@ -103,7 +103,8 @@ TEST_CASE("amp: demo training over 5 seeds ends within 0.3 dB of fp32", "[amp][t
       const double start = test_psnr(t);
       while (!t.finished()) t.step();
       psnr[amp] = test_psnr(t);
-      CHECK(psnr[amp] > start + 3);  // learned the scene
+      // Learned the scene: fp32 itself ends 2.75-3.5 dB above the start over seeds 0-20.
+      CHECK(psnr[amp] > start + 2);
       CHECK(first_non_finite(t.whole_state()).empty());
     }
     std::printf("amp demo seed %d: fp32 %.3f dB, amp %.3f dB\n", seed, psnr[0], psnr[1]);
