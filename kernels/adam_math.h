@@ -45,17 +45,17 @@ SPLAT_HD void adam_update(T& param, T grad, T& exp_avg, T& exp_avg_sq, const Ada
 }
 
 // Element i of a group in its storage precisions: read, update in fp32, write back rounded. The
-// three narrow arrays draw independent rounding bits (stream seed, seed + 1, seed + 2) for element
-// first + i: `first` is where the array starts in the whole model's (a shard's offset).
+// three narrow arrays round with the three 16-bit fields of one draw for element first + i
+// (rounding_bits): `first` is where the array starts in the whole model's (a shard's offset).
 SPLAT_HD void adam_update_stored(const StoredArray& params, const float* grads, const StoredArray& exp_avg,
                                  const StoredArray& exp_avg_sq, int64_t i, uint64_t seed, int64_t first,
                                  const AdamStepConstants<float>& k) {
   float p = load_stored(params, i), m = load_stored(exp_avg, i), v = load_stored(exp_avg_sq, i);
   adam_update(p, grads[i], m, v, k);
-  const uint64_t at = uint64_t(first + i);
-  store_stored(params, i, p, rounding_bits(seed, at));
-  store_stored(exp_avg, i, m, rounding_bits(seed + 1, at));
-  store_stored(exp_avg_sq, i, v, rounding_bits(seed + 2, at));
+  const uint64_t r = rounding_bits(seed, uint64_t(first + i));
+  store_stored(params, i, p, uint32_t(r));
+  store_stored(exp_avg, i, m, uint32_t(r >> 16));
+  store_stored(exp_avg_sq, i, v, uint32_t(r >> 32));
 }
 
 }  // namespace splat::kernels

@@ -88,28 +88,17 @@ SPLAT_HD float round_nearest(float v, Precision p) {
   return v;
 }
 
-// A 32-bit bijection whose output bits each depend on every input bit (two multiply-xorshift
-// rounds, constants from Chris Wellons' hash-prospector "lowbias32").
-SPLAT_HD uint32_t mix32(uint32_t x) {
-  x ^= x >> 16;
-  x *= 0x7feb352du;
-  x ^= x >> 15;
-  x *= 0x846ca68bu;
-  x ^= x >> 16;
-  return x;
-}
-
-// 32 random bits for element `index` of a stream named by `seed`: deterministic, so both backends
-// draw the same bits. The seed folds into a key; an element's bits are mix32(index ^ key), so
-// streams of different seeds are different permutations of the indices. 32-bit arithmetic on
-// purpose: Adam draws three of these per element of a bf16 step, and with SplitMix64's 64-bit
-// multiplies the draws made that bandwidth-bound step 20 % slower on an H100 (bench/TRAINING.md,
-// "Mixed precision: where the step time goes"). Adam gives each array its own stream (seed, seed + 1,
-// seed + 2) so that a parameter's rounding never correlates with its moments'. On the CPU demo
-// (tests/core/test_amp.cpp, seeds 5-20) AMP with these bits ended +0.09 dB above fp32 on average.
-SPLAT_HD uint32_t rounding_bits(uint64_t seed, uint64_t index) {
-  const uint32_t key = mix32(uint32_t(seed) ^ mix32(uint32_t(seed >> 32) + 0x9e3779b9u));
-  return mix32(uint32_t(index) ^ key ^ mix32(uint32_t(index >> 32)));
+// 64 random bits for element `index` of a stream named by `seed` (a bijective mix of both, as in
+// SplitMix64's finaliser): deterministic, so both backends draw the same bits. A stochastic bf16
+// rounding takes 16 of them, so one draw rounds up to four values: Adam rounds an element's
+// parameter and both moments from bits 0-15, 16-31 and 32-47 of one draw (three draws per element
+// made that bandwidth-bound step 20 % slower on an H100: bench/TRAINING.md, "Mixed precision: where
+// the step time goes").
+SPLAT_HD uint64_t rounding_bits(uint64_t seed, uint64_t index) {
+  uint64_t z = seed * 0x9E3779B97F4A7C15ull + index;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
 }
 
 // A bf16 value as the rasterizer reads it: T(x) with T float or double decodes it, so the SH
