@@ -263,8 +263,9 @@ void Trainer::optimizer_step(int B) {
     kernels::AdamHyperParams h;
     h.lr = static_cast<float>(lrs[static_cast<int>(grp)]);
     a.h = kernels::scale_for_batch(h, B);
-    // Stochastic rounding of bf16 storage: fresh bits for every images count and group (each
-    // group's three arrays take seed, seed + 1, seed + 2).
+    // Stochastic rounding of bf16 storage: fresh bits for every images count and group (one draw
+    // per element rounds its parameter and both moments, kernels/adam_math.h; the factor 3 is only a
+    // spacing between the groups' seeds).
     a.seed = ((uint64_t(images_done_) * kGroupCount + uint64_t(grp)) * 3) ^ (opt_.seed << 40);
     a.first = first_id_ * group_width(grp, g_->sh_degree());  // a shard rounds as the whole model; 0 for one rank
     groups[count++] = a;
