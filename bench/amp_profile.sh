@@ -6,11 +6,11 @@
 # Trains SCENE in fp32 to image $STOP of a 30k schedule (a checkpoint), then from that one checkpoint
 # runs $STEPS more images three ways: plain fp32 and plain --amp for the loop time (no --profile,
 # which waits for every step), then --profile in each mode for the phase table. Settings through the
-# environment: OUT (logs, default /tmp/amp_profile), STOP (default 15000), STEPS (default 2000),
+# environment: PROFILE_OUT (logs and checkpoints, default /tmp/amp_profile), STOP (default 15000), STEPS (default 2000),
 # EXTRA (more train flags, e.g. "--device cpu --data-factor 8" to check the script without a GPU).
 set -u
 B=${B:-build/app}
-OUT=${OUT:-/tmp/amp_profile}
+OUT=${PROFILE_OUT:-/tmp/amp_profile}  # not $OUT: on the device machine that folder comes back, and checkpoints are large
 STOP=${STOP:-15000}
 STEPS=${STEPS:-2000}
 EXTRA=${EXTRA:-}
