@@ -44,18 +44,27 @@ SPLAT_HD void adam_update(T& param, T grad, T& exp_avg, T& exp_avg_sq, const Ada
   param -= mul_rn(k.step_size, exp_avg) / (mul_rn(std::sqrt(exp_avg_sq), k.inv_sqrt_bias2) + k.eps);
 }
 
-// Element i of a group in its storage precisions: read, update in fp32, write back rounded. The
-// three narrow arrays round with the three 16-bit fields of one draw for element first + i
-// (rounding_bits): `first` is where the array starts in the whole model's (a shard's offset).
+// The rounding bits of element i of a group (`first`: where the group's arrays start in the whole
+// model's, a shard's offset): one draw (rounding_bits) whose 16-bit fields round the parameter
+// (bits 0-15) and the first and second moments (16-31, 32-47).
+struct ElementRoundingBits {
+  uint32_t param, exp_avg, exp_avg_sq;
+};
+SPLAT_HD ElementRoundingBits element_rounding_bits(uint64_t seed, int64_t first, int64_t i) {
+  const uint64_t r = rounding_bits(seed, uint64_t(first + i));
+  return {uint32_t(r), uint32_t(r >> 16), uint32_t(r >> 32)};
+}
+
+// Element i of a group in its storage precisions: read, update in fp32, write back rounded.
 SPLAT_HD void adam_update_stored(const StoredArray& params, const float* grads, const StoredArray& exp_avg,
                                  const StoredArray& exp_avg_sq, int64_t i, uint64_t seed, int64_t first,
                                  const AdamStepConstants<float>& k) {
   float p = load_stored(params, i), m = load_stored(exp_avg, i), v = load_stored(exp_avg_sq, i);
   adam_update(p, grads[i], m, v, k);
-  const uint64_t r = rounding_bits(seed, uint64_t(first + i));
-  store_stored(params, i, p, uint32_t(r));
-  store_stored(exp_avg, i, m, uint32_t(r >> 16));
-  store_stored(exp_avg_sq, i, v, uint32_t(r >> 32));
+  const ElementRoundingBits r = element_rounding_bits(seed, first, i);
+  store_stored(params, i, p, r.param);
+  store_stored(exp_avg, i, m, r.exp_avg);
+  store_stored(exp_avg_sq, i, v, r.exp_avg_sq);
 }
 
 }  // namespace splat::kernels

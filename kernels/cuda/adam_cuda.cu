@@ -73,10 +73,10 @@ __device__ void adam_narrow4(const GroupArgs& x, int64_t i) {
 #pragma unroll
   for (int e = 0; e < 4; ++e) {
     adam_update(p[e], d[e], m[e], v[e], x.k);
-    const uint64_t r = rounding_bits(x.seed, uint64_t(x.first + i + e));
-    ph[e] = bf16_stochastic(p[e], uint32_t(r));
-    mh[e] = bf16_stochastic(m[e], uint32_t(r >> 16));
-    vh[e] = bf16_stochastic(v[e], uint32_t(r >> 32));
+    const ElementRoundingBits r = element_rounding_bits(x.seed, x.first, i + e);
+    ph[e] = bf16_stochastic(p[e], r.param);
+    mh[e] = bf16_stochastic(m[e], r.exp_avg);
+    vh[e] = bf16_stochastic(v[e], r.exp_avg_sq);
   }
   if (p16) *reinterpret_cast<uint2*>(x.params.bf16 + i) = pack_bf16x4(ph);
   else *reinterpret_cast<float4*>(x.params.f32 + i) = make_float4(p[0], p[1], p[2], p[3]);
