@@ -180,14 +180,13 @@ int main(int argc, char** argv) {
                   cams.push_back(scene.views[static_cast<size_t>(views[i])].to_kernel_camera());
                   batch_targets.push_back(targets[i].data());
                 }
-                shard.zero_grad();
                 shard.zero_stats();
                 finish(r);
                 comm.barrier();
                 const auto t0 = Clock::now();
                 step.set_phase_timer(k < 3 ? nullptr : &timer);
                 if (k >= 3) timer.start();
-                step.run({view, cams, settings, batch_targets, {}, sizes}, shard.grad(), shard.stats());
+                step.run({view, cams, settings, batch_targets, {}, sizes}, shard.grad(GradWrite::Overwrite), shard.stats());
                 finish(r);
                 comm.barrier();
                 if (k >= 3) timer.collect();  // the stream has finished: no wait inside the timed step

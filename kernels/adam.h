@@ -2,7 +2,8 @@
 // Fused Adam step over parameter groups, all arrays on one device. The arithmetic is fp32; the
 // parameters and both moments may be stored narrower (kernels/storage_math.h: StoredArray), in
 // which case each is read, updated in fp32 and written back rounded (bf16 stochastically), see
-// DESIGN.md "Mixed precision and memory". Gradients are fp32 always. The math lives in
+// DESIGN.md "Mixed precision and memory". Gradients are fp32, or bf16 where mixed precision stores
+// the SH rest gradients once per step (GradArray). The math lives in
 // kernels/adam_math.h.
 #include <cstdint>
 #include <span>
@@ -48,7 +49,7 @@ void adam_step(const ComputeContext& where, float* params, const float* grads, f
 // that an element draws the same bits on whichever rank holds it, and shards round like the whole model.
 struct AdamGroup {
   StoredArray params;
-  const float* grads = nullptr;
+  GradArray grads;
   StoredArray exp_avg, exp_avg_sq;
   int64_t n = 0;
   AdamHyperParams h;

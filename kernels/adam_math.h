@@ -55,12 +55,27 @@ SPLAT_HD ElementRoundingBits element_rounding_bits(uint64_t seed, int64_t first,
   return {uint32_t(r), uint32_t(r >> 16), uint32_t(r >> 32)};
 }
 
+// A gradient array as Adam reads it: fp32 elements, or bf16 encodings (mixed precision's SH rest
+// gradients, summed in fp32 by the backward pass and stored once: kernels/rasterizer.h). At most one is set.
+struct GradArray {
+  const float* f32 = nullptr;
+  const uint16_t* bf16 = nullptr;
+  GradArray() = default;
+  GradArray(const float* p) : f32(p) {}  // NOLINT(google-explicit-constructor): fp32 is the usual gradient
+  static GradArray narrow(const uint16_t* p) {
+    GradArray g;
+    g.bf16 = p;
+    return g;
+  }
+};
+SPLAT_HD float load_grad(const GradArray& g, int64_t i) { return g.bf16 ? bf16_to_float(g.bf16[i]) : g.f32[i]; }
+
 // Element i of a group in its storage precisions: read, update in fp32, write back rounded.
-SPLAT_HD void adam_update_stored(const StoredArray& params, const float* grads, const StoredArray& exp_avg,
+SPLAT_HD void adam_update_stored(const StoredArray& params, const GradArray& grads, const StoredArray& exp_avg,
                                  const StoredArray& exp_avg_sq, int64_t i, uint64_t seed, int64_t first,
                                  const AdamStepConstants<float>& k) {
   float p = load_stored(params, i), m = load_stored(exp_avg, i), v = load_stored(exp_avg_sq, i);
-  adam_update(p, grads[i], m, v, k);
+  adam_update(p, load_grad(grads, i), m, v, k);
   const ElementRoundingBits r = element_rounding_bits(seed, first, i);
   store_stored(params, i, p, r.param);
   store_stored(exp_avg, i, m, r.exp_avg);

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -71,8 +72,9 @@ bool sh_rest_given(const BasicGaussiansView<T>& g) {
   return g.sh_rest_coeffs == 0 || g.n == 0 || g.sh_rest || g.sh_rest_bf16;
 }
 
-// Gradient buffers with the same shapes as GaussiansView; backward ACCUMULATES (+=) into them,
-// so the caller zeroes them once per optimisation step (this lets a batch be split into calls).
+// Gradient buffers with the same shapes as GaussiansView. A backward call ACCUMULATES (+=) into
+// them, or with `overwrite` replaces what they hold (rows no pair reaches get 0): a step's first
+// call overwrites, so no pass zeroes them, and later calls (a batch split into calls) add.
 // A null pointer skips that parameter.
 template <class T>
 struct BasicGaussiansGrad {
@@ -82,8 +84,25 @@ struct BasicGaussiansGrad {
   T* opacity_logits = nullptr;
   T* sh_dc = nullptr;
   T* sh_rest = nullptr;
+  // Mixed precision: the SH rest gradients stored in bf16 (to nearest), given instead of sh_rest.
+  // They are summed in fp32 and stored once, never added to: only an overwriting call of the dense
+  // layout (one thread per Gaussian sums its cameras in registers) may write them; packed pairs
+  // meet in atomics. check_gradient_targets says so.
+  Bf16* sh_rest_bf16 = nullptr;
+  bool overwrite = false;
 };
 using GaussiansGrad = BasicGaussiansGrad<float>;
+
+// Throws std::invalid_argument, naming the rasterizer `who`, for gradient targets a backward call
+// of the given layout cannot write: both SH rest storages, or bf16 ones that would be accumulated into.
+template <class T>
+void check_gradient_targets(const BasicGaussiansGrad<T>& grad, bool packed, const char* who) {
+  if (grad.sh_rest && grad.sh_rest_bf16)
+    throw std::invalid_argument(std::string(who) + ": give the SH rest gradients as sh_rest or sh_rest_bf16, not both");
+  if (grad.sh_rest_bf16 && (!grad.overwrite || packed))
+    throw std::invalid_argument(std::string(who) + ": bf16 SH rest gradients are stored once, by an overwriting "
+                                "call of the dense layout (they are never accumulated in bf16)");
+}
 
 // Statistics the densification strategies read; backward ACCUMULATES into them as well.
 // Any pointer may be null to skip that statistic. Exact definitions (shared by both backends):
@@ -203,7 +222,8 @@ class Rasterizer {
   virtual void forward(const GaussiansView& g, std::span<const Camera> cameras,
                        const RasterSettings& settings, const RenderOutputs& out) = 0;
 
-  // Back-propagates the last forward. `grad` and `stats` are accumulated into.
+  // Back-propagates the last forward into `grad` (added, or overwritten: BasicGaussiansGrad) and
+  // `stats` (accumulated into).
   virtual void backward(const RenderOutputGrads& dout, const GaussiansGrad& grad,
                         const DensifyStats& stats) = 0;
 
@@ -212,8 +232,8 @@ class Rasterizer {
   // and unchanged until project_backward.
   virtual ProjectedGaussians project(const GaussiansView& g, std::span<const Camera> cameras,
                                      const RasterSettings& settings) = 0;
-  // Back-propagates the last project: `d` is aligned with its pairs. Accumulates into `grad`
-  // and `stats` (indexed by row of the shard).
+  // Back-propagates the last project: `d` is aligned with its pairs. Writes `grad` as backward
+  // does and accumulates into `stats` (both indexed by row of the shard).
   virtual void project_backward(const ConstProjectedGrads& d, const GaussiansGrad& grad,
                                 const DensifyStats& stats) = 0;
 

@@ -119,6 +119,7 @@ void GaussianState::check_consistent() const {
 
 DeviceGaussians::DeviceGaussians(const kernels::ComputeContext& where, const GaussianState& state) : where_(where) {
   for (int i = 0; i < kGroupCount; ++i) grads_[i] = Buffer<float>(where_);
+  rest_grad16_ = Buffer<uint16_t>(where_);
   grad2d_ = Buffer<float>(where_);
   grad2d_abs_ = Buffer<float>(where_);
   max_radius_ = Buffer<float>(where_);
@@ -149,15 +150,39 @@ kernels::GaussiansView DeviceGaussians::view() const {
   return v;
 }
 
-kernels::GaussiansGrad DeviceGaussians::grad() {
+kernels::GaussiansGrad DeviceGaussians::grad(GradWrite how) {
+  const bool rest_bf16 = params_[static_cast<int>(Group::ShRest)].two_bytes();
+  set_rest_grad_narrow(how == GradWrite::OnlyCall && rest_bf16 && sh_rest_coeffs() > 0);
   kernels::GaussiansGrad g;
   g.means = grad(Group::Means).data();
   g.quats = grad(Group::Quats).data();
   g.log_scales = grad(Group::LogScales).data();
   g.opacity_logits = grad(Group::Opacity).data();
   g.sh_dc = grad(Group::ShDc).data();
-  g.sh_rest = sh_rest_coeffs() ? grad(Group::ShRest).data() : nullptr;
+  if (rest_grad_narrow_)
+    g.sh_rest_bf16 = reinterpret_cast<kernels::Bf16*>(rest_grad16_.data());
+  else if (sh_rest_coeffs())
+    g.sh_rest = grad(Group::ShRest).data();
+  g.overwrite = how != GradWrite::Add;
   return g;
+}
+
+void DeviceGaussians::set_rest_grad_narrow(bool narrow) {
+  if (narrow == rest_grad_narrow_) return;
+  rest_grad_narrow_ = narrow;
+  if (narrow) grads_[static_cast<int>(Group::ShRest)] = Buffer<float>(where_);
+  else rest_grad16_ = Buffer<uint16_t>(where_);
+  size_gradients();
+  if (narrow) rest_grad16_.zero();
+  else grads_[static_cast<int>(Group::ShRest)].zero();
+}
+
+void DeviceGaussians::size_gradients() {
+  for (Group g : kAllGroups) {
+    const size_t len = static_cast<size_t>(n_) * group_width(g, sh_degree_);
+    if (g == Group::ShRest && rest_grad_narrow_) rest_grad16_.resize(len);
+    else grads_[static_cast<int>(g)].resize(len);
+  }
 }
 
 kernels::DensifyStats DeviceGaussians::stats() {
@@ -166,6 +191,7 @@ kernels::DensifyStats DeviceGaussians::stats() {
 
 void DeviceGaussians::zero_grad() {
   for (auto& b : grads_) b.zero();
+  rest_grad16_.zero();
 }
 
 void DeviceGaussians::zero_stats() {
@@ -214,8 +240,9 @@ void DeviceGaussians::store_columns(const GaussianState& state) {
     params_[i].upload(state.col(g).value);
     m1_[i].upload(state.col(g).exp_avg);
     m2_[i].upload(state.col(g).exp_avg_sq);
-    grads_[i].resize(state.col(g).value.size());
   }
+  if (!params_[static_cast<int>(Group::ShRest)].two_bytes()) set_rest_grad_narrow(false);  // fp32 values, fp32 gradients
+  size_gradients();
 }
 
 // After a whole-column edit the scratch holds a replaced column (the largest, SH rest, last): kept, it
@@ -274,9 +301,9 @@ void DeviceGaussians::gather_rows(std::span<const int32_t> param_source, std::sp
     using Target = std::pair<StoredColumnArray*, const Buffer<int32_t>*>;
     for (auto [column, source] : {Target{&params_[i], &rows_a_}, Target{&m1_[i], &rows_b_}, Target{&m2_[i], &rows_b_}})
       column->gather(*source, w, n_out, scratch_, scratch16_);
-    grads_[i].resize(static_cast<size_t>(n_out) * w);
   }
   n_ = n_out;
+  size_gradients();
   release_scratch();
   reset_row_state();
 }
@@ -292,9 +319,9 @@ void DeviceGaussians::replace_rows(int64_t n, const ColumnFill& fill) {
             fill(old, int64_t(w) * int64_t(element_bytes), out);
           },
           scratch_, scratch16_);
-    grads_[i].resize(static_cast<size_t>(n) * w);
   }
   n_ = n;
+  size_gradients();
   release_scratch();
   reset_row_state();
 }
@@ -396,21 +423,23 @@ kernels::AdamGroup DeviceGaussians::adam_group(Group g) {
   const int i = static_cast<int>(g);
   kernels::AdamGroup a;
   a.params = params_[i].stored();
-  a.grads = grads_[i].data();
+  a.grads = g == Group::ShRest && rest_grad_narrow_ ? kernels::GradArray::narrow(rest_grad16_.data())
+                                                     : kernels::GradArray(grads_[i].data());
   a.exp_avg = m1_[i].stored();
   a.exp_avg_sq = m2_[i].stored();
-  a.n = static_cast<int64_t>(grads_[i].size());
+  a.n = n_ * group_width(g, sh_degree_);
   return a;
 }
 
 size_t DeviceGaussians::bytes() const {
-  size_t b = grad2d_.bytes() + grad2d_abs_.bytes() + max_radius_.bytes() + visible_count_.bytes();
+  size_t b = grad2d_.bytes() + grad2d_abs_.bytes() + max_radius_.bytes() + visible_count_.bytes() + rest_grad16_.bytes();
   for (int i = 0; i < kGroupCount; ++i) b += params_[i].bytes() + grads_[i].bytes() + m1_[i].bytes() + m2_[i].bytes();
   return b;
 }
 
 GaussianMemory DeviceGaussians::memory() const {
   GaussianMemory m;
+  m.gradients = rest_grad16_.capacity() * sizeof(uint16_t);
   for (int i = 0; i < kGroupCount; ++i) {
     m.parameters += params_[i].capacity_bytes();
     m.optimizer += m1_[i].capacity_bytes() + m2_[i].capacity_bytes();

@@ -2,7 +2,9 @@
 // The Gaussians being trained, on one device: every parameter column together with its gradient
 // and its two Adam moments, plus the densification statistics the backward pass accumulates.
 // Values and moments are stored as the column table says (StoredColumnArray: fp32, or bf16 where
-// mixed precision asks for it); gradients and statistics are fp32 always (they accumulate). Keeping all of them in one object is what lets a structural edit
+// mixed precision asks for it); gradients and statistics are fp32 (they accumulate), except the SH rest
+// gradients of a mixed-precision step rendered in one dense call (GradWrite). Keeping all of them in one
+// object is what lets a structural edit
 // (clone, split, prune, relocate) touch parameters AND optimizer state AND statistics together, so
 // that row i of every buffer always describes the same Gaussian.
 //
@@ -100,6 +102,14 @@ struct StatsSelection {
   bool grad2d_norm = true, grad2d_abs_norm = true, max_radius = true, visible_count = true;
 };
 
+// How a backward call writes the gradients (kernels::GaussiansGrad).
+enum class GradWrite {
+  Add,        // onto what they hold (the later calls of a step split into calls; tests)
+  Overwrite,  // the step's first call replaces them: no pass zeroes them before
+  OnlyCall,   // the step's one call, of the dense layout: overwrites, and where the SH rest values are
+              // bf16 (mixed precision) stores their gradients in bf16, summed in fp32 and stored once
+};
+
 class DeviceGaussians {
  public:
   // Lives on `where` (a plain Device: ordinal 0, its default stream): its buffers, and its row
@@ -113,7 +123,10 @@ class DeviceGaussians {
   int sh_rest_coeffs() const { return kernels::sh_coeffs_for_degree(sh_degree_) - 1; }
 
   kernels::GaussiansView view() const;
-  kernels::GaussiansGrad grad();
+  // The gradient arrays for one backward call. GradWrite::OnlyCall may switch the SH rest gradients
+  // to bf16, any other write back to fp32 (adam_group reads whichever the last call wrote); a switch
+  // frees the other array and zeroes the new one.
+  kernels::GaussiansGrad grad(GradWrite how = GradWrite::Add);
   kernels::DensifyStats stats();
 
   const ColumnTable& columns() const { return columns_; }
@@ -121,14 +134,16 @@ class DeviceGaussians {
   // stored in 2 bytes (SH rest under mixed precision).
   kernels::Buffer<float>& param(Group g) { return params_[static_cast<int>(g)].f32(); }
   const kernels::Buffer<float>& param(Group g) const { return params_[static_cast<int>(g)].f32(); }
+  // A group's fp32 gradients (empty for SH rest while its gradients are bf16: rest_grad_narrow()).
   kernels::Buffer<float>& grad(Group g) { return grads_[static_cast<int>(g)]; }
+  bool rest_grad_narrow() const { return rest_grad_narrow_; }
   // A group's Adam moments as stored (read-only here: Adam writes them through adam_group).
   const StoredColumnArray& exp_avg(Group g) const { return m1_[static_cast<int>(g)]; }
   const StoredColumnArray& exp_avg_sq(Group g) const { return m2_[static_cast<int>(g)]; }
   // One group's arrays for Adam (kernels/adam.h); the caller sets the hyper-parameters and seed.
   kernels::AdamGroup adam_group(Group g);
 
-  // Zeroes all gradients (once per optimisation step: backward accumulates).
+  // Zeroes all gradients (for callers that accumulate; the trainer's first backward call overwrites).
   void zero_grad();
   // Zeroes the densification statistics (after each refinement that consumed them).
   void zero_stats();
@@ -174,6 +189,10 @@ class DeviceGaussians {
  private:
   // Sizes the per-row statistics to n_ and zeroes them and the gradients (after any row change).
   void reset_row_state();
+  // Sizes every gradient array to n_ rows (SH rest: the bf16 or the fp32 one, whichever is in use).
+  void size_gradients();
+  // Switches the SH rest gradients between bf16 and fp32 storage (GradWrite::OnlyCall).
+  void set_rest_grad_narrow(bool narrow);
   // Frees the gather scratch (after the whole-column edits).
   void release_scratch();
   // Parameters and moments from `state`, stored as its table says (gradients sized, not zeroed).
@@ -186,6 +205,9 @@ class DeviceGaussians {
   ColumnTable columns_ = kParamColumns;
   std::array<StoredColumnArray, kGroupCount> params_, m1_, m2_;
   std::array<kernels::Buffer<float>, kGroupCount> grads_;
+  // The SH rest gradients in bf16 while rest_grad_narrow_ (grads_[ShRest] is then empty).
+  kernels::Buffer<uint16_t> rest_grad16_;
+  bool rest_grad_narrow_ = false;
   kernels::Buffer<float> grad2d_, grad2d_abs_, max_radius_;
   kernels::Buffer<int32_t> visible_count_;
   // Reused by the row edits: the gather targets that are swapped into place, and the row lists.

@@ -160,7 +160,6 @@ bool DefaultStrategy::after_step(const StepInfo& info, DeviceGaussians& g) {
     this->refine(info, g, *refine > o_.reset_every);  // zeroes the statistics too
   } else {
     // Each refinement looks at the window since the last refinement or reset.
-    g.zero_grad();
     g.zero_stats();
   }
   if (reset) g.cap_values(Group::Opacity, logit(o_.reset_opacity));

@@ -181,13 +181,18 @@ void Trainer::run_batch(const std::vector<int>& views) {
   const bool stats = strategy_->wants_stats(images_done_);
   loss_.clear();
   // Views are rendered in runs of equal image size (one rasterizer call each).
+  std::vector<size_t> run_ends;
+  for (size_t k = 1; k <= views.size(); ++k) {
+    const auto& a = scene_.views[views[k - 1]].intrinsics;
+    if (k == views.size() || scene_.views[views[k]].intrinsics.width != a.width ||
+        scene_.views[views[k]].intrinsics.height != a.height)
+      run_ends.push_back(k);
+  }
+  // The first call overwrites the gradients (no zeroing pass); one dense call may store narrow ones.
+  const GradWrite first_write = run_ends.size() == 1 && !settings.packed ? GradWrite::OnlyCall : GradWrite::Overwrite;
   size_t begin = 0;
-  while (begin < views.size()) {
+  for (const size_t end : run_ends) {
     const auto& in0 = scene_.views[views[begin]].intrinsics;
-    size_t end = begin + 1;
-    while (end < views.size() && scene_.views[views[end]].intrinsics.width == in0.width &&
-           scene_.views[views[end]].intrinsics.height == in0.height)
-      ++end;
     const int C = int(end - begin);
     std::vector<kernels::Camera> cams;
     for (size_t k = begin; k < end; ++k) cams.push_back(scene_.views[views[k]].to_kernel_camera());
@@ -206,7 +211,7 @@ void Trainer::run_batch(const std::vector<int>& views) {
     mark("render forward");
     loss_.add_run(rgb_.data(), grad_rgb_.data(), shape, targets, masks, int(views.size()));
     mark("loss");
-    raster_->backward({grad_rgb_.data(), nullptr, nullptr}, g_->grad(),
+    raster_->backward({grad_rgb_.data(), nullptr, nullptr}, g_->grad(begin == 0 ? first_write : GradWrite::Add),
                       stats ? g_->stats() : kernels::DensifyStats{});
     mark(stats ? "render backward (+densify stats)" : "render backward");
     begin = end;
@@ -232,7 +237,8 @@ void Trainer::run_sharded_batch(const std::vector<int>& views) {
   // While profiling, the step marks its own phases on timer_ (ShardedStep::set_phase_timer).
   sharded_->run({.shard = shard, .cameras = cams, .settings = settings, .targets = targets, .masks = masks,
                  .shard_sizes = shard_sizes_},
-                g_->grad(), stats ? g_->stats() : kernels::DensifyStats{});
+                g_->grad(settings.packed ? GradWrite::Overwrite : GradWrite::OnlyCall),
+                stats ? g_->stats() : kernels::DensifyStats{});
 }
 
 // MCMC's cap bounds the whole model: each shard may grow to its share of the cap, in proportion to its
@@ -303,9 +309,7 @@ StepResult Trainer::step() {
                                 " ranks: choose a budget whose last step has no fewer images than ranks");
   if (opt_.comm) refresh_shard_sizes(false);
   const std::vector<int> views = sampler_.next(B);
-  g_->zero_grad();
-  mark("zero gradients");
-  run_batch(views);
+  run_batch(views);  // its first backward call overwrites the gradients
   StepInfo info;
   info.first_image = images_done_;
   info.batch_size = B;

@@ -43,6 +43,7 @@ class ReferenceRasterizer {
   void backward(const BasicRenderOutputGrads<T>& dout, const BasicGaussiansGrad<T>& grad,
                 const BasicDensifyStats<T>& stats) {
     if (!has_project_ || !has_raster_) throw std::logic_error("ReferenceRasterizer::backward called before forward");
+    check_gradient_targets(grad, proj_settings_.packed, "CPU rasterizer");
     pair_grads_.assign(size_t(kProjectedGradFloats) * proj_.count, T(0));
     const size_t n = size_t(proj_.count);
     T* d = pair_grads_.data();
@@ -65,6 +66,7 @@ class ReferenceRasterizer {
   void project_backward(const BasicConstProjectedGrads<T>& d, const BasicGaussiansGrad<T>& grad,
                         const BasicDensifyStats<T>& stats) {
     if (!has_project_) throw std::logic_error("ReferenceRasterizer::project_backward called before project");
+    check_gradient_targets(grad, proj_settings_.packed, "CPU rasterizer");
     backward_gaussians(d, grad, stats);
   }
 
@@ -431,19 +433,26 @@ class ReferenceRasterizer {
                                                                   proj_.half[2 * k], proj_.half[2 * k + 1],
                                                                   cam.width, cam.height));
       }
+      // Overwriting stores every row (zeros where no pair reached it), as the CUDA kernels do.
+      const auto put = [&](T* p, T v) { *p = grad.overwrite ? v : *p + v; };
       if (grad.means)
-        for (int k = 0; k < 3; ++k) grad.means[3 * i + k] += dmean[k];
+        for (int k = 0; k < 3; ++k) put(&grad.means[3 * i + k], dmean[k]);
       if (grad.quats) {
         const T dqa[4] = {dq.w, dq.x, dq.y, dq.z};
-        for (int k = 0; k < 4; ++k) grad.quats[4 * i + k] += dqa[k];
+        for (int k = 0; k < 4; ++k) put(&grad.quats[4 * i + k], dqa[k]);
       }
       if (grad.log_scales)
-        for (int k = 0; k < 3; ++k) grad.log_scales[3 * i + k] += dls[k];
-      if (grad.opacity_logits) grad.opacity_logits[i] += dlogit;
+        for (int k = 0; k < 3; ++k) put(&grad.log_scales[3 * i + k], dls[k]);
+      if (grad.opacity_logits) put(&grad.opacity_logits[i], dlogit);
       if (grad.sh_dc)
-        for (int k = 0; k < 3; ++k) grad.sh_dc[3 * i + k] += ddc[k];
-      if (grad.sh_rest)
-        for (int k = 0; k < 3 * rest_n; ++k) grad.sh_rest[i * g_.sh_rest_coeffs * 3 + k] += drest[k];
+        for (int k = 0; k < 3; ++k) put(&grad.sh_dc[3 * i + k], ddc[k]);
+      // The stored row may hold more coefficients than the active degree has gradients for (zeros).
+      const int64_t row = i * g_.sh_rest_coeffs * 3;
+      const int written = grad.overwrite ? 3 * g_.sh_rest_coeffs : 3 * rest_n;
+      if (grad.sh_rest_bf16)
+        for (int k = 0; k < written; ++k) grad.sh_rest_bf16[row + k] = Bf16{bf16_nearest(float(drest[k]))};
+      else if (grad.sh_rest)
+        for (int k = 0; k < written; ++k) put(&grad.sh_rest[row + k], drest[k]);
     });
   }
 

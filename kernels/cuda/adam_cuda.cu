@@ -23,7 +23,7 @@ constexpr int kMaxGroupsPerLaunch = 8;  // more groups take several launches
 
 struct GroupArgs {
   StoredArray params;
-  const float* grads;
+  GradArray grads;
   StoredArray exp_avg, exp_avg_sq;
   int64_t n;
   AdamStepConstants<float> k;
@@ -31,8 +31,8 @@ struct GroupArgs {
   int64_t first;
   bool fp32;     // every array is plain fp32: the float path, no rounding
   bool aligned;  // fp32 and all four arrays start on 16 bytes: float4 accesses are allowed
-  // Mixed precision's layout, vectorised: both moments bf16 encodings, the parameters bf16 encodings
-  // or plain fp32, every array aligned for one load of four elements.
+  // Mixed precision's layout, vectorised: both moments bf16 encodings, the parameters and the gradients
+  // bf16 encodings or plain fp32, every array aligned for one load of four elements.
   bool narrow4;
 };
 
@@ -65,8 +65,13 @@ __device__ void adam_narrow4(const GroupArgs& x, int64_t i) {
     const float4 q = *reinterpret_cast<const float4*>(x.params.f32 + i);
     p[0] = q.x, p[1] = q.y, p[2] = q.z, p[3] = q.w;
   }
-  const float4 d4 = *reinterpret_cast<const float4*>(x.grads + i);
-  const float d[4] = {d4.x, d4.y, d4.z, d4.w};
+  float d[4];
+  if (x.grads.bf16) {
+    unpack_bf16x4(*reinterpret_cast<const uint2*>(x.grads.bf16 + i), d);
+  } else {
+    const float4 d4 = *reinterpret_cast<const float4*>(x.grads.f32 + i);
+    d[0] = d4.x, d[1] = d4.y, d[2] = d4.z, d[3] = d4.w;
+  }
   unpack_bf16x4(*reinterpret_cast<const uint2*>(x.exp_avg.bf16 + i), m);
   unpack_bf16x4(*reinterpret_cast<const uint2*>(x.exp_avg_sq.bf16 + i), v);
   uint16_t ph[4], mh[4], vh[4];
@@ -104,7 +109,7 @@ __global__ void adam_groups_kernel(const __grid_constant__ LaunchArgs a) {
   float* const exp_avg_sq = x.exp_avg_sq.f32;
   if (x.aligned && i + kPerThread <= x.n) {
     float4 p = *reinterpret_cast<const float4*>(params + i);
-    const float4 d = *reinterpret_cast<const float4*>(x.grads + i);
+    const float4 d = *reinterpret_cast<const float4*>(x.grads.f32 + i);
     float4 m = *reinterpret_cast<const float4*>(exp_avg + i);
     float4 v = *reinterpret_cast<const float4*>(exp_avg_sq + i);
     adam_update(p.x, d.x, m.x, v.x, x.k);
@@ -117,17 +122,22 @@ __global__ void adam_groups_kernel(const __grid_constant__ LaunchArgs a) {
     return;
   }
   for (int64_t j = i; j < i + kPerThread && j < x.n; ++j)
-    adam_update(params[j], x.grads[j], exp_avg[j], exp_avg_sq[j], x.k);
+    adam_update(params[j], x.grads.f32[j], exp_avg[j], exp_avg_sq[j], x.k);
 }
 
 bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 bool aligned8(const void* p) { return reinterpret_cast<uintptr_t>(p) % 8 == 0; }
 bool is_fp32(const StoredArray& a) { return !a.bf16 && a.precision == Precision::F32; }
+// Every array of the group plain fp32: the float path, no rounding.
+bool all_fp32(const AdamGroup& g) {
+  return is_fp32(g.params) && is_fp32(g.exp_avg) && is_fp32(g.exp_avg_sq) && !g.grads.bf16;
+}
 // Whether a group has mixed precision's layout, with every array aligned for four-element accesses.
 bool narrow4(const AdamGroup& g) {
   const bool params = g.params.bf16 ? aligned8(g.params.bf16) : is_fp32(g.params) && aligned16(g.params.f32);
-  return params && g.exp_avg.bf16 && g.exp_avg_sq.bf16 && aligned8(g.exp_avg.bf16) && aligned8(g.exp_avg_sq.bf16) &&
-         aligned16(g.grads);
+  const bool grads = g.grads.bf16 ? aligned8(g.grads.bf16) : aligned16(g.grads.f32);
+  return params && grads && g.exp_avg.bf16 && g.exp_avg_sq.bf16 && aligned8(g.exp_avg.bf16) &&
+         aligned8(g.exp_avg_sq.bf16);
 }
 
 // A StoredArray names one array: fp32 elements, or bf16 encodings of a BF16 array.
@@ -157,11 +167,13 @@ void adam_step_groups(const ComputeContext& where, std::span<const AdamGroup> gr
     check_array(g.params, g.n, "parameter");
     check_array(g.exp_avg, g.n, "first moment");
     check_array(g.exp_avg_sq, g.n, "second moment");
+    if (g.n > 0 && !g.grads.f32 == !g.grads.bf16)
+      throw std::invalid_argument("Adam step: the gradient array must be one array, fp32 or bf16 encodings");
   }
   if (where.device == Device::CPU) {
     for (const AdamGroup& g : groups) {
-      if (is_fp32(g.params) && is_fp32(g.exp_avg) && is_fp32(g.exp_avg_sq))
-        adam_step_reference<float>(g.params.f32, g.grads, g.exp_avg.f32, g.exp_avg_sq.f32, g.n, g.h, step);
+      if (all_fp32(g))
+        adam_step_reference<float>(g.params.f32, g.grads.f32, g.exp_avg.f32, g.exp_avg_sq.f32, g.n, g.h, step);
       else
         adam_step_stored_reference(g, step);
     }
@@ -176,8 +188,8 @@ void adam_step_groups(const ComputeContext& where, std::span<const AdamGroup> gr
   for (const AdamGroup& g : groups) {
     const AdamStepConstants<float> k = adam_step_constants<float>(g.h, step);
     if (a.count == kMaxGroupsPerLaunch) flush();
-    const bool fp32 = is_fp32(g.params) && is_fp32(g.exp_avg) && is_fp32(g.exp_avg_sq);
-    const bool aligned = fp32 && aligned16(g.params.f32) && aligned16(g.grads) && aligned16(g.exp_avg.f32) &&
+    const bool fp32 = all_fp32(g);
+    const bool aligned = fp32 && aligned16(g.params.f32) && aligned16(g.grads.f32) && aligned16(g.exp_avg.f32) &&
                          aligned16(g.exp_avg_sq.f32);
     a.group[a.count] =
         GroupArgs{g.params, g.grads, g.exp_avg, g.exp_avg_sq, g.n, k, g.seed, g.first, fp32, aligned, narrow4(g)};

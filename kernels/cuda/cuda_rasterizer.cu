@@ -133,9 +133,10 @@ class CudaRasterizer final : public Rasterizer, public CudaRasterizerProbe {
   void backward(const RenderOutputGrads& dout, const GaussiansGrad& grad, const DensifyStats& stats) override {
     if (!have_project_ || !have_raster_)
       throw std::logic_error("CUDA rasterizer: backward called without a successful forward");
+    check_gradient_targets(grad, slots_.packed, "CUDA rasterizer");
     const DeviceScope scope(where_.ordinal);
     clock_.mark("backward start", stream_);
-    if (slots_.count == 0) return;
+    if (slots_.count == 0) return cuda::project_backward(g_, setup_, slots_, {}, grad, stats, stream_);  // zeros
     const size_t n = static_cast<size_t>(slots_.count);
     float4* all = ws_.get<float4>(kSlotGrads, 3 * n);
     check(cudaMemsetAsync(all, 0, 3 * n * sizeof(float4), stream_), "clearing gradients");
@@ -163,8 +164,8 @@ class CudaRasterizer final : public Rasterizer, public CudaRasterizerProbe {
 
   void project_backward(const ConstProjectedGrads& d, const GaussiansGrad& grad, const DensifyStats& stats) override {
     if (!have_project_) throw std::logic_error("CUDA rasterizer: project_backward called without a successful project");
+    check_gradient_targets(grad, slots_.packed, "CUDA rasterizer");
     const DeviceScope scope(where_.ordinal);
-    if (slots_.count == 0) return;
     const ProjectedGrads dslots{reinterpret_cast<float4*>(const_cast<float*>(d.mean2d)),
                                 reinterpret_cast<float4*>(const_cast<float*>(d.conic_opacity)),
                                 reinterpret_cast<float4*>(const_cast<float*>(d.color_depth))};

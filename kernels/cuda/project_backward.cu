@@ -1,9 +1,11 @@
 // Backward projection: gradients w.r.t. each pair's screen attributes -> the Gaussians' parameter
 // gradients (through SH, EWA projection, covariance, sigmoid) and the densification statistics.
-// Dense layout: one thread per Gaussian sums over the cameras in registers and adds once;
+// Dense layout: one thread per Gaussian sums over the cameras in registers and adds once, or with
+// GaussiansGrad::overwrite stores once (every row: no zeroing pass before, no read of the old value);
 // the block stages its Gaussians' SH rest coefficients and their gradients through shared memory, so
-// that the 45 floats per Gaussian move with coalesced loads and stores.
-// Packed layout: one thread per slot, atomics into the Gaussian (its cameras are in other slots).
+// that the 45 values per Gaussian move with coalesced loads and stores (bf16 ones under mixed precision).
+// Packed layout: one thread per slot, atomics into the Gaussian (its cameras are in other slots); an
+// overwriting call zeroes the arrays first.
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/raster_stages.cuh"
 #include "kernels/raster_math.h"
@@ -59,23 +61,32 @@ __device__ void add_pair(const GaussiansView& g, const ProjectionSetup& setup, i
 // atomicMax on non-negative floats through their bit patterns, which order like the values.
 __device__ void atomic_max_nonneg(float* p, float v) { atomicMax(reinterpret_cast<int*>(p), __float_as_int(v)); }
 
-// Adds the sums to the Gaussian's gradients and statistics; a null array is skipped (as the CPU
-// reference does), so callers may leave out what they do not train. Always atomics, even where one
-// thread owns the Gaussian (dense layout): a fire-and-forget atomic add beats a load + store for
-// these scattered addresses (measured, bench/RESULTS.md). (The SH rest gradients are added by the kernels.)
+// Adds (atomics) or, overwriting, stores one gradient value.
+__device__ void put(float* p, float v, bool overwrite) {
+  if (overwrite) *p = v;
+  else atomicAdd(p, v);
+}
+
+// Writes the sums into the Gaussian's gradients and adds them to its statistics; a null array is
+// skipped (as the CPU reference does), so callers may leave out what they do not train. Adding uses
+// atomics even where one thread owns the Gaussian (dense layout): a fire-and-forget atomic add beats
+// a load + store for these scattered addresses (measured, bench/RESULTS.md). Overwriting stores every
+// row, zeros where no pair reached it. (The SH rest gradients are written by the kernels.)
 __device__ void flush(const GaussiansGrad& grad, const DensifyStats& stats, int64_t i, const GaussianGradSum& a) {
-  if (a.visible == 0) return;
+  const bool ow = grad.overwrite;
+  if (a.visible == 0 && !ow) return;
   if (grad.means)
-    for (int k = 0; k < 3; ++k) atomicAdd(&grad.means[3 * i + k], a.mean[k]);
+    for (int k = 0; k < 3; ++k) put(&grad.means[3 * i + k], a.mean[k], ow);
   if (grad.quats) {
     const float q[4] = {a.quat.w, a.quat.x, a.quat.y, a.quat.z};
-    for (int k = 0; k < 4; ++k) atomicAdd(&grad.quats[4 * i + k], q[k]);
+    for (int k = 0; k < 4; ++k) put(&grad.quats[4 * i + k], q[k], ow);
   }
   if (grad.log_scales)
-    for (int k = 0; k < 3; ++k) atomicAdd(&grad.log_scales[3 * i + k], a.log_scale[k]);
-  if (grad.opacity_logits) atomicAdd(&grad.opacity_logits[i], a.logit);
+    for (int k = 0; k < 3; ++k) put(&grad.log_scales[3 * i + k], a.log_scale[k], ow);
+  if (grad.opacity_logits) put(&grad.opacity_logits[i], a.logit, ow);
   if (grad.sh_dc)
-    for (int k = 0; k < 3; ++k) atomicAdd(&grad.sh_dc[3 * i + k], a.dc[k]);
+    for (int k = 0; k < 3; ++k) put(&grad.sh_dc[3 * i + k], a.dc[k], ow);
+  if (a.visible == 0) return;
   if (stats.grad2d_norm) atomicAdd(&stats.grad2d_norm[i], a.grad2d);
   if (stats.grad2d_abs_norm) atomicAdd(&stats.grad2d_abs_norm[i], a.grad2d_abs);
   if (stats.visible_count) atomicAdd(&stats.visible_count[i], a.visible);
@@ -115,8 +126,13 @@ __global__ void __launch_bounds__(kThreads) project_backward_dense(GaussiansView
     }
     if constexpr (D > 0) {
       __syncthreads();
-      if (grad.sh_rest)
-        for (int k = threadIdx.x; k < count * row; k += kThreads) grad.sh_rest[first * row + k] += s_drest[k];
+      const int64_t at = first * row;
+      if (grad.sh_rest_bf16)
+        for (int k = threadIdx.x; k < count * row; k += kThreads) grad.sh_rest_bf16[at + k] = Bf16{bf16_nearest(s_drest[k])};
+      else if (grad.sh_rest && grad.overwrite)
+        for (int k = threadIdx.x; k < count * row; k += kThreads) grad.sh_rest[at + k] = s_drest[k];
+      else if (grad.sh_rest)
+        for (int k = threadIdx.x; k < count * row; k += kThreads) grad.sh_rest[at + k] += s_drest[k];
     }
   }
 }
@@ -142,9 +158,34 @@ __global__ void project_backward_packed(GaussiansView g, ProjectionSetup setup, 
   }
 }
 
+// Zeroes the SH rest gradients (`all`: and every other gradient array) of n Gaussians, for an
+// overwriting call whose kernel does not store every value itself.
+void zero_gradients(const GaussiansGrad& grad, const GaussiansView& g, bool all, cudaStream_t stream) {
+  const size_t n = size_t(g.n), rest = n * size_t(3 * g.sh_rest_coeffs);
+  const auto zero = [&](void* p, size_t bytes) {
+    if (p && bytes) check(cudaMemsetAsync(p, 0, bytes, stream), "zeroing gradients");
+  };
+  zero(grad.sh_rest, rest * sizeof(float));
+  zero(grad.sh_rest_bf16, rest * sizeof(Bf16));
+  if (!all) return;
+  zero(grad.means, 3 * n * sizeof(float));
+  zero(grad.quats, 4 * n * sizeof(float));
+  zero(grad.log_scales, 3 * n * sizeof(float));
+  zero(grad.opacity_logits, n * sizeof(float));
+  zero(grad.sh_dc, 3 * n * sizeof(float));
+}
+
 template <int D>
 void launch(const GaussiansView& g, const ProjectionSetup& setup, const ProjectedSlots& slots,
-            const ProjectedGrads& dslots, const GaussiansGrad& grad, const DensifyStats& stats, cudaStream_t stream) {
+            const ProjectedGrads& dslots, GaussiansGrad grad, const DensifyStats& stats, cudaStream_t stream) {
+  // Overwriting where no thread owns a Gaussian (packed slots, or no pairs at all): zero, then add.
+  if (grad.overwrite && (slots.packed || slots.count == 0)) {
+    zero_gradients(grad, g, /*all=*/true, stream);
+    grad.overwrite = false;
+  } else if (grad.overwrite && D == 0) {
+    zero_gradients(grad, g, /*all=*/false, stream);  // degree 0 stores no SH rest gradients
+  }
+  if (slots.count == 0) return;
   if (slots.packed) {
     project_backward_packed<D><<<stride_blocks(slots.count, kThreads), kThreads, 0, stream>>>(g, setup, slots, dslots,
                                                                                               grad, stats);

@@ -46,7 +46,8 @@ TEST_CASE("amp: the device stores SH rest and moments in bf16 and renders the va
   for (size_t i = 0; i < m.sh_rest.size(); ++i) rounded |= amp_state.col(Group::ShRest).value[i] != m.sh_rest[i];
   CHECK(rounded);  // the values did change: the comparison below is not between identical inputs
 
-  // Memory per Gaussian: values 14 x 4 + 45 x 2, moments 59 x 2 x 2, gradients 59 x 4, statistics 16.
+  // Memory per Gaussian: values 14 x 4 + 45 x 2, moments 59 x 2 x 2, gradients 59 x 4 (until a step
+  // stores bf16 SH rest gradients: the test below), statistics 16.
   const GaussianMemory mf = f32.memory(), ma = amp.memory();
   CHECK(ma.parameters == size_t(400) * (14 * 4 + 45 * 2));
   CHECK(ma.optimizer == size_t(400) * 59 * 2 * 2);
@@ -84,6 +85,35 @@ TEST_CASE("amp: switching during a run converts the columns at the step boundary
   t.set_amp(false);
   CHECK(t.gaussians().view().sh_rest != nullptr);
   while (!t.finished()) t.step();
+  CHECK(first_non_finite(t.whole_state()).empty());
+}
+
+// A step rendered in one dense call sums each Gaussian's SH rest gradients in fp32 and stores them
+// once, in bf16 under mixed precision; a packed step (atomics) keeps them fp32. Either way the step
+// overwrites the gradients, and Adam reads the array that step wrote.
+TEST_CASE("amp: one dense call per step stores the SH rest gradients in bf16, packed steps in fp32", "[amp][trainer]") {
+  const Scene scene = test::small_demo_scene(32, 24, 200);
+  TrainerOptions o = test::short_run_options(40);
+  o.cpu_threads = 1;
+  o.amp = true;
+  Trainer t(scene, init_from_points(scene.points), o);
+  const auto gradient_bytes = [&] { return t.gaussians().memory().gradients; };
+  for (int i = 0; i < 10; ++i) t.step();
+  const size_t n = size_t(t.gaussians().size());
+  CHECK(t.gaussians().rest_grad_narrow());
+  CHECK(t.gaussians().adam_group(Group::ShRest).grads.bf16 != nullptr);
+  CHECK(gradient_bytes() == n * (14 * 4 + 45 * 2));
+  t.set_packed(true);
+  for (int i = 0; i < 10; ++i) t.step();
+  CHECK_FALSE(t.gaussians().rest_grad_narrow());
+  CHECK(t.gaussians().adam_group(Group::ShRest).grads.f32 != nullptr);
+  CHECK(gradient_bytes() == size_t(t.gaussians().size()) * 59 * 4);
+  t.set_packed(false);
+  for (int i = 0; i < 10; ++i) t.step();
+  CHECK(t.gaussians().rest_grad_narrow());
+  t.set_amp(false);
+  for (int i = 0; i < 10; ++i) t.step();
+  CHECK_FALSE(t.gaussians().rest_grad_narrow());  // fp32 values train from fp32 gradients
   CHECK(first_non_finite(t.whole_state()).empty());
 }
 

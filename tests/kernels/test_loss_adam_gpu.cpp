@@ -273,3 +273,38 @@ TEST_CASE("CUDA multi-group Adam (one launch per 8 groups) matches per-group CPU
     if (sizes[k] > 0) CHECK(host[k].p != random_values(sizes[k], 300 + k, -1.f, 1.f));
   }
 }
+
+TEST_CASE("CUDA Adam with bf16 gradients writes the CPU reference's bits", "[adam][amp][gpu]") {
+  if (!splat::test::gpu_or_skip("CUDA Adam, bf16 gradients")) return;
+  // Mixed precision's SH rest group (everything bf16: the four-element path, and its tail) and fp32
+  // parameters with bf16 moments (the same path, fp32 parameter loads).
+  const size_t n = 4099;
+  const std::vector<float> g = random_values(n, 21, -0.01f, 0.01f), p0 = random_values(n, 22, -1.f, 1.f);
+  std::vector<uint16_t> g16;
+  for (float x : g) g16.push_back(bf16_nearest(x));
+  for (const bool bf16_params : {true, false}) {
+    INFO("bf16 parameters: " << bf16_params);
+    std::vector<uint16_t> p16, m16(n, 0), v16(n, 0);
+    for (float x : p0) p16.push_back(bf16_nearest(x));
+    std::vector<float> p32 = p0;
+    Buffer<uint16_t> dp16 = on_gpu(p16), dm16 = on_gpu(m16), dv16 = on_gpu(v16), dg16 = on_gpu(g16);
+    Buffer<float> dp32 = on_gpu(p32);
+    for (int step = 1; step <= 3; ++step) {
+      AdamGroup cpu, gpu;
+      cpu.params = bf16_params ? StoredArray{nullptr, p16.data(), splat::Precision::BF16} : fp32_array(p32.data());
+      gpu.params = bf16_params ? StoredArray{nullptr, dp16.data(), splat::Precision::BF16} : fp32_array(dp32.data());
+      cpu.exp_avg = {nullptr, m16.data(), splat::Precision::BF16}, gpu.exp_avg = {nullptr, dm16.data(), splat::Precision::BF16};
+      cpu.exp_avg_sq = {nullptr, v16.data(), splat::Precision::BF16};
+      gpu.exp_avg_sq = {nullptr, dv16.data(), splat::Precision::BF16};
+      cpu.grads = GradArray::narrow(g16.data()), gpu.grads = GradArray::narrow(dg16.data());
+      for (AdamGroup* a : {&cpu, &gpu}) a->n = int64_t(n), a->h.lr = 1e-3f, a->seed = uint64_t(step) * 7;
+      adam_step_groups(Device::CPU, std::span<const AdamGroup>(&cpu, 1), step);
+      adam_step_groups(Device::CUDA, std::span<const AdamGroup>(&gpu, 1), step);
+    }
+    if (bf16_params) CHECK(dp16.download() == p16);
+    else CHECK(dp32.download() == p32);
+    CHECK(dm16.download() == m16);
+    CHECK(dv16.download() == v16);
+    CHECK(std::any_of(m16.begin(), m16.end(), [](uint16_t b) { return b != 0; }));
+  }
+}

@@ -79,32 +79,43 @@ struct Shard {
   }
 };
 
-// Gradients and statistics of n Gaussians, accumulated into.
+// Gradients and statistics of n Gaussians; the gradients start at `fill` (statistics at zero). With
+// `narrow`, the SH rest gradients are bf16 (rest16), as mixed precision stores them.
 struct Grads {
   Buffer<float> means, quats, log_scales, logits, dc, rest, grad2d, grad2d_abs, max_radius;
   Buffer<int32_t> visible;
-  Grads(Device d, int64_t n) {
-    auto z = [&](size_t k) {
-      Buffer<float> b(d, k);
-      b.zero();
-      return b;
-    };
-    means = z(3 * n), quats = z(4 * n), log_scales = z(3 * n), logits = z(n), dc = z(3 * n), rest = z(9 * n);
-    grad2d = z(n), grad2d_abs = z(n), max_radius = z(n);
+  Buffer<uint16_t> rest16;
+  bool narrow = false;
+  Grads(Device d, int64_t n, float fill = 0.f, bool narrow_rest = false) : rest16(d), narrow(narrow_rest) {
+    auto filled = [&](size_t k, float v) { return on(d, Floats(k, v)); };
+    means = filled(3 * n, fill), quats = filled(4 * n, fill), log_scales = filled(3 * n, fill);
+    logits = filled(n, fill), dc = filled(3 * n, fill), rest = filled(narrow ? 0 : 9 * n, fill);
+    if (narrow) rest16.upload(std::vector<uint16_t>(size_t(9 * n), kernels::bf16_nearest(fill)));
+    grad2d = filled(n, 0), grad2d_abs = filled(n, 0), max_radius = filled(n, 0);
     visible = Buffer<int32_t>(d, size_t(n));
     visible.zero();
   }
-  kernels::GaussiansGrad grad() {
-    return {means.data(), quats.data(), log_scales.data(), logits.data(), dc.data(), rest.data()};
+  kernels::GaussiansGrad grad(bool overwrite = false) {
+    kernels::GaussiansGrad g{means.data(), quats.data(), log_scales.data(), logits.data(), dc.data(),
+                             narrow ? nullptr : rest.data()};
+    if (narrow) g.sh_rest_bf16 = reinterpret_cast<kernels::Bf16*>(rest16.data());
+    g.overwrite = overwrite;
+    return g;
   }
   kernels::DensifyStats stats() { return {grad2d.data(), grad2d_abs.data(), visible.data(), max_radius.data()}; }
-  // Every array on the host, concatenated, and the visible counts.
+  // Every array on the host (bf16 ones decoded), concatenated, and the visible counts.
   Floats all() const {
     Floats out;
     for (const Buffer<float>* b : {&means, &quats, &log_scales, &logits, &dc, &rest, &grad2d, &grad2d_abs, &max_radius}) {
-      const Floats h = b->download();
+      const Floats h = b == &rest && narrow ? rest_values() : b->download();
       out.insert(out.end(), h.begin(), h.end());
     }
+    return out;
+  }
+  Floats rest_values() const {
+    if (!narrow) return rest.download();
+    Floats out;
+    for (uint16_t h : rest16.download()) out.push_back(kernels::bf16_to_float(h));
     return out;
   }
 };
@@ -330,7 +341,83 @@ void check_depth_ties(Device d) {
   }
 }
 
+// The one-rank shortcut's gradients written into arrays that held `fill`: added (overwrite false)
+// or overwritten, the SH rest ones in bf16 where `narrow`. `degree` below the stored 1 leaves the SH
+// rest coefficients without gradients (an overwrite must still zero them).
+Grads backward_into(Device d, const Scene& s, bool packed, int degree, bool overwrite, bool narrow, float fill) {
+  const Shard all(d, s, 0, s.n);
+  Grads g(d, s.n, fill, narrow);
+  Buffer<float> rgb(d, 3 * s.pixels());
+  auto r = rasterizer(d);
+  RasterSettings settings = s.settings;
+  settings.packed = packed;
+  settings.sh_degree = degree;
+  r->forward(all.view(), s.cameras, settings, {rgb.data(), nullptr, nullptr});
+  const OutputGrads up(s.pixels(), 12);
+  auto drgb = on(d, up.rgb);
+  r->backward({drgb.data(), nullptr, nullptr}, g.grad(overwrite), g.stats());
+  return g;
+}
+
+// Overwriting gives what zeroed arrays accumulate; rows no pair reaches (the three Gaussians behind
+// every camera) get zeros; bf16 SH rest gradients are the fp32 ones rounded to nearest. On the CPU
+// the sums run in the same order, so all of it holds exactly; on CUDA to the atomics' order.
+void check_gradient_writes(Device d) {
+  const Scene s = random_scene(14, 80, /*mixed_sizes=*/true);
+  for (const bool packed : {false, true})
+    for (const int degree : {0, 1}) {
+      INFO("packed " << packed << ", SH degree " << degree);
+      const Floats added = backward_into(d, s, packed, degree, false, false, 0.f).all();
+      const Grads over = backward_into(d, s, packed, degree, true, false, 7.f);
+      if (d == Device::CPU) CHECK(over.all() == added);
+      else CHECK(rel_err(over.all(), added) < 1e-5);
+      const Floats means = over.means.download(), rest = over.rest_values();
+      for (int i = 0; i < 3; ++i) {
+        for (int k = 0; k < 3; ++k) CHECK(means[3 * i + k] == 0.f);
+        for (int k = 0; k < 9; ++k) CHECK(rest[9 * i + k] == 0.f);
+      }
+      if (degree == 0) CHECK(std::all_of(rest.begin(), rest.end(), [](float v) { return v == 0.f; }));
+      if (packed) continue;  // bf16 gradients are stored by the dense layout only
+      const Grads narrow = backward_into(d, s, packed, degree, true, true, 7.f);
+      const Floats want = backward_into(d, s, packed, degree, false, false, 0.f).rest_values();
+      Floats rounded;
+      for (float v : want) rounded.push_back(kernels::bf16_to_float(kernels::bf16_nearest(v)));
+      if (d == Device::CPU) CHECK(narrow.rest_values() == rounded);
+      else CHECK(rel_err(narrow.rest_values(), want) < 4e-3);  // bf16 keeps 8 significant bits
+      if (d == Device::CPU) CHECK(narrow.means.download() == over.means.download());
+    }
+}
+
 }  // namespace
+
+TEST_CASE("an overwriting backward stores what zeroed arrays accumulate, bf16 SH rest to nearest (CPU)",
+          "[raster_cpu][stages]") {
+  check_gradient_writes(Device::CPU);
+}
+
+TEST_CASE("bf16 SH rest gradients are refused where they would be accumulated into", "[raster_cpu][stages]") {
+  const Scene s = random_scene(15, 20, false);
+  const Shard all(Device::CPU, s, 0, s.n);
+  for (const bool packed : {false, true}) {
+    auto r = kernels::make_cpu_rasterizer(1);
+    RasterSettings settings = s.settings;
+    settings.packed = packed;
+    Floats rgb(3 * s.pixels());
+    r->forward(all.view(), s.cameras, settings, {rgb.data(), nullptr, nullptr});
+    const Floats zero(3 * s.pixels(), 0.f);
+    Grads g(Device::CPU, s.n, 0.f, /*narrow_rest=*/true);
+    if (packed)
+      CHECK_THROWS_WITH(r->backward({zero.data(), nullptr, nullptr}, g.grad(true), {}),
+                        Catch::Contains("dense layout"));
+    else
+      CHECK_NOTHROW(r->backward({zero.data(), nullptr, nullptr}, g.grad(true), {}));
+    CHECK_THROWS_WITH(r->backward({zero.data(), nullptr, nullptr}, g.grad(false), {}),
+                      Catch::Contains("never accumulated in bf16"));
+    kernels::GaussiansGrad both = g.grad(true);
+    both.sh_rest = g.means.data();
+    CHECK_THROWS_WITH(r->backward({zero.data(), nullptr, nullptr}, both, {}), Catch::Contains("not both"));
+  }
+}
 
 TEST_CASE("sharded stages render and differentiate like the whole model (CPU)", "[raster_cpu][stages]") {
   check_sharded_equals_whole(Device::CPU);
@@ -456,5 +543,17 @@ TEST_CASE("CUDA cameras of different sizes match the CPU reference", "[raster][g
     CHECK(rel_err(g.rgb, c.rgb) < 1e-6);
     CHECK(rel_err(g.depth, c.depth) < 1e-6);
     CHECK(rel_err(g.grads, c.grads) < 1e-5);
+  }
+}
+
+TEST_CASE("CUDA overwriting backward and bf16 SH rest gradients", "[raster][gpu][stages]") {
+  if (!splat::test::gpu_or_skip("CUDA gradient writes")) return;
+  check_gradient_writes(Device::CUDA);
+  const Scene s = random_scene(16, 80, /*mixed_sizes=*/true);
+  for (const bool narrow : {false, true}) {
+    INFO("narrow " << narrow);
+    const Grads c = backward_into(Device::CPU, s, false, 1, true, narrow, 7.f);
+    const Grads g = backward_into(Device::CUDA, s, false, 1, true, narrow, 7.f);
+    CHECK(rel_err(g.all(), c.all()) < (narrow ? 4e-3 : 1e-5));
   }
 }

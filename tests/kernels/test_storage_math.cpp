@@ -134,3 +134,50 @@ TEST_CASE("storage math: stochastic rounding of a piece at its offset equals tha
   CHECK(run(true, true) == whole);
   CHECK(run(true, false) != whole);  // the offset is what makes them agree
 }
+
+// Mixed precision stores the SH rest gradients in bf16 (summed in fp32, stored once): Adam must read
+// them as the values they encode, in every storage layout it steps.
+TEST_CASE("storage math: Adam reads bf16 gradients as the fp32 values they encode", "[storage][adam]") {
+  const int n = 37;
+  AdamHyperParams h;
+  h.lr = 1e-3f;
+  std::vector<uint16_t> g16(n);
+  std::vector<float> g32(n);
+  for (int i = 0; i < n; ++i) {
+    g16[size_t(i)] = bf16_nearest(1e-3f * float((i * 29) % 17 - 8) + 1e-6f * float(i));
+    g32[size_t(i)] = bf16_to_float(g16[size_t(i)]);
+  }
+  for (const bool narrow_storage : {false, true}) {
+    INFO("bf16 parameters and moments: " << narrow_storage);
+    auto run = [&](const GradArray& grads) {
+      std::vector<uint16_t> p(n, bf16_nearest(0.3f)), m(n, 0), v(n, 0);
+      std::vector<float> pf(n, 0.3f), mf(n, 0.f), vf(n, 0.f);
+      for (int t = 1; t <= 3; ++t) {
+        AdamGroup g;
+        g.params = narrow_storage ? StoredArray{nullptr, p.data(), Precision::BF16} : fp32_array(pf.data());
+        g.exp_avg = narrow_storage ? StoredArray{nullptr, m.data(), Precision::BF16} : fp32_array(mf.data());
+        g.exp_avg_sq = narrow_storage ? StoredArray{nullptr, v.data(), Precision::BF16} : fp32_array(vf.data());
+        g.grads = grads;
+        g.n = n;
+        g.h = h;
+        g.seed = uint64_t(t);
+        adam_step_groups(Device::CPU, std::span<const AdamGroup>(&g, 1), t);
+      }
+      std::vector<float> out(pf);
+      for (const auto* a : {&p, &m, &v})
+        for (uint16_t b : *a) out.push_back(bf16_to_float(b));
+      out.insert(out.end(), mf.begin(), mf.end());
+      out.insert(out.end(), vf.begin(), vf.end());
+      return out;
+    };
+    const std::vector<float> from32 = run(GradArray(g32.data())), from16 = run(GradArray::narrow(g16.data()));
+    CHECK(from16 == from32);
+    CHECK(from16 != run(GradArray(std::vector<float>(n, 0.f).data())));  // the gradients were read
+  }
+  AdamGroup none;
+  none.n = 1;
+  std::vector<float> x(1);
+  none.params = none.exp_avg = none.exp_avg_sq = fp32_array(x.data());
+  CHECK_THROWS_WITH(adam_step_groups(Device::CPU, std::span<const AdamGroup>(&none, 1), 1),
+                    Catch::Contains("gradient array"));
+}

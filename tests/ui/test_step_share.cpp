@@ -9,11 +9,11 @@ using namespace splat::ui;
 
 namespace {
 // Totals of `steps` identical steps with the trainer's phase names (ms per step given).
-kernels::PhaseTotals steps_of(int steps, double zero, double fwd, double loss, double bwd, double adam,
+kernels::PhaseTotals steps_of(int steps, double other, double fwd, double loss, double bwd, double adam,
                               double strat) {
   kernels::PhaseTotals t;
   for (int i = 0; i < steps; ++i) {
-    t.add("zero gradients", zero);
+    t.add("rebalance", other);
     t.add("render forward", fwd);
     t.add("loss", loss);
     t.add("render backward (+densify stats)", bwd);
@@ -33,7 +33,7 @@ TEST_CASE("step share: phase names fold into parts", "[ui][share]") {
   CHECK(step_part_of("strategy loss terms") == StepPart::Strategy);
   CHECK(step_part_of("adam") == StepPart::Adam);
   CHECK(step_part_of("loss") == StepPart::Loss);
-  CHECK(step_part_of("zero gradients") == StepPart::Other);
+  CHECK(step_part_of("rebalance") == StepPart::Other);
 }
 
 TEST_CASE("step share: fractions over the window between two readings", "[ui][share]") {
