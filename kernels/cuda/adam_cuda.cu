@@ -1,7 +1,7 @@
-// CUDA backend of the fused Adam step: four elements per thread, everything in registers (each
-// element is read and written once: the step is bandwidth-bound, and 16-byte accesses keep more
-// bytes in flight per thread than one float each). Several parameter groups share
-// one launch: the blocks are split between the groups, and a block finds its group from the
+// CUDA backend of the fused Adam step: four elements per thread (eight where every array is bf16),
+// everything in registers (each element is read and written once: the step is bandwidth-bound, and
+// 16-byte accesses keep more bytes in flight per thread than one float each). Several parameter groups
+// share one launch: the blocks are split between the groups, and a block finds its group from the
 // table of first blocks passed by value with the launch.
 #include <cuda_runtime.h>
 
@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "kernels/adam.h"
 #include "kernels/cuda/cuda_check.cuh"
@@ -18,7 +19,7 @@ namespace splat::kernels {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr int kPerThread = 4;  // one float4 of each array
+constexpr int kPerThread = 4;  // one float4 of each array (the narrow path: see GroupArgs::narrow)
 constexpr int kMaxGroupsPerLaunch = 8;  // more groups take several launches
 
 struct GroupArgs {
@@ -31,9 +32,11 @@ struct GroupArgs {
   int64_t first;
   bool fp32;     // every array is plain fp32: the float path, no rounding
   bool aligned;  // fp32 and all four arrays start on 16 bytes: float4 accesses are allowed
-  // Mixed precision's layout, vectorised: both moments bf16 encodings, the parameters and the gradients
-  // bf16 encodings or plain fp32, every array aligned for one load of four elements.
-  bool narrow4;
+  // Mixed precision's layout, vectorised (0: not): both moments bf16 encodings, the parameters and the
+  // gradients bf16 encodings or plain fp32, every array aligned for one access of `narrow` elements.
+  // Eight where all four arrays are bf16 (the SH rest group): 16-byte accesses, as the fp32 path makes.
+  int narrow;
+  int per_thread;  // elements per thread: 8 on that path, 4 otherwise
 };
 
 struct LaunchArgs {
@@ -42,51 +45,64 @@ struct LaunchArgs {
   int count;
 };
 
-// Four bf16 encodings <-> floats (element i is the low half of each 32-bit word: little-endian).
-__device__ void unpack_bf16x4(uint2 w, float (&f)[4]) {
-  f[0] = bf16_to_float(uint16_t(w.x & 0xffffu));
-  f[1] = bf16_to_float(uint16_t(w.x >> 16));
-  f[2] = bf16_to_float(uint16_t(w.y & 0xffffu));
-  f[3] = bf16_to_float(uint16_t(w.y >> 16));
+// W bf16 encodings (one 8- or 16-byte access) or W floats (W / 4 16-byte accesses) <-> floats.
+// Element i is the low half of each 32-bit word: little-endian.
+template <int W>
+using Bf16Words = std::conditional_t<W == 4, uint2, uint4>;
+template <int W>
+__device__ void load_bf16(const uint16_t* p, float (&f)[W]) {
+  const Bf16Words<W> w = *reinterpret_cast<const Bf16Words<W>*>(p);
+  const uint32_t* u = reinterpret_cast<const uint32_t*>(&w);
+#pragma unroll
+  for (int e = 0; e < W; e += 2) f[e] = bf16_to_float(uint16_t(u[e / 2] & 0xffffu)), f[e + 1] = bf16_to_float(uint16_t(u[e / 2] >> 16));
 }
-__device__ uint2 pack_bf16x4(const uint16_t (&h)[4]) {
-  return make_uint2(uint32_t(h[0]) | uint32_t(h[1]) << 16, uint32_t(h[2]) | uint32_t(h[3]) << 16);
+template <int W>
+__device__ void store_bf16(uint16_t* p, const uint16_t (&h)[W]) {
+  Bf16Words<W> w;
+  uint32_t* u = reinterpret_cast<uint32_t*>(&w);
+#pragma unroll
+  for (int e = 0; e < W; e += 2) u[e / 2] = uint32_t(h[e]) | uint32_t(h[e + 1]) << 16;
+  *reinterpret_cast<Bf16Words<W>*>(p) = w;
+}
+template <int W>
+__device__ void load_f32(const float* p, float (&f)[W]) {
+#pragma unroll
+  for (int e = 0; e < W; e += 4) {
+    const float4 q = *reinterpret_cast<const float4*>(p + e);
+    f[e] = q.x, f[e + 1] = q.y, f[e + 2] = q.z, f[e + 3] = q.w;
+  }
+}
+template <int W>
+__device__ void store_f32(float* p, const float (&f)[W]) {
+#pragma unroll
+  for (int e = 0; e < W; e += 4) *reinterpret_cast<float4*>(p + e) = make_float4(f[e], f[e + 1], f[e + 2], f[e + 3]);
 }
 
-// Elements i..i+3 of a narrow4 group: the arithmetic and the rounding of adam_update_stored (so the
-// bits are the CPU reference's), with 8- and 16-byte accesses where the generic path reads 2 bytes
-// at a time.
-__device__ void adam_narrow4(const GroupArgs& x, int64_t i) {
-  float p[4], m[4], v[4];
-  const bool p16 = x.params.bf16 != nullptr;
-  if (p16) {
-    unpack_bf16x4(*reinterpret_cast<const uint2*>(x.params.bf16 + i), p);
-  } else {
-    const float4 q = *reinterpret_cast<const float4*>(x.params.f32 + i);
-    p[0] = q.x, p[1] = q.y, p[2] = q.z, p[3] = q.w;
-  }
-  float d[4];
-  if (x.grads.bf16) {
-    unpack_bf16x4(*reinterpret_cast<const uint2*>(x.grads.bf16 + i), d);
-  } else {
-    const float4 d4 = *reinterpret_cast<const float4*>(x.grads.f32 + i);
-    d[0] = d4.x, d[1] = d4.y, d[2] = d4.z, d[3] = d4.w;
-  }
-  unpack_bf16x4(*reinterpret_cast<const uint2*>(x.exp_avg.bf16 + i), m);
-  unpack_bf16x4(*reinterpret_cast<const uint2*>(x.exp_avg_sq.bf16 + i), v);
-  uint16_t ph[4], mh[4], vh[4];
+// Elements i..i+W-1 of a vectorised narrow group: the arithmetic and the rounding of adam_update_stored
+// (so the bits are the CPU reference's), with 8- and 16-byte accesses where the generic path reads
+// 2 bytes at a time.
+template <int W>
+__device__ void adam_narrow(const GroupArgs& x, int64_t i) {
+  float p[W], d[W], m[W], v[W];
+  if (x.params.bf16) load_bf16<W>(x.params.bf16 + i, p);
+  else load_f32<W>(x.params.f32 + i, p);
+  if (x.grads.bf16) load_bf16<W>(x.grads.bf16 + i, d);
+  else load_f32<W>(x.grads.f32 + i, d);
+  load_bf16<W>(x.exp_avg.bf16 + i, m);
+  load_bf16<W>(x.exp_avg_sq.bf16 + i, v);
+  uint16_t ph[W], mh[W], vh[W];
 #pragma unroll
-  for (int e = 0; e < 4; ++e) {
+  for (int e = 0; e < W; ++e) {
     adam_update(p[e], d[e], m[e], v[e], x.k);
     const ElementRoundingBits r = element_rounding_bits(x.seed, x.first, i + e);
     ph[e] = bf16_stochastic(p[e], r.param);
     mh[e] = bf16_stochastic(m[e], r.exp_avg);
     vh[e] = bf16_stochastic(v[e], r.exp_avg_sq);
   }
-  if (p16) *reinterpret_cast<uint2*>(x.params.bf16 + i) = pack_bf16x4(ph);
-  else *reinterpret_cast<float4*>(x.params.f32 + i) = make_float4(p[0], p[1], p[2], p[3]);
-  *reinterpret_cast<uint2*>(x.exp_avg.bf16 + i) = pack_bf16x4(mh);
-  *reinterpret_cast<uint2*>(x.exp_avg_sq.bf16 + i) = pack_bf16x4(vh);
+  if (x.params.bf16) store_bf16<W>(x.params.bf16 + i, ph);
+  else store_f32<W>(x.params.f32 + i, p);
+  store_bf16<W>(x.exp_avg.bf16 + i, mh);
+  store_bf16<W>(x.exp_avg_sq.bf16 + i, vh);
 }
 
 __global__ void adam_groups_kernel(const __grid_constant__ LaunchArgs a) {
@@ -94,13 +110,11 @@ __global__ void adam_groups_kernel(const __grid_constant__ LaunchArgs a) {
   int g = 0;
   while (g + 1 < a.count && block >= a.first_block[g + 1]) ++g;
   const GroupArgs& x = a.group[g];
-  const int64_t i = ((block - a.first_block[g]) * kThreads + threadIdx.x) * kPerThread;
-  if (x.narrow4 && i + kPerThread <= x.n) {
-    adam_narrow4(x, i);
-    return;
-  }
-  if (!x.fp32) {  // other narrow storage: the shared per-element body, which rounds what it writes
-    for (int64_t j = i; j < i + kPerThread && j < x.n; ++j)
+  const int64_t i = ((block - a.first_block[g]) * kThreads + threadIdx.x) * x.per_thread;
+  if (x.narrow == 8 && i + 8 <= x.n) return adam_narrow<8>(x, i);
+  if (x.narrow == 4 && i + 4 <= x.n) return adam_narrow<4>(x, i);
+  if (!x.fp32) {  // other narrow storage, and the tails: the shared per-element body, which rounds what it writes
+    for (int64_t j = i; j < i + x.per_thread && j < x.n; ++j)
       adam_update_stored(x.params, x.grads, x.exp_avg, x.exp_avg_sq, j, x.seed, x.first, x.k);
     return;
   }
@@ -132,12 +146,16 @@ bool is_fp32(const StoredArray& a) { return !a.bf16 && a.precision == Precision:
 bool all_fp32(const AdamGroup& g) {
   return is_fp32(g.params) && is_fp32(g.exp_avg) && is_fp32(g.exp_avg_sq) && !g.grads.bf16;
 }
-// Whether a group has mixed precision's layout, with every array aligned for four-element accesses.
-bool narrow4(const AdamGroup& g) {
+// The elements per access of a group's vectorised narrow path (mixed precision's layout, every array
+// aligned for it), or 0.
+int narrow_width(const AdamGroup& g) {
+  const bool moments = g.exp_avg.bf16 && g.exp_avg_sq.bf16;
+  if (moments && g.params.bf16 && g.grads.bf16 &&
+      aligned16(g.params.bf16) && aligned16(g.grads.bf16) && aligned16(g.exp_avg.bf16) && aligned16(g.exp_avg_sq.bf16))
+    return 8;
   const bool params = g.params.bf16 ? aligned8(g.params.bf16) : is_fp32(g.params) && aligned16(g.params.f32);
   const bool grads = g.grads.bf16 ? aligned8(g.grads.bf16) : aligned16(g.grads.f32);
-  return params && grads && g.exp_avg.bf16 && g.exp_avg_sq.bf16 && aligned8(g.exp_avg.bf16) &&
-         aligned8(g.exp_avg_sq.bf16);
+  return moments && params && grads && aligned8(g.exp_avg.bf16) && aligned8(g.exp_avg_sq.bf16) ? 4 : 0;
 }
 
 // A StoredArray names one array: fp32 elements, or bf16 encodings of a BF16 array.
@@ -191,9 +209,10 @@ void adam_step_groups(const ComputeContext& where, std::span<const AdamGroup> gr
     const bool fp32 = all_fp32(g);
     const bool aligned = fp32 && aligned16(g.params.f32) && aligned16(g.grads.f32) && aligned16(g.exp_avg.f32) &&
                          aligned16(g.exp_avg_sq.f32);
-    a.group[a.count] =
-        GroupArgs{g.params, g.grads, g.exp_avg, g.exp_avg_sq, g.n, k, g.seed, g.first, fp32, aligned, narrow4(g)};
-    constexpr int64_t per_block = int64_t(kThreads) * kPerThread;
+    const int narrow = narrow_width(g), per_thread = narrow == 8 ? 8 : kPerThread;
+    a.group[a.count] = GroupArgs{g.params, g.grads, g.exp_avg, g.exp_avg_sq, g.n,      k,
+                                 g.seed,   g.first, fp32,      aligned,      narrow, per_thread};
+    const int64_t per_block = int64_t(kThreads) * per_thread;
     a.first_block[a.count + 1] = a.first_block[a.count] + (g.n + per_block - 1) / per_block;
     ++a.count;
   }
