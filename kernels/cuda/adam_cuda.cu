@@ -80,13 +80,14 @@ __device__ void store_f32(float* p, const float (&f)[W]) {
 
 // Elements i..i+W-1 of a vectorised narrow group: the arithmetic and the rounding of adam_update_stored
 // (so the bits are the CPU reference's), with 8- and 16-byte accesses where the generic path reads
-// 2 bytes at a time.
+// 2 bytes at a time. W = 8 is the all-bf16 group, known at compile time: no per-array branches.
 template <int W>
 __device__ void adam_narrow(const GroupArgs& x, int64_t i) {
+  constexpr bool all_bf16 = W == 8;
   float p[W], d[W], m[W], v[W];
-  if (x.params.bf16) load_bf16<W>(x.params.bf16 + i, p);
+  if (all_bf16 || x.params.bf16) load_bf16<W>(x.params.bf16 + i, p);
   else load_f32<W>(x.params.f32 + i, p);
-  if (x.grads.bf16) load_bf16<W>(x.grads.bf16 + i, d);
+  if (all_bf16 || x.grads.bf16) load_bf16<W>(x.grads.bf16 + i, d);
   else load_f32<W>(x.grads.f32 + i, d);
   load_bf16<W>(x.exp_avg.bf16 + i, m);
   load_bf16<W>(x.exp_avg_sq.bf16 + i, v);
@@ -99,7 +100,7 @@ __device__ void adam_narrow(const GroupArgs& x, int64_t i) {
     mh[e] = bf16_stochastic(m[e], r.exp_avg);
     vh[e] = bf16_stochastic(v[e], r.exp_avg_sq);
   }
-  if (x.params.bf16) store_bf16<W>(x.params.bf16 + i, ph);
+  if (all_bf16 || x.params.bf16) store_bf16<W>(x.params.bf16 + i, ph);
   else store_f32<W>(x.params.f32 + i, p);
   store_bf16<W>(x.exp_avg.bf16 + i, mh);
   store_bf16<W>(x.exp_avg_sq.bf16 + i, vh);
