@@ -6,6 +6,8 @@
 // that the 45 values per Gaussian move with coalesced loads and stores (bf16 ones under mixed precision).
 // Packed layout: one thread per slot, atomics into the Gaussian (its cameras are in other slots); an
 // overwriting call zeroes the arrays first.
+#include <cstdint>
+
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/raster_stages.cuh"
 #include "kernels/raster_math.h"
@@ -95,22 +97,71 @@ __device__ void flush(const GaussiansGrad& grad, const DensifyStats& stats, int6
 
 constexpr int kThreads = 128;
 
+// The block's SH rest rows move between global and shared memory in 16-byte accesses (4 floats or 8 bf16
+// values) where the global address allows, as the fp32 rows' coalesced 4-byte accesses already move full
+// lines; a 2-byte access per thread would move half a line per instruction. `n` values from k = 0.
+__device__ bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
+
+__device__ void stage_rest(const float* src, float* dst, int n) {
+  const int vectors = aligned16(src) ? n / 4 : 0;
+  for (int k = threadIdx.x; k < vectors; k += kThreads)
+    reinterpret_cast<float4*>(dst)[k] = reinterpret_cast<const float4*>(src)[k];
+  for (int k = 4 * vectors + threadIdx.x; k < n; k += kThreads) dst[k] = src[k];
+}
+__device__ void stage_rest(const Bf16* src, float* dst, int n) {
+  const int vectors = aligned16(src) ? n / 8 : 0;
+  for (int k = threadIdx.x; k < vectors; k += kThreads) {
+    const uint4 w = reinterpret_cast<const uint4*>(src)[k];
+    const uint32_t u[4] = {w.x, w.y, w.z, w.w};
+    float f[8];
+#pragma unroll
+    for (int e = 0; e < 8; ++e) f[e] = bf16_to_float(uint16_t(e % 2 ? u[e / 2] >> 16 : u[e / 2] & 0xffffu));
+    reinterpret_cast<float4*>(dst)[2 * k] = make_float4(f[0], f[1], f[2], f[3]);
+    reinterpret_cast<float4*>(dst)[2 * k + 1] = make_float4(f[4], f[5], f[6], f[7]);
+  }
+  for (int k = 8 * vectors + threadIdx.x; k < n; k += kThreads) dst[k] = float(src[k]);
+}
+// The block's SH rest gradients out: fp32 stored or added, bf16 stored (to nearest).
+__device__ void write_rest(const float* src, float* dst, int n, bool overwrite) {
+  const int vectors = aligned16(dst) ? n / 4 : 0;
+  for (int k = threadIdx.x; k < vectors; k += kThreads) {
+    float4 v = reinterpret_cast<const float4*>(src)[k];
+    if (!overwrite) {
+      const float4 old = reinterpret_cast<const float4*>(dst)[k];
+      v = make_float4(old.x + v.x, old.y + v.y, old.z + v.z, old.w + v.w);
+    }
+    reinterpret_cast<float4*>(dst)[k] = v;
+  }
+  for (int k = 4 * vectors + threadIdx.x; k < n; k += kThreads) dst[k] = overwrite ? src[k] : dst[k] + src[k];
+}
+__device__ void write_rest(const float* src, Bf16* dst, int n) {
+  const int vectors = aligned16(dst) ? n / 8 : 0;
+  for (int k = threadIdx.x; k < vectors; k += kThreads) {
+    const float4 a = reinterpret_cast<const float4*>(src)[2 * k], b = reinterpret_cast<const float4*>(src)[2 * k + 1];
+    const float f[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+    uint32_t u[4];
+#pragma unroll
+    for (int e = 0; e < 8; e += 2) u[e / 2] = uint32_t(bf16_nearest(f[e])) | uint32_t(bf16_nearest(f[e + 1])) << 16;
+    reinterpret_cast<uint4*>(dst)[k] = make_uint4(u[0], u[1], u[2], u[3]);
+  }
+  for (int k = 8 * vectors + threadIdx.x; k < n; k += kThreads) dst[k] = Bf16{bf16_nearest(src[k])};
+}
+
 template <int D>
 __global__ void __launch_bounds__(kThreads) project_backward_dense(GaussiansView g, ProjectionSetup setup,
                                                                   ProjectedSlots slots, ProjectedGrads dslots,
                                                                   GaussiansGrad grad, DensifyStats stats) {
   // Rows of sh_rest_coeffs * 3 floats (validated <= kMaxRest), contiguous for the block's Gaussians.
-  __shared__ float s_rest[D > 0 ? kThreads * kMaxRest : 1];
-  __shared__ float s_drest[D > 0 ? kThreads * kMaxRest : 1];
+  __shared__ __align__(16) float s_rest[D > 0 ? kThreads * kMaxRest : 1];
+  __shared__ __align__(16) float s_drest[D > 0 ? kThreads * kMaxRest : 1];
   const int row = g.sh_rest_coeffs * 3;
   for (int64_t first = blockIdx.x * int64_t(kThreads); first < g.n; first += int64_t(gridDim.x) * kThreads) {
     const int count = static_cast<int>(min(int64_t(kThreads), g.n - first));
     if constexpr (D > 0) {
       __syncthreads();  // the previous round's gradients are written out
-      for (int k = threadIdx.x; k < count * row; k += kThreads) {
-        s_rest[k] = g.sh_rest_bf16 ? float(g.sh_rest_bf16[first * row + k]) : g.sh_rest[first * row + k];
-        s_drest[k] = 0.f;
-      }
+      if (g.sh_rest_bf16) stage_rest(g.sh_rest_bf16 + first * row, s_rest, count * row);
+      else stage_rest(g.sh_rest + first * row, s_rest, count * row);
+      for (int k = threadIdx.x; k < count * row; k += kThreads) s_drest[k] = 0.f;
       __syncthreads();
     }
     const int64_t i = first + threadIdx.x;
@@ -127,12 +178,8 @@ __global__ void __launch_bounds__(kThreads) project_backward_dense(GaussiansView
     if constexpr (D > 0) {
       __syncthreads();
       const int64_t at = first * row;
-      if (grad.sh_rest_bf16)
-        for (int k = threadIdx.x; k < count * row; k += kThreads) grad.sh_rest_bf16[at + k] = Bf16{bf16_nearest(s_drest[k])};
-      else if (grad.sh_rest && grad.overwrite)
-        for (int k = threadIdx.x; k < count * row; k += kThreads) grad.sh_rest[at + k] = s_drest[k];
-      else if (grad.sh_rest)
-        for (int k = threadIdx.x; k < count * row; k += kThreads) grad.sh_rest[at + k] += s_drest[k];
+      if (grad.sh_rest_bf16) write_rest(s_drest, grad.sh_rest_bf16 + at, count * row);
+      else if (grad.sh_rest) write_rest(s_drest, grad.sh_rest + at, count * row, grad.overwrite);
     }
   }
 }
