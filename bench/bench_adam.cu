@@ -21,7 +21,18 @@ using namespace splat::kernels;
 
 namespace {
 
-enum class Drop { Nothing, Hash, Rounding, IeeeMath, Everything };
+enum class Drop { Nothing, Hash, Rounding, IeeeMath, Everything, Hash32 };
+
+// A candidate cheaper draw: one 32-bit hash (lowbias32) of the index, 16 bits for the parameter, 8 for each moment.
+__device__ ElementRoundingBits bits32(uint32_t seed, int64_t index) {
+  uint32_t x = uint32_t(index) * 0x9E3779B9u + seed;
+  x ^= x >> 16;
+  x *= 0x7feb352du;
+  x ^= x >> 15;
+  x *= 0x846ca68bu;
+  x ^= x >> 16;
+  return {x & 0xffffu, ((x >> 16) & 0xffu) << 8 | 0x80u, (x >> 24) << 8 | 0x80u};
+}
 
 // Eight elements per thread, 16-byte accesses: the production narrow path's shape, with parts left out.
 template <Drop D>
@@ -49,9 +60,10 @@ __global__ void bf16_variant(uint16_t* p, const uint16_t* g, uint16_t* m, uint16
     } else {
       adam_update(x[0], x[1], x[2], x[3], k);
     }
-    const ElementRoundingBits r = D == Drop::Hash ? ElementRoundingBits{uint32_t(i + e) * 2654435761u, uint32_t(i + e),
-                                                                         uint32_t(i + e) * 40503u}
-                                                  : element_rounding_bits(seed, 0, i + e);
+    const ElementRoundingBits r = D == Drop::Hash     ? ElementRoundingBits{uint32_t(i + e) * 2654435761u, uint32_t(i + e),
+                                                                             uint32_t(i + e) * 40503u}
+                                  : D == Drop::Hash32 ? bits32(uint32_t(seed), i + e)
+                                                      : element_rounding_bits(seed, 0, i + e);
     const float keep[3] = {x[0], x[2], x[3]};
     for (int a = 0; a < 3; ++a)
       out[a][e] = D == Drop::Rounding ? uint16_t(float_bits(keep[a]) >> 16)
@@ -126,6 +138,7 @@ int main(int argc, char** argv) {
   };
   variant("bf16 variant: everything (as adam_step_groups)", bf16_variant<Drop::Nothing>);
   variant("bf16 variant: no hash (bits from the index)", bf16_variant<Drop::Hash>);
+  variant("bf16 variant: one 32-bit hash (16 + 8 + 8 bits)", bf16_variant<Drop::Hash32>);
   variant("bf16 variant: no stochastic rounding (truncation)", bf16_variant<Drop::Rounding>);
   variant("bf16 variant: fast division, no mul_rn", bf16_variant<Drop::IeeeMath>);
   variant("bf16 variant: bytes only (no Adam, no rounding)", bf16_variant<Drop::Everything>);

@@ -45,14 +45,16 @@ SPLAT_HD void adam_update(T& param, T grad, T& exp_avg, T& exp_avg_sq, const Ada
 }
 
 // The rounding bits of element i of a group (`first`: where the group's arrays start in the whole
-// model's, a shard's offset): one draw (rounding_bits) whose 16-bit fields round the parameter
-// (bits 0-15) and the first and second moments (16-31, 32-47).
+// model's, a shard's offset), as bf16_stochastic takes them (16 bits), from one 32-bit draw
+// (rounding_bits): the parameter gets bits 0-15; each moment 8 bits (16-23, 24-31), centred in its
+// 16-bit field (a rounding probability off by at most 1/512 of a spacing; moments only scale and steer
+// the step, and a SH coefficient's own update is what needs the finer rounding).
 struct ElementRoundingBits {
   uint32_t param, exp_avg, exp_avg_sq;
 };
 SPLAT_HD ElementRoundingBits element_rounding_bits(uint64_t seed, int64_t first, int64_t i) {
-  const uint64_t r = rounding_bits(seed, uint64_t(first + i));
-  return {uint32_t(r), uint32_t(r >> 16), uint32_t(r >> 32)};
+  const uint32_t r = rounding_bits(seed, uint64_t(first + i));
+  return {r & 0xffffu, ((r >> 16) & 0xffu) << 8 | 0x80u, (r >> 24) << 8 | 0x80u};
 }
 
 // A gradient array as Adam reads it: fp32 elements, or bf16 encodings (mixed precision's SH rest

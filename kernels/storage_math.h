@@ -88,17 +88,21 @@ SPLAT_HD float round_nearest(float v, Precision p) {
   return v;
 }
 
-// 64 random bits for element `index` of a stream named by `seed` (a bijective mix of both, as in
-// SplitMix64's finaliser): deterministic, so both backends draw the same bits. A stochastic bf16
-// rounding takes 16 of them, so one draw rounds up to four values: Adam rounds an element's
-// parameter and both moments from bits 0-15, 16-31 and 32-47 of one draw (three draws per element
-// made that bandwidth-bound step 20 % slower on an H100: bench/TRAINING.md, "Mixed precision: where
-// the step time goes").
-SPLAT_HD uint64_t rounding_bits(uint64_t seed, uint64_t index) {
-  uint64_t z = seed * 0x9E3779B97F4A7C15ull + index;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
+// 32 random bits for element `index` of a stream named by `seed`: the seed's 64 bits folded by a
+// multiply (the same for every element of a stream, so a kernel computes it once), then added to the
+// index times the golden ratio and mixed by "lowbias32" (C. Wellons' 32-bit integer hash, full avalanche
+// in two multiplies). Deterministic, so both backends draw the same bits. Adam rounds an element's
+// parameter and both moments from one draw (adam_math.h, element_rounding_bits): a 64-bit SplitMix64
+// draw per element, or three, made that bandwidth-bound step compute-bound on an H100
+// (bench/TRAINING.md, "Mixed precision: where the step time goes"). Indices wrap at 2^32: elements that
+// far apart share their bits, which biases nothing.
+SPLAT_HD uint32_t rounding_bits(uint64_t seed, uint64_t index) {
+  uint32_t x = uint32_t(index) * 0x9E3779B9u + uint32_t((seed * 0x9E3779B97F4A7C15ull) >> 32);
+  x ^= x >> 16;
+  x *= 0x7feb352du;
+  x ^= x >> 15;
+  x *= 0x846ca68bu;
+  return x ^ (x >> 16);
 }
 
 // A bf16 value as the rasterizer reads it: T(x) with T float or double decodes it, so the SH

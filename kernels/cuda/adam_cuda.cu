@@ -110,7 +110,7 @@ __global__ void adam_groups_kernel(const __grid_constant__ LaunchArgs a) {
   const int64_t block = blockIdx.x;
   int g = 0;
   while (g + 1 < a.count && block >= a.first_block[g + 1]) ++g;
-  const GroupArgs& x = a.group[g];
+  const GroupArgs x = a.group[g];  // a copy: the fields in registers, not read from the parameter space each time
   const int64_t i = ((block - a.first_block[g]) * kThreads + threadIdx.x) * x.per_thread;
   if (x.narrow == 8 && i + 8 <= x.n) return adam_narrow<8>(x, i);
   if (x.narrow == 4 && i + 4 <= x.n) return adam_narrow<4>(x, i);

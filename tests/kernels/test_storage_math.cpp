@@ -43,31 +43,35 @@ TEST_CASE("storage math: fp16 conversion, known values and every bit pattern", "
 }
 
 TEST_CASE("storage math: bf16 stochastic rounding is unbiased and stays between neighbours", "[storage]") {
-  // Each 16-bit field of a draw that Adam uses (parameter, first and second moment) rounds without bias.
-  for (int field : {0, 16, 32})
+  // Each field of an element's draw that Adam uses (parameter, first and second moment) rounds without bias.
+  const auto field = [](const ElementRoundingBits& r, int f) { return f == 0 ? r.param : f == 1 ? r.exp_avg : r.exp_avg_sq; };
+  for (int f : {0, 1, 2})
     for (float v : {0.1f, -0.7311f, 3.3e-7f, 1234.567f}) {
       const uint16_t down = uint16_t(float_bits(v) >> 16), up = uint16_t(down + 1);  // truncation and the next
       double sum = 0;
       const int n = 200000;
       for (int i = 0; i < n; ++i) {
-        const uint16_t r = bf16_stochastic(v, uint32_t(rounding_bits(7, uint64_t(i)) >> field));
+        const uint16_t r = bf16_stochastic(v, field(element_rounding_bits(7, 0, i), f));
         REQUIRE((r == down || r == up));
         sum += bf16_to_float(r);
       }
       const double spacing = std::abs(double(bf16_to_float(up)) - bf16_to_float(down));
-      INFO("bits from " << field << ", value " << v);
+      INFO("field " << f << ", value " << v);
       CHECK(std::abs(sum / n - double(v)) < 0.01 * spacing);  // a 1 % bias would show (sampling error ~0.1 %)
     }
   // The fields of one draw are uncorrelated: the parameter's and a moment's rounding directions agree
-  // about half the time (correlated fields would round them together and bias the step they make).
-  int agree = 0;
+  // about half the time (correlated fields would round them together and bias the step they make), and
+  // so do one element's draws in consecutive steps (seeds).
+  int agree = 0, agree_steps = 0;
   const int n = 200000;
   for (int i = 0; i < n; ++i) {
-    const uint64_t r = rounding_bits(9, uint64_t(i));
-    agree += ((r & 0xffffu) < 0x8000u) == (((r >> 16) & 0xffffu) < 0x8000u);
-    agree += ((r & 0xffffu) < 0x8000u) == (((r >> 32) & 0xffffu) < 0x8000u);
+    const ElementRoundingBits r = element_rounding_bits(9, 0, i), next = element_rounding_bits(10, 0, i);
+    agree += (r.param < 0x8000u) == (r.exp_avg < 0x8000u);
+    agree += (r.param < 0x8000u) == (r.exp_avg_sq < 0x8000u);
+    agree_steps += (r.param < 0x8000u) == (next.param < 0x8000u);
   }
   CHECK(std::abs(double(agree) / (2 * n) - 0.5) < 0.01);
+  CHECK(std::abs(double(agree_steps) / n - 0.5) < 0.01);
   CHECK(bf16_stochastic(std::numeric_limits<float>::infinity(), 0xffff) == 0x7f80);
   CHECK(std::isnan(bf16_to_float(bf16_stochastic(std::numeric_limits<float>::quiet_NaN(), 0))));
 }
