@@ -60,8 +60,8 @@ __global__ void bf16_variant(uint16_t* p, const uint16_t* g, uint16_t* m, uint16
     } else {
       adam_update(x[0], x[1], x[2], x[3], k);
     }
-    const ElementRoundingBits r = D == Drop::Hash     ? ElementRoundingBits{uint32_t(i + e) * 2654435761u, uint32_t(i + e),
-                                                                             uint32_t(i + e) * 40503u}
+    const uint32_t j = uint32_t(i + e);
+    const ElementRoundingBits r = D == Drop::Hash     ? ElementRoundingBits{j * 2654435761u, j, j * 40503u}
                                   : D == Drop::Hash32 ? bits32(uint32_t(seed), i + e)
                                                       : element_rounding_bits(seed, 0, i + e);
     const float keep[3] = {x[0], x[2], x[3]};
@@ -133,8 +133,8 @@ int main(int argc, char** argv) {
          time_ms(repeats, [&] { adam_step_groups(Device::CUDA, std::span<const AdamGroup>(&bf16_group, 1), 10); }), 14);
   const unsigned blocks = unsigned((n / 8 + 255) / 256);
   const auto variant = [&](const char* what, auto kernel) {
-    report(what, time_ms(repeats, [&] { kernel<<<blocks, 256>>>(p16.data(), g16.data(), m16.data(), v16.data(), n, k, 7); }),
-           14);
+    const auto step = [&] { kernel<<<blocks, 256>>>(p16.data(), g16.data(), m16.data(), v16.data(), n, k, 7); };
+    report(what, time_ms(repeats, step), 14);
   };
   variant("bf16 variant: everything (as adam_step_groups)", bf16_variant<Drop::Nothing>);
   variant("bf16 variant: no hash (bits from the index)", bf16_variant<Drop::Hash>);

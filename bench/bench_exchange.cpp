@@ -186,7 +186,8 @@ int main(int argc, char** argv) {
                 const auto t0 = Clock::now();
                 step.set_phase_timer(k < 3 ? nullptr : &timer);
                 if (k >= 3) timer.start();
-                step.run({view, cams, settings, batch_targets, {}, sizes}, shard.grad(GradWrite::Overwrite), shard.stats());
+                step.run({view, cams, settings, batch_targets, {}, sizes}, shard.grad(GradWrite::Overwrite),
+                         shard.stats());
                 finish(r);
                 comm.barrier();
                 if (k >= 3) timer.collect();  // the stream has finished: no wait inside the timed step

@@ -241,7 +241,8 @@ void DeviceGaussians::store_columns(const GaussianState& state) {
     m1_[i].upload(state.col(g).exp_avg);
     m2_[i].upload(state.col(g).exp_avg_sq);
   }
-  if (!params_[static_cast<int>(Group::ShRest)].two_bytes()) set_rest_grad_narrow(false);  // fp32 values, fp32 gradients
+  // fp32 SH rest values train from fp32 gradients.
+  if (!params_[static_cast<int>(Group::ShRest)].two_bytes()) set_rest_grad_narrow(false);
   size_gradients();
 }
 
@@ -432,7 +433,8 @@ kernels::AdamGroup DeviceGaussians::adam_group(Group g) {
 }
 
 size_t DeviceGaussians::bytes() const {
-  size_t b = grad2d_.bytes() + grad2d_abs_.bytes() + max_radius_.bytes() + visible_count_.bytes() + rest_grad16_.bytes();
+  size_t b = grad2d_.bytes() + grad2d_abs_.bytes() + max_radius_.bytes() + visible_count_.bytes();
+  b += rest_grad16_.bytes();
   for (int i = 0; i < kGroupCount; ++i) b += params_[i].bytes() + grads_[i].bytes() + m1_[i].bytes() + m2_[i].bytes();
   return b;
 }

@@ -3,10 +3,10 @@
 // and its two Adam moments, plus the densification statistics the backward pass accumulates.
 // Values and moments are stored as the column table says (StoredColumnArray: fp32, or bf16 where
 // mixed precision asks for it); gradients and statistics are fp32 (they accumulate), except the SH rest
-// gradients of a mixed-precision step rendered in one dense call (GradWrite). Keeping all of them in one
-// object is what lets a structural edit
-// (clone, split, prune, relocate) touch parameters AND optimizer state AND statistics together, so
-// that row i of every buffer always describes the same Gaussian.
+// gradients of a mixed-precision step rendered in one dense call (GradWrite). Keeping all of them in
+// one object is what lets a structural edit (clone, split, prune, relocate) touch parameters AND
+// optimizer state AND statistics together, so that row i of every buffer always describes the same
+// Gaussian.
 //
 // Structural edits happen on the device (gather_rows): the strategies decide on the host from the
 // small columns they need and send back one row mapping, so a refinement does not move the whole

@@ -54,7 +54,10 @@ __device__ void load_bf16(const uint16_t* p, float (&f)[W]) {
   const Bf16Words<W> w = *reinterpret_cast<const Bf16Words<W>*>(p);
   const uint32_t* u = reinterpret_cast<const uint32_t*>(&w);
 #pragma unroll
-  for (int e = 0; e < W; e += 2) f[e] = bf16_to_float(uint16_t(u[e / 2] & 0xffffu)), f[e + 1] = bf16_to_float(uint16_t(u[e / 2] >> 16));
+  for (int e = 0; e < W; e += 2) {
+    f[e] = bf16_to_float(uint16_t(u[e / 2] & 0xffffu));
+    f[e + 1] = bf16_to_float(uint16_t(u[e / 2] >> 16));
+  }
 }
 template <int W>
 __device__ void store_bf16(uint16_t* p, const uint16_t (&h)[W]) {

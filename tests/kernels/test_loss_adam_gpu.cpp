@@ -293,7 +293,8 @@ TEST_CASE("CUDA Adam with bf16 gradients writes the CPU reference's bits", "[ada
       AdamGroup cpu, gpu;
       cpu.params = bf16_params ? StoredArray{nullptr, p16.data(), splat::Precision::BF16} : fp32_array(p32.data());
       gpu.params = bf16_params ? StoredArray{nullptr, dp16.data(), splat::Precision::BF16} : fp32_array(dp32.data());
-      cpu.exp_avg = {nullptr, m16.data(), splat::Precision::BF16}, gpu.exp_avg = {nullptr, dm16.data(), splat::Precision::BF16};
+      cpu.exp_avg = {nullptr, m16.data(), splat::Precision::BF16};
+      gpu.exp_avg = {nullptr, dm16.data(), splat::Precision::BF16};
       cpu.exp_avg_sq = {nullptr, v16.data(), splat::Precision::BF16};
       gpu.exp_avg_sq = {nullptr, dv16.data(), splat::Precision::BF16};
       cpu.grads = GradArray::narrow(g16.data()), gpu.grads = GradArray::narrow(dg16.data());

@@ -44,7 +44,9 @@ TEST_CASE("storage math: fp16 conversion, known values and every bit pattern", "
 
 TEST_CASE("storage math: bf16 stochastic rounding is unbiased and stays between neighbours", "[storage]") {
   // Each field of an element's draw that Adam uses (parameter, first and second moment) rounds without bias.
-  const auto field = [](const ElementRoundingBits& r, int f) { return f == 0 ? r.param : f == 1 ? r.exp_avg : r.exp_avg_sq; };
+  const auto field = [](const ElementRoundingBits& r, int f) {
+    return f == 0 ? r.param : f == 1 ? r.exp_avg : r.exp_avg_sq;
+  };
   for (int f : {0, 1, 2})
     for (float v : {0.1f, -0.7311f, 3.3e-7f, 1234.567f}) {
       const uint16_t down = uint16_t(float_bits(v) >> 16), up = uint16_t(down + 1);  // truncation and the next
