@@ -21,9 +21,9 @@
 #include "app/stop_signals.h"
 #include "app/train_folder.h"
 #include "app/scene_args.h"
-#include "core/dist/rank_plan.h"
-#include "core/dist/root_values.h"
-#include "core/dist/run_ranks.h"
+#include "core/transport/rank_plan.h"
+#include "core/transport/root_values.h"
+#include "core/transport/run_ranks.h"
 #include "core/train/checkpoint.h"
 #include "core/model/gaussian_model.h"
 #include "core/model/ply_io.h"
@@ -231,16 +231,16 @@ struct RunSetup {
 struct Requests {
   bool stop = false, export_ply = false;
 };
-Requests agreed_requests(dist::Communicator* comm, StopSignals& signals, bool take_export) {
+Requests agreed_requests(transport::Communicator* comm, StopSignals& signals, bool take_export) {
   const bool root = !comm || comm->rank() == 0;
   int64_t v[2] = {root && signals.stop_signal() != 0, root && take_export && signals.take_export_request()};
-  dist::share_root_values(comm, v);
+  transport::share_root_values(comm, v);
   return {v[0] > 0, v[1] > 0};
 }
 
 // One rank's run (the only one without `comm`): the same TrainingRun loop for every rank; rank 0 prints,
 // writes the config, the metrics and (gathered) the checkpoint and the PLY. Returns the exit code.
-int train_rank(RunSetup& s, dist::Communicator* comm) {
+int train_rank(RunSetup& s, transport::Communicator* comm) {
   const TrainArgs& a = s.args;
   TrainerOptions options = s.options;
   options.comm = comm;
@@ -452,7 +452,7 @@ int train_mpi_rank(TrainArgs& a, const MpiLaunch& launch) {
     const RunFolder run = job.is_root() ? open_train_folder(p.folder, a.overwrite)
                                         : RunFolder::written_elsewhere(p.folder.dir);
     run.attach(p.run_options);
-    std::unique_ptr<dist::Communicator> comm = job.make_communicator();
+    std::unique_ptr<transport::Communicator> comm = job.make_communicator();
     RunSetup setup{a, p.folder, *p.scene, run, signals, p.options, p.run_options, p.config};
     try {
       return train_rank(setup, comm.get());
@@ -490,18 +490,18 @@ int run_train(TrainArgs& a) {
   // several on one device share its default stream. A rank that fails stops them all; the first failure
   // names its rank and device.
   std::atomic<int> code = 0;
-  dist::RankPlan plan{p.dev, {}, p.ranks};
+  transport::RankPlan plan{p.dev, {}, p.ranks};
   for (int g = 0; g < a.gpus; ++g) plan.cuda_devices.push_back(g);
   try {
-    dist::run_ranks(
+    transport::run_ranks(
         p.ranks,
         [&](int r) { return plan.context(r); },
-        [&](dist::Communicator& comm) {
+        [&](transport::Communicator& comm) {
           RunSetup mine = setup;  // each rank edits its own copy of the config
           const int c = train_rank(mine, &comm);
           if (comm.rank() == 0) code = c;
         });
-  } catch (const dist::CommError& e) {
+  } catch (const transport::CommError& e) {
     throw std::runtime_error(std::string(e.what()) + "; every rank stopped, " + what_remains(run));
   }
   return code;

@@ -7,10 +7,10 @@
 #include <stdexcept>
 #include <vector>
 
-#include "core/dist/run_ranks.h"
+#include "core/transport/run_ranks.h"
 #include "kernels/device.h"
 #if SPLATLAB_HAVE_MPI && SPLATLAB_HAVE_NCCL
-#include "core/dist/mpi/nccl_over_mpi.h"
+#include "core/transport/mpi/nccl_over_mpi.h"
 #endif
 
 namespace splat::app {
@@ -56,10 +56,10 @@ std::optional<MpiLaunch> mpi_launch_from_environment() {
 namespace {
 // Scene loading on every process and rank 0 generating the demo scene first can take a while: the
 // setup's collectives wait long, as a backstop for a process that hangs.
-constexpr dist::CommOptions kSetupWait{.timeout = std::chrono::minutes(30)};
+constexpr transport::CommOptions kSetupWait{.timeout = std::chrono::minutes(30)};
 }  // namespace
 
-MpiJob::MpiJob(const MpiLaunch& launch) : launch_(launch), control_(dist::make_mpi_communicator(kSetupWait)) {
+MpiJob::MpiJob(const MpiLaunch& launch) : launch_(launch), control_(transport::make_mpi_communicator(kSetupWait)) {
   if (control_->rank() != launch_.rank || control_->size() != launch_.size)
     throw std::runtime_error("MPI says rank " + std::to_string(control_->rank()) + " of " +
                              std::to_string(control_->size()) + ", OpenMPI's environment rank " +
@@ -69,7 +69,7 @@ MpiJob::MpiJob(const MpiLaunch& launch) : launch_(launch), control_(dist::make_m
 kernels::ComputeContext MpiJob::choose_device(kernels::Device device) {
   where_ = kernels::ComputeContext(device, device == kernels::Device::CUDA ? launch_.local_rank : 0);
   if (device == kernels::Device::CPU) return where_;
-  if (!dist::nccl_built_in())
+  if (!transport::nccl_built_in())
     throw std::invalid_argument("CUDA ranks in separate processes talk NCCL, and this build has no NCCL: "
                                 "train with --device cpu (MPI), or rebuild with NCCL");
   if (const int gpus = kernels::cuda_device_count(); launch_.local_rank >= gpus)
@@ -111,26 +111,26 @@ bool MpiJob::agree_setup() {
   if (first < 0) return true;
   if (first == launch_.rank) {
     const std::string others = count > 1 ? " (the setup of " + std::to_string(count - 1) + " more rank(s) failed too)" : "";
-    std::fprintf(stderr, "error: %s: %s%s; no rank started training\n", dist::describe_process(where_).c_str(),
+    std::fprintf(stderr, "error: %s: %s%s; no rank started training\n", transport::describe_process(where_).c_str(),
                  failure_->c_str(), others.c_str());
   }
   return false;
 }
 
-std::unique_ptr<dist::Communicator> MpiJob::make_communicator() const {
+std::unique_ptr<transport::Communicator> MpiJob::make_communicator() const {
 #if SPLATLAB_HAVE_NCCL
-  if (where_.device == kernels::Device::CUDA) return dist::make_nccl_communicator_over_mpi(where_);
+  if (where_.device == kernels::Device::CUDA) return transport::make_nccl_communicator_over_mpi(where_);
 #endif
-  return dist::make_mpi_communicator();
+  return transport::make_mpi_communicator();
 }
 
 int MpiJob::run(const std::function<int()>& training) const {
   try {
     return training();
   } catch (const std::exception& e) {
-    dist::abort_mpi_job(e.what(), where_);
+    transport::abort_mpi_job(e.what(), where_);
   } catch (...) {
-    dist::abort_mpi_job("an exception that is not a std::exception", where_);
+    transport::abort_mpi_job("an exception that is not a std::exception", where_);
   }
 }
 

@@ -17,9 +17,9 @@
 #include <optional>
 #include <string>
 
-#include "core/dist/communicator.h"
+#include "core/transport/communicator.h"
 #if SPLATLAB_HAVE_MPI
-#include "core/dist/mpi/mpi_communicator.h"
+#include "core/transport/mpi/mpi_communicator.h"
 #endif
 
 namespace splat::app {
@@ -60,15 +60,15 @@ class MpiJob {
   bool agree_setup();
 
   // This rank's communicator on the chosen device: NCCL bootstrapped over MPI for CUDA, MPI for the CPU.
-  std::unique_ptr<dist::Communicator> make_communicator() const;
+  std::unique_ptr<transport::Communicator> make_communicator() const;
 
   // Runs the training and returns its exit code; any failure ends the whole job, naming this process.
   int run(const std::function<int()>& training) const;
 
  private:
   MpiLaunch launch_;
-  dist::MpiSession session_;
-  std::unique_ptr<dist::Communicator> control_;  // setup's turns and agreement: MPI, host values only
+  transport::MpiSession session_;
+  std::unique_ptr<transport::Communicator> control_;  // setup's turns and agreement: MPI, host values only
   kernels::ComputeContext where_{kernels::Device::CPU};
   std::optional<std::string> failure_;
 };

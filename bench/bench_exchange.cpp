@@ -7,14 +7,14 @@
 //
 // The scene is trained for train_images images first (batch 1, default strategy), so that
 // the model has a trained scene's size and spread; its rows are then cut into Morton-ordered shards
-// (core/dist/shard_layout.h), as a distributed run starts. Per configuration (batch B in {2, 4},
-// packed or dense, R in {1, 2, 4} with R <= B) it times `steps` steps of dist::ShardedStep (project,
+// (core/model/shard_layout.h), as a distributed run starts. Per configuration (batch B in {2, 4},
+// packed or dense, R in {1, 2, 4} with R <= B) it times `steps` steps of sharded::ShardedStep (project,
 // exchange of counts and pairs, rasterize, loss, backward, reverse exchange, project backward) after
 // 3 warm-up steps; a step's time runs from a barrier to the barrier after every rank's stream has
 // finished. The batch cameras are the training views in order, the same on every rank.
 // Prints per configuration: median step ms, its ratio to R = 1 at the same batch and layout, the
 // median time per step spent in the exchanges (counts, pairs, gradients; waiting for peers included:
-// dist::StepTimes, on each rank's own stream; mean over ranks), the pairs each rank projects and
+// sharded::StepTimes, on each rank's own stream; mean over ranks), the pairs each rank projects and
 // receives (means over ranks) and the bytes exchanged per step (sum over ranks of pairs sent to other
 // ranks plus gradients returned to them), and below each configuration rank 0's phases of the step
 // (ShardedStep::set_phase_timer: events on its own stream, so with ranks sharing a GPU a phase
@@ -29,9 +29,9 @@
 #include <string>
 #include <vector>
 
-#include "core/dist/run_ranks.h"
-#include "core/dist/shard_layout.h"
-#include "core/dist/sharded_step.h"
+#include "core/transport/run_ranks.h"
+#include "core/model/shard_layout.h"
+#include "core/train/sharded/sharded_step.h"
 #include "core/model/device_gaussians.h"
 #include "core/scene/scene_loader.h"
 #include "core/train/trainer.h"
@@ -157,18 +157,18 @@ int main(int argc, char** argv) {
       for (const int ranks : {1, 2, 4}) {
         if (ranks > batch) continue;
         Figures fig;
-        dist::run_ranks(
+        transport::run_ranks(
             ranks, [&](int r) { return kernels::ComputeContext(device, 0, streams[size_t(r)]); },
-            [&](dist::Communicator& comm) {
+            [&](transport::Communicator& comm) {
               const int r = comm.rank();
-              DeviceGaussians shard(comm.context(), dist::initial_shard(model, r, ranks));
+              DeviceGaussians shard(comm.context(), sharded::initial_shard(model, r, ranks));
               const std::vector<int64_t> sizes = comm.all_gather_value(shard.size());
               kernels::GaussiansView view = shard.view();
-              view.first_id = dist::first_global_id(sizes, r);
+              view.first_id = sharded::first_global_id(sizes, r);
               kernels::RasterSettings settings;
               settings.sh_degree = 3;
               settings.packed = packed;
-              dist::ShardedStep step(comm);
+              sharded::ShardedStep step(comm);
               kernels::PhaseTimer timer(comm.context());
               std::vector<double> times, waits;
               double projected = 0, received = 0, bytes = 0;
@@ -195,7 +195,7 @@ int main(int argc, char** argv) {
                 if (k < 3) continue;
                 times.push_back(ms);
                 waits.push_back(step.step_times().exchange_wait_ms);  // this step's: its stream has finished
-                const dist::ExchangeSizes& e = step.exchange_sizes();
+                const sharded::ExchangeSizes& e = step.exchange_sizes();
                 projected += double(e.pairs_projected), received += double(e.pairs_received);
                 bytes += double(e.bytes_sent);
               }
@@ -210,7 +210,7 @@ int main(int argc, char** argv) {
                 fig.phases = phase_line(timer.totals(), steps);
               }
             },
-            dist::RankBackend::InProcess);
+            transport::RankBackend::InProcess);
         if (ranks == 1) one_rank_ms[{batch, packed}] = fig.step_ms;
         std::printf("%5d %6s %6d %10.2f %8.3f %10.3f %14.0f %14.0f %16.0f\n", batch, packed ? "packed" : "dense", ranks,
                     fig.step_ms, fig.step_ms / one_rank_ms[{batch, packed}], fig.wait_ms, fig.projected, fig.received,

@@ -1,7 +1,7 @@
 #pragma once
 // Interleaving a few columns into one array of records and back, on the device that holds them.
 // The multi-GPU exchange sends each projected pair (and in reverse its gradients) as one record,
-// so that a step makes one all-to-all each way instead of one per column (core/dist/sharded_step.h);
+// so that a step makes one all-to-all each way instead of one per column (core/train/sharded/sharded_step.h);
 // record i is row i of every column, so rows that are grouped by destination stay grouped.
 #include <cstdint>
 #include <stdexcept>

@@ -10,7 +10,7 @@ splatlab_install_deps() (
             libimgui-dev libglfw3-dev libgl-dev libegl-dev catch2 libcli11-dev nlohmann-json3-dev libstb-dev
             xvfb xauth
             clang libclang-rt-dev lld  # the fuzz targets (fuzz/): clang, libFuzzer + sanitizer runtimes, lld
-            libopenmpi-dev openmpi-bin)  # MPI ranks (core/dist/mpi): CPU ranks as processes, NCCL bootstrap
+            libopenmpi-dev openmpi-bin)  # MPI ranks (core/transport/mpi): CPU ranks as processes, NCCL bootstrap
   missing=()
   for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -20,7 +20,7 @@ void format_bytes(char* out, size_t n, double v) {
   else std::snprintf(out, n, "%.0f B", v);
 }
 
-void draw_rank(const dist::RankStats& r, int64_t largest) {
+void draw_rank(const sharded::RankStats& r, int64_t largest) {
   char device[24], overlay[96], bytes[32];
   if (r.device_ordinal >= 0) std::snprintf(device, sizeof device, "GPU %d", r.device_ordinal);
   else std::snprintf(device, sizeof device, "CPU");
@@ -39,21 +39,21 @@ void draw_rank(const dist::RankStats& r, int64_t largest) {
 
 void draw_gpus_panel(const TrainingController& training) {
   if (!ImGui::CollapsingHeader("GPUs", ImGuiTreeNodeFlags_DefaultOpen)) return;
-  const std::vector<dist::RankStats>& ranks = training.rank_stats();
+  const std::vector<sharded::RankStats>& ranks = training.rank_stats();
   if (ranks.empty()) {
     ImGui::TextDisabled("per-rank figures appear while training");
     return;
   }
   int64_t largest = 0;
   std::vector<double> gaussians, step_ms;
-  for (const dist::RankStats& r : ranks) {
+  for (const sharded::RankStats& r : ranks) {
     largest = std::max(largest, r.gaussians);
     gaussians.push_back(double(r.gaussians));
     step_ms.push_back(r.step_ms);
   }
-  for (const dist::RankStats& r : ranks) draw_rank(r, largest);
-  ImGui::TextWrapped("imbalance (max/mean): Gaussians %.2f, step time %.2f", dist::imbalance(gaussians),
-                     dist::imbalance(step_ms));
+  for (const sharded::RankStats& r : ranks) draw_rank(r, largest);
+  ImGui::TextWrapped("imbalance (max/mean): Gaussians %.2f, step time %.2f", sharded::imbalance(gaussians),
+                     sharded::imbalance(step_ms));
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("1.00 is perfectly balanced: the slowest rank sets the pace of every step");
 }

@@ -79,7 +79,7 @@ void draw_rank_selector(TrainingController& training) {
                           ? "ranks over the selected GPUs, each training a shard of the Gaussians (0: one per GPU)"
                           : "CPU ranks, each training a shard of the Gaussians (0: one)");
   ImGui::EndDisabled();
-  const dist::RankPlan plan = training.rank_plan();
+  const transport::RankPlan plan = training.rank_plan();
   try {
     plan.check();
     ImGui::TextDisabled("training with %s", plan.describe().c_str());

@@ -36,8 +36,8 @@ TrainingController::TrainingController(kernels::Device device) : device_(device)
     for (int d = 0; d < kernels::cuda_device_count(); ++d) settings.gpus.push_back(d);
 }
 
-dist::RankPlan TrainingController::rank_plan() const {
-  dist::RankPlan plan;
+transport::RankPlan TrainingController::rank_plan() const {
+  transport::RankPlan plan;
   plan.device = device_;
   if (device_ == kernels::Device::CUDA) plan.cuda_devices = settings.gpus;
   const int per_gpu = device_ == kernels::Device::CUDA ? std::max<int>(1, int(settings.gpus.size())) : 1;

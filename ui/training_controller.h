@@ -68,7 +68,7 @@ class TrainingController {
   void apply_live_settings();
   // The ranks settings.gpus and settings.ranks ask for: what a session started now trains with (and
   // what the current one does: the panel fixes them while a session exists).
-  dist::RankPlan rank_plan() const;
+  transport::RankPlan rank_plan() const;
   // Writes a checkpoint of the session at its next step boundary (also while paused or stopped);
   // the outcome becomes a notification in a later poll(). Needs a live session.
   void save_checkpoint(ViewerState& viewer, const std::string& file);
@@ -110,7 +110,7 @@ class TrainingController {
   const std::optional<StepShare>& step_share() const { return step_share_; }
   // Each rank's figures of its last step (TrainingSession::rank_stats), as of the last poll(); empty
   // without a session.
-  const std::vector<dist::RankStats>& rank_stats() const { return rank_stats_; }
+  const std::vector<sharded::RankStats>& rank_stats() const { return rank_stats_; }
 
   TrainingSettings settings;
   MetricHistory history;
@@ -159,7 +159,7 @@ class TrainingController {
   kernels::PhaseTotals last_phases_;
   std::optional<StepShare> step_share_;
   Throttle share_poll_{std::chrono::milliseconds(500)};
-  std::vector<dist::RankStats> rank_stats_;
+  std::vector<sharded::RankStats> rank_stats_;
   bool short_end_reported_ = false;  // the note that a run with ranks ended before its budget
 };
 

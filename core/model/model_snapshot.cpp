@@ -6,7 +6,7 @@
 
 #include "kernels/row_ops.h"
 
-#include "core/dist/communicator.h"
+#include "core/transport/communicator.h"
 
 namespace splat {
 namespace {
@@ -73,7 +73,7 @@ std::shared_ptr<const ModelSnapshot> ModelSnapshot::capture(const DeviceGaussian
   return s;
 }
 
-std::shared_ptr<const ModelSnapshot> ModelSnapshot::gather(const DeviceGaussians& shard, dist::Communicator& comm,
+std::shared_ptr<const ModelSnapshot> ModelSnapshot::gather(const DeviceGaussians& shard, transport::Communicator& comm,
                                                            uint64_t version, int step) {
   const std::vector<int64_t> rows = comm.all_gather_value(shard.size());
   const bool root = comm.rank() == 0;

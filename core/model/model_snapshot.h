@@ -13,7 +13,7 @@
 // which waits for the source's stream. On the CPU backend the columns are host buffers that the
 // CPU rasterizer reads directly.
 //
-// A distributed run (core/dist/) gathers one snapshot of the whole model onto rank 0's context: every
+// A distributed run (core/transport/) gathers one snapshot of the whole model onto rank 0's context: every
 // rank's shard, concatenated in rank order (the order of the gathered model and its global ids), copied
 // shard by shard through the communicator's gather, so device to device (peer copies between GPUs,
 // stream-ordered copies between ranks on one GPU) and host copies for CPU ranks; nothing goes through the
@@ -28,7 +28,7 @@
 #include "kernels/buffer.h"
 #include "kernels/rasterizer.h"
 
-namespace splat::dist {
+namespace splat::transport {
 class Communicator;
 }
 
@@ -41,7 +41,7 @@ class ModelSnapshot {
   static std::shared_ptr<const ModelSnapshot> capture(const DeviceGaussians& g, uint64_t version, int step);
   // The whole model of a distributed run on rank 0's context (comm.context()), from every rank's shard
   // (`shard` on comm.context()); null on the other ranks. Collective: every rank calls it at the same step.
-  static std::shared_ptr<const ModelSnapshot> gather(const DeviceGaussians& shard, dist::Communicator& comm,
+  static std::shared_ptr<const ModelSnapshot> gather(const DeviceGaussians& shard, transport::Communicator& comm,
                                                      uint64_t version, int step);
   // A host model's columns uploaded to `where` (version and step 0).
   static std::shared_ptr<const ModelSnapshot> upload(const GaussianModel& m, const kernels::ComputeContext& where);

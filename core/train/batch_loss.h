@@ -2,7 +2,7 @@
 // The photometric loss of a training batch and its image gradient, computed over runs of images of
 // one size (one loss call per run), weighted so that the runs of a batch of B images add up to the
 // batch mean: a run of C images weighs C / B, in its loss and in its gradient. The one-GPU trainer
-// feeds it the runs of its batch; a rank of a multi-GPU step (core/dist/sharded_step.h) feeds it the
+// feeds it the runs of its batch; a rank of a multi-GPU step (core/train/sharded/sharded_step.h) feeds it the
 // runs of its block of the batch, so the ranks' losses and gradients add up to the batch's.
 //
 // Masks pool their valid pixels over a run (kernels/loss.h), so with masks the weights are per run,

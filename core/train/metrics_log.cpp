@@ -20,7 +20,7 @@ void MetricsLog::write(const MetricsRecord& r) {
   if (r.gpu_mem_mb) j["gpu_mem_mb"] = *r.gpu_mem_mb;
   if (!r.ranks.empty()) {
     std::vector<double> render;
-    for (const dist::RankStats& s : r.ranks) {
+    for (const sharded::RankStats& s : r.ranks) {
       j["ranks"].push_back({{"rank", s.rank}, {"device", s.device_ordinal}, {"gaussians", s.gaussians},
                             {"step_ms", s.step_ms}, {"render_ms", s.render_ms}, {"wait_ms", s.exchange_wait_ms},
                             {"bytes_sent", s.bytes_sent}, {"bytes_received", s.bytes_received},
@@ -28,7 +28,7 @@ void MetricsLog::write(const MetricsRecord& r) {
       render.push_back(s.render_ms);
     }
     j["imbalance"] = *gaussian_imbalance(r);
-    j["render_imbalance"] = dist::imbalance(render);
+    j["render_imbalance"] = sharded::imbalance(render);
   }
   if (r.memory) {
     const TrainingMemory& m = *r.memory;
@@ -47,8 +47,8 @@ void MetricsLog::write(const MetricsRecord& r) {
 std::optional<double> gaussian_imbalance(const MetricsRecord& r) {
   if (r.ranks.empty()) return std::nullopt;
   std::vector<double> counts;
-  for (const dist::RankStats& s : r.ranks) counts.push_back(double(s.gaussians));
-  return dist::imbalance(counts);
+  for (const sharded::RankStats& s : r.ranks) counts.push_back(double(s.gaussians));
+  return sharded::imbalance(counts);
 }
 
 std::optional<double> device_memory_used_mb(kernels::Device device) {

@@ -6,7 +6,7 @@
 // is the training memory by role (TrainingMemory, MiB) and "state_bytes_per_gaussian" the
 // parameters, moments, gradients and statistics per Gaussian (what decides how large a scene fits).
 // A run with several ranks adds each rank's figures of its last step and two balance figures (max / mean over
-// the ranks, 1 = even; dist::imbalance):
+// the ranks, 1 = even; sharded::imbalance):
 //   "ranks":[{"rank":..,"device":..,"gaussians":..,"step_ms":..,"render_ms":..,"wait_ms":..,
 //             "bytes_sent":..,"bytes_received":..,"mem_mb":..},..],"imbalance":..,"render_imbalance":..
 // imbalance is of the shards' Gaussian counts (what rebalancing evens), render_imbalance of the render times.
@@ -17,7 +17,7 @@
 
 #include <vector>
 
-#include "core/dist/rank_stats.h"
+#include "core/train/rank_stats.h"
 #include "kernels/rasterizer.h"
 
 namespace splat {
@@ -47,10 +47,10 @@ struct MetricsRecord {
   std::optional<double> gpu_mem_mb;
   std::optional<TrainingMemory> memory;
   double wall_s = 0;   // since training started
-  std::vector<dist::RankStats> ranks;  // every rank's figures, with more than one rank (else empty)
+  std::vector<sharded::RankStats> ranks;  // every rank's figures, with more than one rank (else empty)
 };
 
-// max / mean of the ranks' Gaussian counts (dist::imbalance); nullopt without ranks.
+// max / mean of the ranks' Gaussian counts (sharded::imbalance); nullopt without ranks.
 std::optional<double> gaussian_imbalance(const MetricsRecord& r);
 
 class MetricsLog {

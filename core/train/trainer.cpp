@@ -5,9 +5,9 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "core/dist/rebalance.h"
-#include "core/dist/shard_layout.h"
-#include "core/dist/sharded_step.h"
+#include "core/train/sharded/rebalance.h"
+#include "core/model/shard_layout.h"
+#include "core/train/sharded/sharded_step.h"
 #include "kernels/adam.h"
 #include "kernels/device.h"
 
@@ -103,9 +103,9 @@ Trainer::Trainer(const Scene& scene, const GaussianModel& init, const TrainerOpt
   set_batch_size(opt_.batch_size);
   set_sh_degree_cap(opt_.sh_degree_cap);
   if (opt_.comm) {
-    sharded_ = std::make_unique<dist::ShardedStep>(*opt_.comm, opt_.ssim_weight, opt_.cpu_threads);
+    sharded_ = std::make_unique<sharded::ShardedStep>(*opt_.comm, opt_.ssim_weight, opt_.cpu_threads);
     g_ = std::make_unique<DeviceGaussians>(
-        where_, dist::initial_shard(init, opt_.comm->rank(), opt_.comm->size(), wanted_columns()));
+        where_, sharded::initial_shard(init, opt_.comm->rank(), opt_.comm->size(), wanted_columns()));
   } else {
     g_ = std::make_unique<DeviceGaussians>(where_, GaussianState::from_model(init, wanted_columns()));
   }
@@ -132,7 +132,7 @@ Trainer::~Trainer() = default;
 
 void Trainer::set_batch_size(int b) {
   if (b < 1) throw std::invalid_argument("batch size must be at least 1, got " + std::to_string(b));
-  // Every rank renders at least one image of a step (dist::camera_block).
+  // Every rank renders at least one image of a step (sharded::camera_block).
   if (opt_.comm && b < opt_.comm->size())
     throw std::invalid_argument("batch size " + std::to_string(b) + " is smaller than the " +
                                 std::to_string(opt_.comm->size()) +
@@ -219,7 +219,7 @@ void Trainer::run_batch(const std::vector<int>& views) {
   render_marks_.mark(1);
 }
 
-// Distributed mode: the whole batch goes to dist::ShardedStep, which renders this rank's block of its
+// Distributed mode: the whole batch goes to sharded::ShardedStep, which renders this rank's block of its
 // cameras from every shard's projections and leaves this shard's gradients (and statistics) in g_.
 void Trainer::run_sharded_batch(const std::vector<int>& views) {
   const kernels::RasterSettings settings = render_settings(opt_, active_sh_degree());
@@ -332,7 +332,7 @@ StepResult Trainer::step() {
   mark(r.structure_changed ? "strategy: refinement steps" : "strategy: other steps");
   // Refinements happen at the same step on every rank (the schedule counts images), so this collective does too.
   if (opt_.comm && r.structure_changed) {
-    r.rebalanced = dist::rebalance_if_uneven(*opt_.comm, *g_, opt_.rebalance_threshold);
+    r.rebalanced = sharded::rebalance_if_uneven(*opt_.comm, *g_, opt_.rebalance_threshold);
     if (r.rebalanced) mark("rebalance");
     refresh_shard_sizes(true);
   }
@@ -350,13 +350,13 @@ StepResult Trainer::step() {
 }
 
 void Trainer::measure_rank_stats(double step_ms) {
-  dist::RankStats& s = rank_stats_;
+  sharded::RankStats& s = rank_stats_;
   s.rank = opt_.comm ? opt_.comm->rank() : 0;
   s.device_ordinal = where_.device == kernels::Device::CUDA ? where_.ordinal : -1;
   s.gaussians = g_->size();
   s.step_ms = step_ms;
   if (sharded_) {
-    const dist::StepTimes t = sharded_->step_times();
+    const sharded::StepTimes t = sharded_->step_times();
     s.render_ms = t.render_ms;
     s.exchange_wait_ms = t.exchange_wait_ms;
     s.bytes_sent = sharded_->exchange_sizes().bytes_sent;
@@ -372,8 +372,8 @@ void Trainer::measure_rank_stats(double step_ms) {
   }
 }
 
-std::vector<dist::RankStats> Trainer::gather_rank_stats() const {
-  return opt_.comm ? dist::gather_rank_stats(*opt_.comm, rank_stats_) : std::vector<dist::RankStats>{rank_stats_};
+std::vector<sharded::RankStats> Trainer::gather_rank_stats() const {
+  return opt_.comm ? sharded::gather_rank_stats(*opt_.comm, rank_stats_) : std::vector<sharded::RankStats>{rank_stats_};
 }
 
 float Trainer::read_loss() const {
@@ -384,13 +384,13 @@ float Trainer::read_loss() const {
 bool Trainer::is_root() const { return !opt_.comm || opt_.comm->rank() == 0; }
 
 GaussianState Trainer::whole_state() const {
-  return opt_.comm ? dist::gather_shards(*opt_.comm, g_->download()) : g_->download();
+  return opt_.comm ? sharded::gather_shards(*opt_.comm, g_->download()) : g_->download();
 }
 
 // A checkpoint's columns are converted to what this run stores (mixed precision or not).
 void Trainer::load_whole_state(const GaussianState& whole) {
   const GaussianState mine = whole.with_columns(wanted_columns());
-  g_->upload(opt_.comm ? dist::shard_of(mine, opt_.comm->rank(), opt_.comm->size()) : mine);
+  g_->upload(opt_.comm ? sharded::shard_of(mine, opt_.comm->rank(), opt_.comm->size()) : mine);
   shard_sizes_.clear();  // the next step gathers the new shards' sizes
 }
 
@@ -421,7 +421,7 @@ void Trainer::refresh_shard_sizes(bool changed) {
     return;
   }
   shard_sizes_ = opt_.comm->all_gather_value(g_->size());
-  first_id_ = dist::first_global_id(shard_sizes_, rank);
+  first_id_ = sharded::first_global_id(shard_sizes_, rank);
 }
 
 int64_t Trainer::known_total() const {

@@ -27,7 +27,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/dist/rank_stats.h"
+#include "core/train/rank_stats.h"
 #include "core/model/device_gaussians.h"
 #include "core/train/batch_loss.h"
 #include "core/train/metrics_log.h"
@@ -40,10 +40,10 @@
 #include "kernels/phase_timer.h"
 #include "kernels/rasterizer.h"
 
-namespace splat::dist {
+namespace splat::transport {
 class Communicator;
 class ShardedStep;
-}  // namespace splat::dist
+}  // namespace splat::transport
 
 namespace splat {
 
@@ -78,17 +78,17 @@ struct TrainerOptions {
   // `amp_columns` says (kAmpColumns: SH rest in bf16, Adam moments in bf16) instead of
   // kParamColumns; the arithmetic stays fp32. The CPU backend stores the same, so CPU training
   // with amp emulates the GPU's. In distributed mode every rank stores its shard so; the sharded
-  // exchange still sends fp32 projected pairs (core/dist/).
+  // exchange still sends fp32 projected pairs (core/transport/).
   bool amp = false;
   ColumnTable amp_columns = kAmpColumns;  // tests pass other tables (e.g. a naive all-fp16 one)
-  // Distributed mode (issue 12, core/dist/): this trainer is one rank of comm->size(). It trains a shard
-  // of the model (core/dist/shard_layout.h) on comm->context() and renders through dist::ShardedStep;
+  // Distributed mode (issue 12, core/transport/): this trainer is one rank of comm->size(). It trains a shard
+  // of the model (core/model/shard_layout.h) on comm->context() and renders through sharded::ShardedStep;
   // Adam, the strategy and every schedule run on the shard. Every rank uses the same options (the same
   // seed, so every rank draws the same batch), and the calls marked "collective" below must be made by
   // every rank at the same step. Null: one rank, the whole model. The communicator outlives the trainer.
-  dist::Communicator* comm = nullptr;
+  transport::Communicator* comm = nullptr;
   // Distributed mode: right after a refinement, shards whose row counts are more than this (relative)
-  // off an equal split are evened out (core/dist/rebalance.h); 0 never rebalances.
+  // off an equal split are evened out (core/train/sharded/rebalance.h); 0 never rebalances.
   double rebalance_threshold = 0.10;
 };
 
@@ -162,7 +162,7 @@ class Trainer {
   // the other ranks. Collective. gaussians() is this rank's shard only.
   GaussianState whole_state() const;
   // Replaces the model with a whole one (a checkpoint's): each rank takes its block of the rows as they
-  // are (core/dist/shard_layout.h), so a resume may use another rank count. Every rank passes the same.
+  // are (core/model/shard_layout.h), so a resume may use another rank count. Every rank passes the same.
   void load_whole_state(const GaussianState& whole);
   // The number of Gaussians of the whole model. Collective.
   int64_t total_gaussians() const;
@@ -171,9 +171,9 @@ class Trainer {
   // This rank's own figures of the last step (no collective; with one rank, the whole model's). On
   // CUDA the render and exchange times are those of the newest step the device has finished (usually
   // the one before), read without waiting; device memory is refreshed at most twice a second.
-  const dist::RankStats& rank_stats() const { return rank_stats_; }
+  const sharded::RankStats& rank_stats() const { return rank_stats_; }
   // Every rank's rank_stats(), in rank order, on every rank. Collective.
-  std::vector<dist::RankStats> gather_rank_stats() const;
+  std::vector<sharded::RankStats> gather_rank_stats() const;
 
   // Renders one view of the current Gaussians (no gradients) into rgb [H,W,3] on the device; in
   // distributed mode only this rank's shard.
@@ -223,7 +223,7 @@ class Trainer {
   std::unique_ptr<Strategy> strategy_;
   std::unique_ptr<kernels::Rasterizer> raster_;
   BatchLoss loss_;
-  std::unique_ptr<dist::ShardedStep> sharded_;  // distributed mode only
+  std::unique_ptr<sharded::ShardedStep> sharded_;  // distributed mode only
   int64_t first_id_ = 0;                        // distributed mode: global id of the shard's row 0
   std::vector<int64_t> shard_sizes_;            // distributed mode: every shard's size, in rank order; empty: unknown
   CameraSampler sampler_;
@@ -233,7 +233,7 @@ class Trainer {
   std::unique_ptr<kernels::PhaseTimer> timer_;  // set while profiling
   kernels::PhaseTotals raster_stages_;
   int profiled_steps_ = 0;
-  dist::RankStats rank_stats_;
+  sharded::RankStats rank_stats_;
   kernels::StepMarks render_marks_;  // one rank: around the render, loss and backward of a step
   std::chrono::steady_clock::time_point memory_read_{};  // when rank_stats_'s device memory was read
 };

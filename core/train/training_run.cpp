@@ -83,7 +83,7 @@ MetricsRecord TrainingRun::record(const StepResult& r, bool evaluate_now) {
 // rank 0 (device to device, as the viewer's snapshots; no Adam moments, no host round trip), which
 // evaluates alone (the others have no result).
 std::optional<EvalResult> TrainingRun::evaluate_test_views() {
-  dist::Communicator* comm = trainer_.options().comm;
+  transport::Communicator* comm = trainer_.options().comm;
   if (!comm)
     return evaluate(trainer_.rasterizer(), trainer_.gaussians().view(), trainer_.scene(), test_views_,
                     eval_options_for(trainer_));

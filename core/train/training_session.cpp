@@ -5,8 +5,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "core/dist/root_values.h"
-#include "core/dist/run_ranks.h"
+#include "core/transport/root_values.h"
+#include "core/transport/run_ranks.h"
 #include "core/model/ply_io.h"
 #include "core/train/checkpoint.h"
 #include "kernels/device.h"
@@ -16,14 +16,14 @@ namespace splat {
 namespace {
 // The one-rank trainer computes on the CPU or on GPU 0 without a communicator; anything else (more ranks,
 // or one rank on another GPU) runs as rank threads.
-bool needs_communicator(const dist::RankPlan& plan) {
+bool needs_communicator(const transport::RankPlan& plan) {
   return plan.ranks > 1 || plan.context(0) != kernels::ComputeContext(plan.device);
 }
 }  // namespace
 
 TrainingSession::TrainingSession(Scene scene, GaussianModel init, TrainerOptions options, SessionOptions session)
     : scene_(std::move(scene)), init_(std::move(init)), options_(std::move(options)), session_(std::move(session)) {
-  dist::RankPlan& plan = session_.ranks;
+  transport::RankPlan& plan = session_.ranks;
   plan.device = options_.device;
   if (plan.device == kernels::Device::CUDA && plan.cuda_devices.empty()) plan.cuda_devices = {0};
   plan.check();
@@ -32,7 +32,7 @@ TrainingSession::TrainingSession(Scene scene, GaussianModel init, TrainerOptions
   queues_.resize(static_cast<size_t>(plan.ranks));
   device_memory_mb_.assign(queues_.size(), 0.0);
   for (int r = 0; r < plan.ranks; ++r) {
-    dist::RankStats row;
+    sharded::RankStats row;
     row.rank = r;
     const kernels::ComputeContext where = plan.context(r);
     row.device_ordinal = where.device == kernels::Device::CUDA ? where.ordinal : -1;
@@ -161,7 +161,7 @@ void TrainingSession::request_save_checkpoint(const std::filesystem::path& file,
     std::string err;
     try {
       save_trainer_checkpoint(t, file);
-    } catch (const dist::CommError&) {
+    } catch (const transport::CommError&) {
       throw;
     } catch (const std::exception& e) {
       err = e.what();
@@ -188,9 +188,9 @@ kernels::PhaseTotals TrainingSession::step_phases() const {
   return step_phases_;
 }
 
-std::vector<dist::RankStats> TrainingSession::rank_stats() const {
+std::vector<sharded::RankStats> TrainingSession::rank_stats() const {
   std::lock_guard lock(metrics_mutex_);
-  std::vector<dist::RankStats> rows = rank_stats_;
+  std::vector<sharded::RankStats> rows = rank_stats_;
   for (size_t r = 0; r < rows.size(); ++r)
     if (rows[r].device_memory_mb == 0) rows[r].device_memory_mb = device_memory_mb_[r];
   return rows;
@@ -219,7 +219,7 @@ void TrainingSession::refresh_device_memory(const Trainer& t, int rank) {
 // through the host. With ranks every rank sends its shard and rank 0 assembles the whole model on its
 // device. The snapshot is stored only once all its copies are issued (on CUDA, enqueued on rank 0's stream
 // ahead of anything a reader enqueues there later).
-void TrainingSession::publish_snapshot(const TrainingRun& run, dist::Communicator* comm) {
+void TrainingSession::publish_snapshot(const TrainingRun& run, transport::Communicator* comm) {
   const Trainer& t = run.trainer();
   const bool root = t.is_root();
   const uint64_t version = root ? snapshots_published_ + 1 : 0;
@@ -287,7 +287,7 @@ void TrainingSession::apply_commands(Trainer& t, int rank, int64_t count) {
   for (Command& c : mine) c(t);
 }
 
-void TrainingSession::rank_main(dist::Communicator* comm) {
+void TrainingSession::rank_main(transport::Communicator* comm) {
   const int rank = comm ? comm->rank() : 0;
   try {
     TrainerOptions o = options_;
@@ -312,7 +312,7 @@ void TrainingSession::rank_main(dist::Communicator* comm) {
       if (rank == 0) c = decide(run);
       else await_decision(rounds_seen);
       int64_t block[4] = {c.stop, c.commands, c.snapshot, c.step};
-      dist::share_root_values(comm, block);
+      transport::share_root_values(comm, block);
       c = {block[0], block[1], block[2], block[3]};
       apply_commands(run.trainer(), rank, c.commands);  // requests that came with a stop are served too
       if (c.snapshot) publish_snapshot(run, comm);
@@ -342,13 +342,13 @@ void TrainingSession::rank_main(dist::Communicator* comm) {
 
 void TrainingSession::thread_main() {
   try {
-    const dist::RankPlan& plan = session_.ranks;
+    const transport::RankPlan& plan = session_.ranks;
     if (!needs_communicator(plan)) {
       rank_main(nullptr);
     } else {
-      dist::run_ranks(
-          plan.ranks, [&](int r) { return plan.context(r); }, [&](dist::Communicator& comm) { rank_main(&comm); },
-          dist::RankBackend::Auto, session_.comm);
+      transport::run_ranks(
+          plan.ranks, [&](int r) { return plan.context(r); }, [&](transport::Communicator& comm) { rank_main(&comm); },
+          transport::RankBackend::Auto, session_.comm);
     }
     state_ = SessionState::Finished;
   } catch (const std::exception& e) {

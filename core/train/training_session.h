@@ -11,10 +11,10 @@
 // for as long as they hold it, unchanged by later steps.
 //
 // Ranks (issue 12): with SessionOptions::ranks asking for more than one rank, the session runs R rank
-// threads (dist::run_ranks), each with its own TrainingRun on a shard of the model. Only rank 0 reads the
+// threads (transport::run_ranks), each with its own TrainingRun on a shard of the model. Only rank 0 reads the
 // user's controls: at every step boundary it decides what all ranks do (take a step, apply the next n
 // queued commands, gather a snapshot, stop) and shares that small control block with the others
-// (dist::share_root_values), so every rank applies the same commands at the same boundary and meets its
+// (transport::share_root_values), so every rank applies the same commands at the same boundary and meets its
 // peers in the same collectives. Commands are queued once per rank. The other ranks wait for rank 0's
 // decision on the session's condition variable, not inside a collective, so a long pause never runs into
 // the communicator's timeout. The snapshot is the whole model, gathered onto rank 0's device
@@ -32,9 +32,9 @@
 #include <thread>
 #include <vector>
 
-#include "core/dist/communicator.h"
-#include "core/dist/rank_plan.h"
-#include "core/dist/rank_stats.h"
+#include "core/transport/communicator.h"
+#include "core/transport/rank_plan.h"
+#include "core/train/rank_stats.h"
 #include "core/model/gaussian_model.h"
 #include "core/model/model_snapshot.h"
 #include "core/scene/scene.h"
@@ -60,8 +60,8 @@ struct SessionOptions {
   // The ranks that train, on TrainerOptions::device (the plan's own device is replaced by it). One rank
   // on the CPU or GPU 0 trains without a communicator (the default); more ranks need a batch size of at
   // least their count.
-  dist::RankPlan ranks;
-  dist::CommOptions comm;  // how long a rank waits for a peer that neither arrives nor fails
+  transport::RankPlan ranks;
+  transport::CommOptions comm;  // how long a rank waits for a peer that neither arrives nor fails
 };
 
 class TrainingSession {
@@ -116,7 +116,7 @@ class TrainingSession {
   // Each rank's figures of its last step (Trainer::rank_stats), one row per rank in rank order (its rank
   // and device, zeros until it has stepped). device_memory_mb is filled in here where the trainer leaves
   // it 0: the memory in use on the rank's GPU, refreshed at the snapshot rate.
-  std::vector<dist::RankStats> rank_stats() const;
+  std::vector<sharded::RankStats> rank_stats() const;
 
   // The latest published snapshot (null before the first one); versions count up from 1. With ranks, the
   // whole model on rank 0's device.
@@ -130,14 +130,14 @@ class TrainingSession {
   };
   void thread_main();
   // One rank's whole life (comm null: the only rank).
-  void rank_main(dist::Communicator* comm);
+  void rank_main(transport::Communicator* comm);
   // Rank 0: waits until there is something to do, then says what; the others wait for that decision.
   Control decide(const TrainingRun& run);
   void await_decision(int64_t& rounds_seen);
   bool run_ended(const TrainingRun& run) const;
   void enqueue(Command command);
   void apply_commands(Trainer& t, int rank, int64_t count);
-  void publish_snapshot(const TrainingRun& run, dist::Communicator* comm);
+  void publish_snapshot(const TrainingRun& run, transport::Communicator* comm);
   void publish_rank_stats(const Trainer& t, int rank);
   void refresh_device_memory(const Trainer& t, int rank);
   void check_batch_size(int b) const;
@@ -165,7 +165,7 @@ class TrainingSession {
   mutable std::mutex metrics_mutex_;
   std::deque<SessionMetrics> metrics_;
   kernels::PhaseTotals step_phases_;  // copied from the trainer after each profiled step
-  std::vector<dist::RankStats> rank_stats_;  // one per rank
+  std::vector<sharded::RankStats> rank_stats_;  // one per rank
   std::vector<double> device_memory_mb_;     // per rank, at the last snapshot (0 on the CPU)
 
   // Written by the trainer thread only, once a snapshot's copies are issued; no mutex guards it,

@@ -209,7 +209,7 @@ TEST_CASE("training session with 2 CPU ranks: whole-model snapshots, controls an
   const Checkpoint ck = read_checkpoint(ckpt);
   CHECK(ck.trainer.at("step").get<int>() == paused_at);
   test::check_same_model(held->download(), ck.gaussians.to_model());
-  const std::vector<dist::RankStats> rows = session.rank_stats();
+  const std::vector<sharded::RankStats> rows = session.rank_stats();
   REQUIRE(rows.size() == 2);
   int64_t shards = 0;
   for (int r = 0; r < 2; ++r) {
@@ -308,7 +308,7 @@ TEST_CASE("training session: 2 ranks on one GPU gather the snapshot on the devic
   REQUIRE(held);
   CHECK(held->context().device == kernels::Device::CUDA);
   CHECK(held->context().ordinal == 0);
-  const std::vector<dist::RankStats> rows = session.rank_stats();
+  const std::vector<sharded::RankStats> rows = session.rank_stats();
   REQUIRE(rows.size() == 2);
   CHECK(rows[0].device_ordinal == 0);
   CHECK(rows[1].device_ordinal == 0);

@@ -44,7 +44,7 @@ TEST_CASE("controller trains with 2 CPU ranks and shows the whole model", "[ui][
   for (int i = 0; i < 3000 && training.state() != SessionState::Paused; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   training.poll(state);
-  const std::vector<dist::RankStats>& rows = training.rank_stats();
+  const std::vector<sharded::RankStats>& rows = training.rank_stats();
   REQUIRE(rows.size() == 2);
   CHECK(rows[0].gaussians > 0);
   CHECK(rows[1].gaussians > 0);

@@ -1,0 +1,125 @@
+#include "core/model/shard_layout.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+#include "kernels/buffer.h"
+
+namespace splat::sharded {
+
+namespace {
+
+// Spreads the low 10 bits of v so that they occupy every third bit.
+uint32_t spread_bits(uint32_t v) {
+  v &= 0x3FF;
+  v = (v | (v << 16)) & 0x030000FF;
+  v = (v | (v << 8)) & 0x0300F00F;
+  v = (v | (v << 4)) & 0x030C30C3;
+  v = (v | (v << 2)) & 0x09249249;
+  return v;
+}
+
+}  // namespace
+
+RowBlock row_block(int64_t n, int rank, int ranks) {
+  if (ranks < 1 || rank < 0 || rank >= ranks || n < 0)
+    throw std::invalid_argument("row_block: rank " + std::to_string(rank) + " of " + std::to_string(ranks) +
+                                " over " + std::to_string(n) + " rows");
+  const int64_t first = n * rank / ranks;
+  return {first, n * (rank + 1) / ranks - first};
+}
+
+Box bounding_box(std::span<const float> means) {
+  const size_t n = means.size() / 3;
+  Box b;
+  for (int a = 0; a < 3; ++a) b.lo[a] = b.hi[a] = n ? means[size_t(a)] : 0.f;
+  for (size_t i = 0; i < n; ++i)
+    for (int a = 0; a < 3; ++a) {
+      b.lo[a] = std::min(b.lo[a], means[3 * i + size_t(a)]);
+      b.hi[a] = std::max(b.hi[a], means[3 * i + size_t(a)]);
+    }
+  return b;
+}
+
+std::vector<int64_t> morton_order(std::span<const float> means, const Box& box) {
+  const size_t n = means.size() / 3;
+  std::vector<uint32_t> code(n);
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t c = 0;
+    for (int a = 0; a < 3; ++a) {
+      const float span = box.hi[a] - box.lo[a];
+      const float t = span > 0 && std::isfinite(span) ? (means[3 * i + size_t(a)] - box.lo[a]) / span : 0.f;
+      const uint32_t cell = std::isfinite(t) ? uint32_t(std::clamp(t, 0.f, 1.f) * 1023.f) : 0u;
+      c |= spread_bits(cell) << a;
+    }
+    code[i] = c;
+  }
+  std::vector<int64_t> order(n);
+  std::iota(order.begin(), order.end(), int64_t(0));
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return code[size_t(a)] < code[size_t(b)]; });
+  return order;
+}
+
+std::vector<int64_t> morton_order(std::span<const float> means) { return morton_order(means, bounding_box(means)); }
+
+GaussianState take_rows(const GaussianState& state, std::span<const int64_t> rows) {
+  GaussianState out(state.sh_degree(), int64_t(rows.size()), state.columns());
+  for (Group g : kAllGroups) {
+    const size_t w = size_t(state.width(g));
+    const HostColumn& from = state.col(g);
+    HostColumn& to = out.col(g);
+    for (size_t j = 0; j < rows.size(); ++j) {
+      const size_t src = size_t(rows[j]) * w, dst = j * w;
+      std::copy_n(from.value.begin() + src, w, to.value.begin() + dst);
+      std::copy_n(from.exp_avg.begin() + src, w, to.exp_avg.begin() + dst);
+      std::copy_n(from.exp_avg_sq.begin() + src, w, to.exp_avg_sq.begin() + dst);
+    }
+  }
+  return out;
+}
+
+GaussianState initial_shard(const GaussianModel& whole, int rank, int ranks, const ColumnTable& columns) {
+  const std::vector<int64_t> order = morton_order(whole.means);
+  const RowBlock b = row_block(whole.size(), rank, ranks);
+  return take_rows(GaussianState::from_model(whole, columns),
+                   std::span<const int64_t>(order).subspan(size_t(b.first), size_t(b.count)));
+}
+
+GaussianState shard_of(const GaussianState& whole, int rank, int ranks) {
+  const RowBlock b = row_block(whole.size(), rank, ranks);
+  std::vector<int64_t> rows(size_t(b.count));
+  std::iota(rows.begin(), rows.end(), b.first);
+  return take_rows(whole, rows);
+}
+
+GaussianState gather_shards(Communicator& comm, const GaussianState& shard, int root) {
+  const std::vector<int64_t> sizes = comm.all_gather_value(shard.size());
+  const int64_t total = std::accumulate(sizes.begin(), sizes.end(), int64_t(0));
+  const bool here = comm.rank() == root;
+  GaussianState whole(shard.sh_degree(), here ? total : 0, shard.columns());
+  // Through buffers on the rank's context: the collective moves context memory (device memory on a GPU).
+  kernels::Buffer<float> send(comm.context()), recv(comm.context());
+  for (Group g : kAllGroups) {
+    const int64_t w = shard.width(g);
+    std::vector<int64_t> bytes(sizes.size());
+    for (size_t r = 0; r < sizes.size(); ++r) bytes[r] = sizes[r] * w * int64_t(sizeof(float));
+    const HostColumn& mine = shard.col(g);
+    HostColumn& all = whole.col(g);
+    for (auto part : {&HostColumn::value, &HostColumn::exp_avg, &HostColumn::exp_avg_sq}) {
+      send.upload(mine.*part);
+      recv.resize(here ? size_t(total * w) : 0);
+      comm.gather(send.data(), bytes[size_t(comm.rank())], recv.data(), bytes, root);
+      if (here) all.*part = recv.download();
+    }
+  }
+  return whole;
+}
+
+int64_t first_global_id(std::span<const int64_t> sizes, int rank) {
+  return std::accumulate(sizes.begin(), sizes.begin() + rank, int64_t(0));
+}
+
+}  // namespace splat::sharded

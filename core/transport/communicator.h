@@ -1,0 +1,106 @@
+#pragma once
+// What one rank of a distributed training run sees of the others (issue 12, DESIGN.md "Multi-GPU").
+//
+// The training step needs four things from its peers, and this interface is exactly those:
+//   - counts first: how many projected Gaussians each rank sends each other rank (all_to_all_counts),
+//   - the sparse payload and, in reverse, its gradients (all_to_all_v of byte slices),
+//   - global decisions (the MCMC cap, the Gaussian count shown): a small sum on the host (all_reduce_sum),
+//   - one model: shards gathered to rank 0 for PLY and checkpoints (gather), settings from rank 0 (broadcast).
+// Backends implement the two primitives (all_to_all_v, all_reduce_sum); the rest is built on them here,
+// so every backend gets the same semantics for free.
+//
+// Memory: byte buffers live where the rank computes, context(): host memory for a CPU rank, device
+// memory on context().ordinal for a CUDA rank. all_reduce_sum works on host values (the decisions it
+// serves are taken on the host).
+//
+// Ordering on CUDA: a collective reads what the work already enqueued on context().stream wrote, and
+// its results are ready for the work enqueued on that stream after it returns (backends may return
+// before the device copies finish; the in-process backend does, NCCL waits).
+//
+// Failure: every rank calls the same collectives in the same order. When a rank fails (throws, runs out
+// of memory, loses its device) or a peer does not arrive within the timeout, every other rank's pending
+// and later call throws CommError naming that rank and its device; no call waits forever.
+#include <chrono>
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kernels/device_context.h"
+
+namespace splat::transport {
+
+// A collective that cannot complete: a rank failed or timed out (failed_rank() names it), or the ranks'
+// arguments disagree (failed_rank() is -1 then).
+class CommError : public std::runtime_error {
+ public:
+  CommError(const std::string& what, int failed_rank) : std::runtime_error(what), failed_rank_(failed_rank) {}
+  int failed_rank() const { return failed_rank_; }
+
+ private:
+  int failed_rank_;
+};
+
+// How long a rank waits for its peers before it declares the run stuck. A backstop for a peer that hangs
+// without failing: a peer that fails is reported at once. Long by default because one rank may
+// legitimately keep the others waiting (rank 0 writing a checkpoint before the next collective).
+struct CommOptions {
+  std::chrono::milliseconds timeout{std::chrono::minutes(5)};
+};
+
+// "rank 2 (CUDA device 1)", "rank 0 (CPU)": how messages name a rank.
+std::string describe_rank(int rank, const kernels::ComputeContext& where);
+
+// Where each peer's slice lies in one byte buffer: counts[p] bytes at byte offset offsets[p], one entry
+// per rank (size() entries each; spans into the caller's host memory).
+struct PeerSlices {
+  std::span<const int64_t> counts;
+  std::span<const int64_t> offsets;
+};
+
+class Communicator {
+ public:
+  virtual ~Communicator() = default;
+
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  virtual const kernels::ComputeContext& context() const = 0;
+
+  // Sends send[sends.offsets[p], +sends.counts[p]) to rank p and receives recvs.counts[p] bytes from rank p
+  // at recv + recvs.offsets[p], for every p including this rank. Counts must agree pairwise (what p sends q
+  // is what q expects from p) and may be zero. Receive slices must not overlap each other or `send`.
+  virtual void all_to_all_v(const void* send, PeerSlices sends, void* recv, PeerSlices recvs) = 0;
+
+  // Element-wise sum over ranks, in place, on host values; every rank gets the same bits (the in-process
+  // backend adds in rank order; MPI and NCCL give every rank the same result). Sizes must agree.
+  virtual void all_reduce_sum(std::span<float> host_values) = 0;
+  virtual void all_reduce_sum(std::span<int64_t> host_values) = 0;
+
+  // --- Built on the two primitives above. ---
+
+  // The counts exchange: send_counts[p] (what this rank will send p) arrives at p as recv_counts[rank()].
+  // Both arrays hold size() values on context() memory, so the caller copies recv_counts (with anything
+  // else it needs) to the host in one transfer.
+  void all_to_all_counts(const int64_t* send_counts, int64_t* recv_counts);
+
+  // Copies `bytes` at `data` on rank `root` into `data` on every other rank (context() memory).
+  void broadcast(void* data, int64_t bytes, int root);
+
+  // Every rank's value, in rank order, on every rank (host): shard sizes before a gather, for instance.
+  std::vector<int64_t> all_gather_value(int64_t mine);
+
+  // Rank `root` receives every rank's `bytes` bytes at `send`, concatenated in rank order, into `recv`
+  // (context() memory, room for the sum of bytes_per_rank; unused on the other ranks). bytes_per_rank is
+  // what all_gather_value(bytes) returned, known on every rank.
+  void gather(const void* send, int64_t bytes, void* recv, std::span<const int64_t> bytes_per_rank, int root = 0);
+
+  // Returns on every rank once every rank has entered it (host order only; device work is not waited for).
+  void barrier();
+
+ protected:
+  // Throws std::invalid_argument unless both slice sets have size() non-negative entries.
+  void check_slices(PeerSlices sends, PeerSlices recvs) const;
+};
+
+}  // namespace splat::transport

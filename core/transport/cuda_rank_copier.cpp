@@ -1,0 +1,64 @@
+// The CUDA side of the in-process copier (rank_copier.h): the only place the in-process backend
+// touches the CUDA runtime.
+#include <cuda_runtime.h>
+
+#include "core/transport/rank_copier.h"
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/device_scope.cuh"
+
+namespace splat::transport {
+
+namespace {
+
+using kernels::cuda::check;
+using kernels::cuda::DeviceScope;
+
+class CudaCopier final : public RankCopier {
+ public:
+  explicit CudaCopier(const kernels::ComputeContext& where)
+      : ordinal_(where.ordinal), stream_(static_cast<cudaStream_t>(where.stream)) {
+    DeviceScope on(ordinal_);
+    check(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming), "creating the exchange's ready event");
+    check(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming), "creating the exchange's done event");
+  }
+  ~CudaCopier() override {
+    DeviceScope on(ordinal_, std::nothrow);
+    if (!on.ok()) return;  // a lost device: nothing left to release
+    cudaEventDestroy(ready_);
+    cudaEventDestroy(done_);
+  }
+
+  void* sends_ready() override {
+    DeviceScope on(ordinal_);
+    check(cudaEventRecord(ready_, stream_), "recording the exchange's ready event");
+    return ready_;
+  }
+  void copy_from(void* dst, const void* src, size_t bytes, void* peer_ready) override {
+    DeviceScope on(ordinal_);
+    check(cudaStreamWaitEvent(stream_, static_cast<cudaEvent_t>(peer_ready), 0), "waiting for a peer's sends");
+    // cudaMemcpyDefault: unified addressing finds both devices (one GPU, or a peer copy between two).
+    check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream_), "copying a peer's slice");
+  }
+  void* reads_done() override {
+    DeviceScope on(ordinal_);
+    check(cudaEventRecord(done_, stream_), "recording the exchange's done event");
+    return done_;
+  }
+  void after_reader(void* reader_done) override {
+    DeviceScope on(ordinal_);
+    check(cudaStreamWaitEvent(stream_, static_cast<cudaEvent_t>(reader_done), 0), "waiting for a peer's reads");
+  }
+
+ private:
+  int ordinal_;
+  cudaStream_t stream_;
+  cudaEvent_t ready_ = nullptr, done_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<RankCopier> make_cuda_rank_copier(const kernels::ComputeContext& where) {
+  return std::make_unique<CudaCopier>(where);
+}
+
+}  // namespace splat::transport

@@ -1,0 +1,115 @@
+#include "core/transport/in_process_communicator.h"
+
+#include <exception>
+#include <vector>
+
+namespace splat::transport {
+
+InProcessCommunicator::InProcessCommunicator(std::shared_ptr<Rendezvous> group, int rank,
+                                             const kernels::ComputeContext& where)
+    : group_(std::move(group)), rank_(rank), where_(where), copier_(make_rank_copier(where)) {
+  if (rank_ < 0 || rank_ >= group_->size())
+    throw std::invalid_argument("rank " + std::to_string(rank_) + " is not a rank of " +
+                                std::to_string(group_->size()));
+}
+
+void InProcessCommunicator::disagree(const std::string& what) const {
+  throw CommError("ranks disagree: " + what, -1);
+}
+
+template <class Work>
+void InProcessCommunicator::then_second_barrier(const char* op, Work&& work) {
+  std::exception_ptr failure;
+  try {
+    work();
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  group_->arrive_and_wait(rank_, op);
+  if (!failure) return;
+  try {
+    std::rethrow_exception(failure);
+  } catch (const std::exception& e) {
+    group_->abort(rank_, e.what());  // the group is out of step from here on: stop it
+    throw;
+  }
+}
+
+void InProcessCommunicator::check_posts_agree(const char* op) const {
+  const Rendezvous::Post& first = group_->posted(rank_, 0);
+  for (int p = 1; p < size(); ++p)
+    if (std::string_view(group_->posted(rank_, p).op) != first.op)
+      disagree(group_->rank_name(0) + " called " + first.op + ", " + group_->rank_name(p) + " called " +
+               group_->posted(rank_, p).op);
+  for (int p = 0; p < size(); ++p) {
+    const Rendezvous::Post& from = group_->posted(rank_, p);
+    if (from.value_count != first.value_count)
+      disagree(std::string(op) + " of " + std::to_string(first.value_count) + " values on " + group_->rank_name(0) +
+               ", " + std::to_string(from.value_count) + " on " + group_->rank_name(p));
+    if (from.sends.counts.empty()) continue;  // not an exchange
+    for (int q = 0; q < size(); ++q) {
+      const int64_t sent = from.sends.counts[q], expected = group_->posted(rank_, q).recvs.counts[p];
+      if (sent != expected)
+        disagree(group_->rank_name(p) + " sends " + std::to_string(sent) + " bytes to " + group_->rank_name(q) +
+                 ", which expects " + std::to_string(expected));
+    }
+  }
+}
+
+void InProcessCommunicator::all_to_all_v(const void* send, PeerSlices sends, void* recv, PeerSlices recvs) {
+  static constexpr const char* op = "all_to_all_v";
+  check_slices(sends, recvs);
+  Rendezvous::Post& mine = group_->post(rank_);
+  mine = Rendezvous::Post{.op = op, .send = send, .sends = sends, .recv = recv, .recvs = recvs};
+  mine.ready = copier_->sends_ready();
+  group_->arrive_and_wait(rank_, op);
+
+  then_second_barrier(op, [&] {
+    check_posts_agree(op);
+    for (int p = 0; p < size(); ++p) {
+      const int64_t bytes = recvs.counts[p];
+      if (bytes == 0) continue;
+      const Rendezvous::Post& from = group_->posted(rank_, p);
+      copier_->copy_from(static_cast<std::byte*>(recv) + recvs.offsets[p],
+                         static_cast<const std::byte*>(from.send) + from.sends.offsets[rank_],
+                         static_cast<size_t>(bytes), from.ready);
+    }
+    mine.done = copier_->reads_done();
+  });
+
+  // Every done token is recorded now (each rank records before the second barrier), and this
+  // collective's posts stay put until this rank moves on to its next one (rendezvous.h).
+  for (int q = 0; q < size(); ++q)
+    if (sends.counts[q] > 0) copier_->after_reader(group_->posted(rank_, q).done);
+  group_->finish(rank_);
+}
+
+template <class T>
+void InProcessCommunicator::reduce(std::span<T> host_values, const char* op) {
+  Rendezvous::Post& mine = group_->post(rank_);
+  mine = Rendezvous::Post{};
+  mine.op = op;
+  mine.values = host_values.data();
+  mine.value_count = host_values.size();
+  group_->arrive_and_wait(rank_, op);
+
+  // Every rank adds in rank order from the same inputs, so every rank gets the same bits.
+  std::vector<T> sum(host_values.size(), T(0));
+  then_second_barrier(op, [&] {
+    check_posts_agree(op);
+    for (int p = 0; p < size(); ++p) {
+      const T* values = static_cast<const T*>(group_->posted(rank_, p).values);
+      for (size_t i = 0; i < sum.size(); ++i) sum[i] += values[i];
+    }
+  });
+  // Past the second barrier every peer has read this rank's values: now they may change.
+  std::copy(sum.begin(), sum.end(), host_values.begin());
+  group_->finish(rank_);
+}
+
+void InProcessCommunicator::all_reduce_sum(std::span<float> host_values) { reduce(host_values, "all_reduce_sum(float)"); }
+void InProcessCommunicator::all_reduce_sum(std::span<int64_t> host_values) {
+  reduce(host_values, "all_reduce_sum(int64)");
+}
+
+}  // namespace splat::transport

@@ -1,0 +1,45 @@
+#pragma once
+// The in-process backend: R ranks as threads of one process, meeting at a shared Rendezvous. CPU ranks
+// exchange host memory with memcpy; CUDA ranks (several on one GPU, each with its own stream, or one per
+// GPU where NCCL is absent) exchange device memory with stream-ordered device copies (rank_copier.h).
+// Each rank pulls its receive slices out of its peers' send buffers.
+#include <memory>
+
+#include "core/transport/communicator.h"
+#include "core/transport/rank_copier.h"
+#include "core/transport/rendezvous.h"
+
+namespace splat::transport {
+
+class InProcessCommunicator final : public Communicator {
+ public:
+  // Rank `rank` of `group`, computing on `where`. The rank's thread is the only caller of its methods.
+  InProcessCommunicator(std::shared_ptr<Rendezvous> group, int rank, const kernels::ComputeContext& where);
+
+  int rank() const override { return rank_; }
+  int size() const override { return group_->size(); }
+  const kernels::ComputeContext& context() const override { return where_; }
+
+  void all_to_all_v(const void* send, PeerSlices sends, void* recv, PeerSlices recvs) override;
+  void all_reduce_sum(std::span<float> host_values) override;
+  void all_reduce_sum(std::span<int64_t> host_values) override;
+
+ private:
+  template <class T>
+  void reduce(std::span<T> host_values, const char* op);
+  // After the first barrier: every rank checks every rank's post, so they all take the same decision.
+  void check_posts_agree(const char* op) const;
+  [[noreturn]] void disagree(const std::string& what) const;
+  // Runs the part of a collective between its barriers, then the second barrier. A failure in between
+  // still meets the peers there before it propagates (they may be reading this rank's posts and
+  // buffers), then stops the group.
+  template <class Work>
+  void then_second_barrier(const char* op, Work&& work);
+
+  std::shared_ptr<Rendezvous> group_;
+  int rank_;
+  kernels::ComputeContext where_;
+  std::unique_ptr<RankCopier> copier_;
+};
+
+}  // namespace splat::transport

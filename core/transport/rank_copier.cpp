@@ -1,0 +1,27 @@
+#include "core/transport/rank_copier.h"
+
+#include <cstring>
+
+namespace splat::transport {
+
+std::unique_ptr<RankCopier> make_cuda_rank_copier(const kernels::ComputeContext& where);  // cuda_rank_copier.cpp
+
+namespace {
+
+// Host memory: the barriers already order the threads, so a copy is a memcpy and tokens are not needed.
+class HostCopier final : public RankCopier {
+ public:
+  void* sends_ready() override { return nullptr; }
+  void copy_from(void* dst, const void* src, size_t bytes, void*) override { std::memcpy(dst, src, bytes); }
+  void* reads_done() override { return nullptr; }
+  void after_reader(void*) override {}
+};
+
+}  // namespace
+
+std::unique_ptr<RankCopier> make_rank_copier(const kernels::ComputeContext& where) {
+  if (where.device == kernels::Device::CPU) return std::make_unique<HostCopier>();
+  return make_cuda_rank_copier(where);
+}
+
+}  // namespace splat::transport

@@ -1,0 +1,38 @@
+#pragma once
+// Runs the ranks of one process: R threads, each with its own Communicator, for `splatlab train --gpus N`
+// / `--ranks R`, the GUI's trainer and the tests.
+#include <functional>
+#include <span>
+
+#include "core/transport/communicator.h"
+
+namespace splat::transport {
+
+enum class RankBackend {
+  Auto,       // NCCL where it applies (see choose_backend), in-process otherwise
+  InProcess,  // threads meeting in host memory; CUDA ranks copy device to device (any number per GPU)
+  Nccl,       // one rank per GPU; refused where NCCL was not built in or two ranks share a GPU
+};
+
+// Whether this build has the NCCL backend.
+bool nccl_built_in();
+
+// What Auto means for these contexts: NCCL when it is built in, there are at least two ranks and each
+// rank has its own CUDA device; in-process otherwise. Throws std::invalid_argument for contexts that no
+// backend takes (CPU and CUDA ranks mixed) and for Nccl where it cannot run, saying why.
+RankBackend choose_backend(std::span<const kernels::ComputeContext> contexts, RankBackend wanted = RankBackend::Auto);
+
+using ContextFor = std::function<kernels::ComputeContext(int rank)>;
+using RankWork = std::function<void(Communicator&)>;
+
+// Starts `ranks` threads, rank r computing on context_for(r) (called on the caller's thread first) and
+// running work(communicator). Returns when every rank has returned. When a rank fails, the other ranks'
+// pending and later collectives throw CommError naming it, and once every thread has stopped the first
+// failure is rethrown: as it was when it is a CommError (it names its rank already), otherwise as a
+// CommError naming the rank and its device with the original exception nested
+// (std::rethrow_if_nested gives it back: out of memory stays kernels::OutOfMemory).
+// A rank that returns while a peer waits for it in a collective is a failure too.
+void run_ranks(int ranks, const ContextFor& context_for, const RankWork& work,
+               RankBackend backend = RankBackend::Auto, const CommOptions& options = {});
+
+}  // namespace splat::transport

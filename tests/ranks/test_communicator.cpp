@@ -1,0 +1,220 @@
+// The Communicator's collectives with 2, 3 and 4 CPU ranks as threads (the in-process backend):
+// exact bytes for uneven and zero counts, sums, broadcast, gather, barrier, and arguments the ranks
+// disagree on. Each rank records what it received and the main thread checks it (Catch2's assertions
+// are not thread-safe).
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <numeric>
+#include <vector>
+
+#include "core/transport/run_ranks.h"
+#include "tests/ranks/exchange_pattern.h"
+
+using namespace splat;
+using namespace splat::transport;
+using splat::test::pattern_byte;
+using splat::test::pattern_bytes;
+using splat::test::scattered_layout;
+
+namespace {
+
+const ContextFor on_cpu = [](int) { return kernels::ComputeContext(kernels::Device::CPU); };
+
+}  // namespace
+
+TEST_CASE("all_to_all_v moves exactly the right bytes for uneven and zero counts (2, 3, 4 CPU ranks)", "[dist]") {
+  for (const int ranks : {2, 3, 4})
+    for (const uint32_t seed : {1u, 2u, 3u}) {
+      INFO(ranks << " ranks, seed " << seed);
+      std::vector<std::vector<uint8_t>> received(ranks);
+      run_ranks(ranks, on_cpu, [&](Communicator& comm) {
+        const int me = comm.rank();
+        std::vector<int64_t> send_counts(ranks), recv_counts(ranks);
+        for (int q = 0; q < ranks; ++q) {
+          send_counts[q] = pattern_bytes(me, q, ranks, seed);
+          recv_counts[q] = pattern_bytes(q, me, ranks, seed);
+        }
+        const auto out = scattered_layout(send_counts, seed + me), in = scattered_layout(recv_counts, seed * 3 + me);
+        std::vector<uint8_t> send(out.total, test::kUntouched), recv(in.total, test::kUntouched);
+        for (int q = 0; q < ranks; ++q)
+          for (int64_t i = 0; i < out.counts[q]; ++i) send[out.offsets[q] + i] = pattern_byte(me, q, i, seed);
+        comm.all_to_all_v(send.data(), {out.counts, out.offsets}, recv.data(), {in.counts, in.offsets});
+        received[me] = std::move(recv);
+      });
+
+      int64_t zero_slices = 0;
+      for (int me = 0; me < ranks; ++me) {
+        std::vector<int64_t> recv_counts(ranks);
+        for (int p = 0; p < ranks; ++p) recv_counts[p] = pattern_bytes(p, me, ranks, seed);
+        const auto in = scattered_layout(recv_counts, seed * 3 + me);
+        std::vector<uint8_t> expected(in.total, test::kUntouched);  // gaps stay untouched
+        for (int p = 0; p < ranks; ++p) {
+          zero_slices += recv_counts[p] == 0;
+          for (int64_t i = 0; i < recv_counts[p]; ++i) expected[in.offsets[p] + i] = pattern_byte(p, me, i, seed);
+        }
+        INFO("rank " << me);
+        CHECK(received[me] == expected);
+      }
+      if (seed % 2 == 1) CHECK(zero_slices >= ranks);  // the last rank sent nothing at all
+    }
+}
+
+TEST_CASE("the counts exchange transposes the count matrix", "[dist]") {
+  for (const int ranks : {2, 3, 4}) {
+    std::vector<std::vector<int64_t>> received(ranks);
+    run_ranks(ranks, on_cpu, [&](Communicator& comm) {
+      std::vector<int64_t> send(ranks), recv(ranks, -1);
+      for (int q = 0; q < ranks; ++q) send[q] = 100 * comm.rank() + q;
+      comm.all_to_all_counts(send.data(), recv.data());
+      received[comm.rank()] = recv;
+    });
+    for (int me = 0; me < ranks; ++me)
+      for (int p = 0; p < ranks; ++p) CHECK(received[me][p] == 100 * p + me);
+  }
+}
+
+TEST_CASE("all_reduce_sum gives every rank the same sum of floats and int64", "[dist]") {
+  for (const int ranks : {2, 3, 4}) {
+    std::vector<std::vector<float>> floats(ranks);
+    std::vector<std::vector<int64_t>> ints(ranks);
+    auto float_input = [](int r) { return std::vector<float>{0.1f * (r + 1), 1e7f * (r % 2 ? 1 : -1), 3.3f / (r + 1)}; };
+    auto int_input = [](int r) { return std::vector<int64_t>{r, (int64_t{1} << 40) + r, -5}; };
+    run_ranks(ranks, on_cpu, [&](Communicator& comm) {
+      auto f = float_input(comm.rank());
+      auto i = int_input(comm.rank());
+      comm.all_reduce_sum(std::span<float>(f));
+      comm.all_reduce_sum(std::span<int64_t>(i));
+      floats[comm.rank()] = f;
+      ints[comm.rank()] = i;
+    });
+    std::vector<float> float_sum(3, 0.f);
+    std::vector<int64_t> int_sum(3, 0);
+    for (int r = 0; r < ranks; ++r)
+      for (size_t k = 0; k < 3; ++k) float_sum[k] += float_input(r)[k], int_sum[k] += int_input(r)[k];
+    for (int r = 0; r < ranks; ++r) {
+      INFO(ranks << " ranks, rank " << r);
+      CHECK(floats[r] == float_sum);  // bitwise: added in rank order on every rank
+      CHECK(ints[r] == int_sum);
+    }
+  }
+}
+
+TEST_CASE("broadcast copies the root's bytes to every rank and gather concatenates shards on the root", "[dist]") {
+  for (const int ranks : {2, 3, 4})
+    for (int root = 0; root < ranks; ++root) {
+      INFO(ranks << " ranks, root " << root);
+      std::vector<std::vector<uint8_t>> bcast(ranks), gathered(ranks);
+      std::vector<std::vector<int64_t>> sizes(ranks);
+      auto shard = [](int r) {  // rank 1's shard is empty
+        std::vector<uint8_t> s(r == 1 ? 0 : 10 * r + 3);
+        for (size_t i = 0; i < s.size(); ++i) s[i] = pattern_byte(r, 9, static_cast<int64_t>(i), 4);
+        return s;
+      };
+      run_ranks(ranks, on_cpu, [&](Communicator& comm) {
+        const int me = comm.rank();
+        std::vector<uint8_t> data(37, me == root ? 0 : test::kUntouched);
+        if (me == root)
+          for (size_t i = 0; i < data.size(); ++i) data[i] = pattern_byte(root, 0, static_cast<int64_t>(i), 8);
+        comm.broadcast(data.data(), static_cast<int64_t>(data.size()), root);
+        bcast[me] = data;
+
+        const std::vector<uint8_t> mine = shard(me);
+        sizes[me] = comm.all_gather_value(static_cast<int64_t>(mine.size()));
+        std::vector<uint8_t> all(std::accumulate(sizes[me].begin(), sizes[me].end(), int64_t{0}), test::kUntouched);
+        comm.gather(mine.data(), static_cast<int64_t>(mine.size()), all.data(), sizes[me], root);
+        gathered[me] = all;
+      });
+      std::vector<uint8_t> expected_bcast(37), expected_model;
+      for (size_t i = 0; i < expected_bcast.size(); ++i) expected_bcast[i] = pattern_byte(root, 0, i, 8);
+      std::vector<int64_t> expected_sizes;
+      for (int r = 0; r < ranks; ++r) {
+        const auto s = shard(r);
+        expected_sizes.push_back(static_cast<int64_t>(s.size()));
+        expected_model.insert(expected_model.end(), s.begin(), s.end());
+      }
+      for (int r = 0; r < ranks; ++r) {
+        INFO("rank " << r);
+        CHECK(bcast[r] == expected_bcast);
+        CHECK(sizes[r] == expected_sizes);
+        if (r == root) CHECK(gathered[r] == expected_model);
+        else CHECK(gathered[r] == std::vector<uint8_t>(expected_model.size(), test::kUntouched));  // only the root receives
+      }
+    }
+}
+
+TEST_CASE("barrier returns on no rank before every rank has entered it", "[dist]") {
+  for (const int ranks : {2, 3, 4}) {
+    std::atomic<int> entered{0};
+    std::vector<int> seen(ranks, -1);
+    run_ranks(ranks, on_cpu, [&](Communicator& comm) {
+      for (int round = 1; round <= 20; ++round) {
+        entered.fetch_add(1);
+        comm.barrier();
+        const int now = entered.load();
+        if (now < round * ranks) seen[comm.rank()] = now;  // someone left before all entered
+        comm.barrier();  // nobody enters the next round before all have looked
+      }
+    });
+    CHECK(seen == std::vector<int>(ranks, -1));
+  }
+}
+
+TEST_CASE("ranks that disagree on counts, collectives or sizes get an error saying so", "[dist]") {
+  auto message_of = [](const std::function<void(Communicator&)>& work) {
+    try {
+      run_ranks(2, on_cpu, work);
+    } catch (const CommError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  // Rank 0 sends rank 1 eight bytes; rank 1 expects four.
+  const std::string counts = message_of([](Communicator& comm) {
+    std::vector<uint8_t> send(8, 1), recv(8, 0);
+    const std::vector<int64_t> zero{0, 0}, to_one{0, 8}, expect{comm.rank() == 1 ? 4 : 0, 0};
+    comm.all_to_all_v(send.data(), {comm.rank() == 0 ? to_one : zero, zero}, recv.data(), {expect, zero});
+  });
+  CHECK_THAT(counts, Catch::Contains("ranks disagree") && Catch::Contains("rank 0 (CPU) sends 8 bytes to rank 1 (CPU), which expects 4"));
+
+  const std::string ops = message_of([](Communicator& comm) {
+    std::vector<int64_t> counts(2, 0), received(2, 0);
+    if (comm.rank() == 0) comm.barrier();
+    else comm.all_to_all_counts(counts.data(), received.data());
+  });
+  CHECK_THAT(ops, Catch::Contains("ranks disagree") && Catch::Contains("rank 1 (CPU) called all_to_all_v"));
+
+  const std::string sizes = message_of([](Communicator& comm) {
+    std::vector<float> v(comm.rank() + 2, 1.f);
+    comm.all_reduce_sum(std::span<float>(v));
+  });
+  CHECK_THAT(sizes, Catch::Contains("2 values on rank 0 (CPU), 3 on rank 1 (CPU)"));
+
+  const std::string slices = message_of([](Communicator& comm) {
+    std::vector<int64_t> three(3, 0), two(2, 0);
+    comm.all_to_all_v(nullptr, {three, three}, nullptr, {two, two});
+  });
+  CHECK_THAT(slices, Catch::Contains("needs 2 send counts and offsets, got 3"));
+}
+
+TEST_CASE("the backend choice: in-process for CPU ranks and shared GPUs, NCCL only one rank per GPU", "[dist]") {
+  using kernels::ComputeContext;
+  using kernels::Device;
+  const std::vector<ComputeContext> cpu(3, ComputeContext(Device::CPU));
+  CHECK(choose_backend(cpu) == RankBackend::InProcess);
+  CHECK_THROWS_WITH(choose_backend(cpu, RankBackend::Nccl),
+                    nccl_built_in() ? "NCCL needs CUDA ranks" : "this build has no NCCL");
+
+  const std::vector<ComputeContext> mixed{ComputeContext(Device::CPU), ComputeContext(Device::CUDA, 0)};
+  CHECK_THROWS_WITH(choose_backend(mixed), Catch::Contains("rank 0 (CPU) and rank 1 (CUDA device 0)"));
+
+  const std::vector<ComputeContext> one_gpu{ComputeContext(Device::CUDA, 0), ComputeContext(Device::CUDA, 0)};
+  CHECK(choose_backend(one_gpu) == RankBackend::InProcess);
+  if (nccl_built_in()) {
+    CHECK_THROWS_WITH(choose_backend(one_gpu, RankBackend::Nccl),
+                      Catch::Contains("rank 1 (CUDA device 0) shares its GPU"));
+    const std::vector<ComputeContext> two_gpus{ComputeContext(Device::CUDA, 0), ComputeContext(Device::CUDA, 1)};
+    CHECK(choose_backend(two_gpus) == RankBackend::Nccl);
+    CHECK(choose_backend(two_gpus, RankBackend::InProcess) == RankBackend::InProcess);
+  }
+}
