@@ -31,7 +31,7 @@ struct ByteSlices {
       offsets.push_back((at[q] - (int(q) > me ? pairs[size_t(me)] : 0)) * bytes);
     }
   }
-  PeerSlices view() const { return {counts, offsets}; }
+  transport::PeerSlices view() const { return {counts, offsets}; }
 };
 
 // Rows [0, rows) of `from` but the own run [own_at, own_at + own), packed into consecutive records.
