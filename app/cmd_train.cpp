@@ -25,6 +25,7 @@
 #include "core/transport/root_values.h"
 #include "core/transport/run_ranks.h"
 #include "core/train/checkpoint.h"
+#include "core/train/sharded/comm_sharding.h"
 #include "core/model/gaussian_model.h"
 #include "core/model/ply_io.h"
 #include "core/util/progress.h"
@@ -242,11 +243,10 @@ Requests agreed_requests(transport::Communicator* comm, StopSignals& signals, bo
 // writes the config, the metrics and (gathered) the checkpoint and the PLY. Returns the exit code.
 int train_rank(RunSetup& s, transport::Communicator* comm) {
   const TrainArgs& a = s.args;
-  TrainerOptions options = s.options;
-  options.comm = comm;
   PointInitOptions init;
   init.sh_degree = a.sh_degree;  // no storage (or optimizer state) for coefficients never used
-  TrainingRun training(s.scene, init_from_points(s.scene.points, init), options, s.run_options);
+  TrainingRun training(s.scene, init_from_points(s.scene.points, init), s.options, s.run_options,
+                       comm ? sharded::over(*comm) : nullptr);
   Trainer& trainer = training.trainer();
   const bool root = trainer.is_root();
   if (!a.resume.empty()) {
@@ -260,8 +260,8 @@ int train_rank(RunSetup& s, transport::Communicator* comm) {
   }
   if (a.profile) trainer.set_profiling(true);
   auto export_ply = [&]() {
-    const GaussianState whole = trainer.whole_state();
-    if (root) s.run.save_ply(whole.to_model());
+    const std::shared_ptr<const ModelSnapshot> whole = trainer.whole_snapshot(0);
+    if (root) s.run.save_ply(whole->download());
   };
 
   s.config["images"] = trainer.options().images;  // a resumed run keeps its checkpoint's schedule

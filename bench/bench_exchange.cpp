@@ -14,7 +14,7 @@
 // finished. The batch cameras are the training views in order, the same on every rank.
 // Prints per configuration: median step ms, its ratio to R = 1 at the same batch and layout, the
 // median time per step spent in the exchanges (counts, pairs, gradients; waiting for peers included:
-// sharded::StepTimes, on each rank's own stream; mean over ranks), the pairs each rank projects and
+// StepTimes, on each rank's own stream; mean over ranks), the pairs each rank projects and
 // receives (means over ranks) and the bytes exchanged per step (sum over ranks of pairs sent to other
 // ranks plus gradients returned to them), and below each configuration rank 0's phases of the step
 // (ShardedStep::set_phase_timer: events on its own stream, so with ranks sharing a GPU a phase
@@ -186,8 +186,8 @@ int main(int argc, char** argv) {
                 const auto t0 = Clock::now();
                 step.set_phase_timer(k < 3 ? nullptr : &timer);
                 if (k >= 3) timer.start();
-                step.run({view, cams, settings, batch_targets, {}, sizes}, shard.grad(GradWrite::Overwrite),
-                         shard.stats());
+                step.run({cams, settings, batch_targets, {}, sizes}, {view, [&](GradWrite how) { return shard.grad(how); },
+                                                                      shard.stats()});
                 finish(r);
                 comm.barrier();
                 if (k >= 3) timer.collect();  // the stream has finished: no wait inside the timed step
@@ -195,7 +195,7 @@ int main(int argc, char** argv) {
                 if (k < 3) continue;
                 times.push_back(ms);
                 waits.push_back(step.step_times().exchange_wait_ms);  // this step's: its stream has finished
-                const sharded::ExchangeSizes& e = step.exchange_sizes();
+                const ExchangeSizes& e = step.exchange_sizes();
                 projected += double(e.pairs_projected), received += double(e.pairs_received);
                 bytes += double(e.bytes_sent);
               }

@@ -102,7 +102,13 @@ int64_t grow_towards_cap(RowEditPlan& s, const McmcStrategyOptions& o, Rng& rng)
   return int64_t(sources.size());
 }
 
-McmcStrategy::McmcStrategy(const McmcStrategyOptions& o, uint64_t seed) : o_(o), rng_(seed), noise_seed_(seed) {}
+McmcStrategy::McmcStrategy(const McmcStrategyOptions& o, uint64_t seed)
+    : o_(o), whole_cap_(o.cap), rng_(seed), noise_seed_(seed) {}
+
+void McmcStrategy::set_model_share(int64_t rows, int64_t total_rows, int ranks) {
+  const double cap = double(whole_cap_);
+  o_.cap = total_rows > 0 ? int64_t(cap * double(rows) / double(total_rows)) : int64_t(cap / double(ranks));
+}
 
 void McmcStrategy::add_loss_gradients(const StepInfo&, DeviceGaussians& g) {
   kernels::mcmc_add_regularizer_gradients(g.context(), g.param(Group::Opacity).data(), g.param(Group::LogScales).data(),

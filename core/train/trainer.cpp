@@ -5,9 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "core/train/sharded/rebalance.h"
 #include "core/model/shard_layout.h"
-#include "core/train/sharded/sharded_step.h"
 #include "kernels/adam.h"
 #include "kernels/device.h"
 
@@ -65,15 +63,6 @@ std::unique_ptr<Strategy> make_strategy(const TrainerOptions& o) {
 }
 
 
-namespace {
-std::unique_ptr<kernels::Rasterizer> make_rasterizer(const TrainerOptions& o, const kernels::ComputeContext& where) {
-  return o.device == Device::CPU ? kernels::make_cpu_rasterizer(o.cpu_threads) : kernels::make_cuda_rasterizer(where);
-}
-// A rank computes where its communicator does (its GPU and stream); one rank on the device's default.
-kernels::ComputeContext context_of(const TrainerOptions& o) {
-  return o.comm ? o.comm->context() : kernels::ComputeContext(o.device);
-}
-}  // namespace
 
 kernels::RasterSettings render_settings(const TrainerOptions& o, int sh_degree) {
   kernels::RasterSettings s;
@@ -86,29 +75,23 @@ kernels::RasterSettings render_settings(const TrainerOptions& o, int sh_degree) 
 
 // ---- Trainer ----
 
-Trainer::Trainer(const Scene& scene, const GaussianModel& init, const TrainerOptions& options)
+Trainer::Trainer(const Scene& scene, const GaussianModel& init, const TrainerOptions& options,
+                 std::unique_ptr<Sharding> sharding)
     : scene_(scene),
       opt_(options),
-      where_(context_of(options)),
+      sharding_(sharding ? std::move(sharding) : one_rank(kernels::ComputeContext(options.device))),
+      where_(sharding_->context()),
       strategy_(make_strategy(options)),
-      raster_(make_rasterizer(options, where_)),
-      loss_(where_, options.ssim_weight),
-      sampler_(scene.train_indices(), options.seed),
-      render_marks_(where_, 2) {
+      step_path_(sharding_->make_step(options.ssim_weight, options.cpu_threads)),
+      sampler_(scene.train_indices(), options.seed) {
   if (scene.images.size() != scene.views.size())
     throw std::invalid_argument("trainer: the scene's images are not loaded (" + scene.root + ")");
   if (where_.device != opt_.device)
-    throw std::invalid_argument("trainer: the rank's communicator computes on another device than the trainer");
+    throw std::invalid_argument("trainer: the rank computes on another device than the trainer's options name");
   set_total_images(opt_.images);
   set_batch_size(opt_.batch_size);
   set_sh_degree_cap(opt_.sh_degree_cap);
-  if (opt_.comm) {
-    sharded_ = std::make_unique<sharded::ShardedStep>(*opt_.comm, opt_.ssim_weight, opt_.cpu_threads);
-    g_ = std::make_unique<DeviceGaussians>(
-        where_, sharded::initial_shard(init, opt_.comm->rank(), opt_.comm->size(), wanted_columns()));
-  } else {
-    g_ = std::make_unique<DeviceGaussians>(where_, GaussianState::from_model(init, wanted_columns()));
-  }
+  g_ = std::make_unique<DeviceGaussians>(where_, sharding_->initial_rows(init, wanted_columns()));
   // Only training targets live on the device for the whole run; evaluation uploads test views itself.
   for (size_t v = 0; v < scene.views.size(); ++v) images_.emplace_back(where_);
   for (int v : scene.train_indices()) images_[v].upload(scene.images[v].pixels);
@@ -123,9 +106,6 @@ Trainer::Trainer(const Scene& scene, const GaussianModel& init, const TrainerOpt
                          : std::vector<uint8_t>(size_t(k.width) * k.height, 1));
     }
   }
-  rgb_ = Buffer<float>(where_);
-  grad_rgb_ = Buffer<float>(where_);
-  alpha_ = Buffer<float>(where_);
 }
 
 Trainer::~Trainer() = default;
@@ -133,9 +113,9 @@ Trainer::~Trainer() = default;
 void Trainer::set_batch_size(int b) {
   if (b < 1) throw std::invalid_argument("batch size must be at least 1, got " + std::to_string(b));
   // Every rank renders at least one image of a step (sharded::camera_block).
-  if (opt_.comm && b < opt_.comm->size())
+  if (b < sharding_->ranks())
     throw std::invalid_argument("batch size " + std::to_string(b) + " is smaller than the " +
-                                std::to_string(opt_.comm->size()) +
+                                std::to_string(sharding_->ranks()) +
                                 " ranks: every rank renders at least one image of a step, so use a batch size of "
                                 "at least the rank count");
   opt_.batch_size = b;
@@ -173,57 +153,9 @@ double Trainer::means_lr(double images) const {
   return opt_.lr.means * scene_.extent * std::pow(opt_.lr.means_final_ratio, t);
 }
 
+// The batch's cameras, photos and masks go to the step path, which leaves this rank's gradients (and
+// statistics) in g_.
 void Trainer::run_batch(const std::vector<int>& views) {
-  if (sharded_) return run_sharded_batch(views);
-  render_marks_.mark(0);
-  const int sh = active_sh_degree();
-  const kernels::RasterSettings settings = render_settings(opt_, sh);
-  const bool stats = strategy_->wants_stats(images_done_);
-  loss_.clear();
-  // Views are rendered in runs of equal image size (one rasterizer call each).
-  std::vector<size_t> run_ends;
-  for (size_t k = 1; k <= views.size(); ++k) {
-    const auto& a = scene_.views[views[k - 1]].intrinsics;
-    if (k == views.size() || scene_.views[views[k]].intrinsics.width != a.width ||
-        scene_.views[views[k]].intrinsics.height != a.height)
-      run_ends.push_back(k);
-  }
-  // The first call overwrites the gradients (no zeroing pass); one dense call may store narrow ones.
-  const GradWrite first_write = run_ends.size() == 1 && !settings.packed ? GradWrite::OnlyCall : GradWrite::Overwrite;
-  size_t begin = 0;
-  for (const size_t end : run_ends) {
-    const auto& in0 = scene_.views[views[begin]].intrinsics;
-    const int C = int(end - begin);
-    std::vector<kernels::Camera> cams;
-    for (size_t k = begin; k < end; ++k) cams.push_back(scene_.views[views[k]].to_kernel_camera());
-    const kernels::ImageBatchShape shape{C, in0.height, in0.width};
-    const size_t elems = size_t(shape.elements());
-    rgb_.resize(elems);
-    grad_rgb_.resize(elems);
-    alpha_.resize(size_t(C) * shape.pixels_per_image());
-    std::vector<const uint8_t*> targets;
-    std::vector<const uint8_t*> masks;
-    for (size_t k = begin; k < end; ++k) {
-      targets.push_back(images_[views[k]].data());
-      if (!masks_.empty()) masks.push_back(masks_[views[k]].data());
-    }
-    raster_->forward(g_->view(), cams, settings, {rgb_.data(), alpha_.data(), nullptr});
-    mark("render forward");
-    loss_.add_run(rgb_.data(), grad_rgb_.data(), shape, targets, masks, int(views.size()));
-    mark("loss");
-    raster_->backward({grad_rgb_.data(), nullptr, nullptr}, g_->grad(begin == 0 ? first_write : GradWrite::Add),
-                      stats ? g_->stats() : kernels::DensifyStats{});
-    mark(stats ? "render backward (+densify stats)" : "render backward");
-    begin = end;
-  }
-  render_marks_.mark(1);
-}
-
-// Distributed mode: the whole batch goes to sharded::ShardedStep, which renders this rank's block of its
-// cameras from every shard's projections and leaves this shard's gradients (and statistics) in g_.
-void Trainer::run_sharded_batch(const std::vector<int>& views) {
-  const kernels::RasterSettings settings = render_settings(opt_, active_sh_degree());
-  const bool stats = strategy_->wants_stats(images_done_);
   std::vector<kernels::Camera> cams;
   std::vector<const uint8_t*> targets;
   std::vector<const uint8_t*> masks;
@@ -232,25 +164,14 @@ void Trainer::run_sharded_batch(const std::vector<int>& views) {
     targets.push_back(images_[v].data());
     if (!masks_.empty()) masks.push_back(masks_[v].data());
   }
-  kernels::GaussiansView shard = g_->view();
-  shard.first_id = first_id_;
-  // While profiling, the step marks its own phases on timer_ (ShardedStep::set_phase_timer).
-  sharded_->run({.shard = shard, .cameras = cams, .settings = settings, .targets = targets, .masks = masks,
-                 .shard_sizes = shard_sizes_},
-                g_->grad(settings.packed ? GradWrite::Overwrite : GradWrite::OnlyCall),
-                stats ? g_->stats() : kernels::DensifyStats{});
-}
-
-// MCMC's cap bounds the whole model: each shard may grow to its share of the cap, in proportion to its
-// size, so the shards together never pass it (the shares are rounded down).
-void Trainer::share_mcmc_cap(std::span<const int64_t> sizes) {
-  auto* mcmc = dynamic_cast<McmcStrategy*>(strategy_.get());
-  if (!mcmc) return;
-  int64_t total = 0;
-  for (int64_t n : sizes) total += n;
-  const int64_t mine = sizes[size_t(opt_.comm->rank())];
-  const double cap = double(opt_.mcmc.cap);
-  mcmc->set_cap(total > 0 ? int64_t(cap * double(mine) / double(total)) : int64_t(cap / double(sizes.size())));
+  StepRows rows = step_rows(*g_, strategy_->wants_stats(images_done_));
+  rows.view.first_id = first_id_;
+  step_path_->run({.cameras = cams,
+                   .settings = render_settings(opt_, active_sh_degree()),
+                   .targets = targets,
+                   .masks = masks,
+                   .shard_sizes = shard_sizes_},
+                  rows);
 }
 
 void Trainer::optimizer_step(int B) {
@@ -284,16 +205,14 @@ void Trainer::set_profiling(bool on) {
   timer_ = on ? std::make_unique<kernels::PhaseTimer>(where_) : nullptr;
   raster_stages_ = {};
   profiled_steps_ = 0;
-  step_rasterizer().set_stage_timing(on);
-  if (sharded_) sharded_->set_phase_timer(timer_.get());
+  step_path_->rasterizer().set_stage_timing(on);
+  step_path_->set_phase_timer(timer_.get());
 }
-
-kernels::Rasterizer& Trainer::step_rasterizer() { return sharded_ ? sharded_->rasterizer() : *raster_; }
 
 // The rasterizer's stage clock holds its last forward and backward: with several image sizes in a
 // batch, only the last run's stages are counted.
 void Trainer::collect_raster_stages() {
-  for (const kernels::StageTime& s : step_rasterizer().stage_times())
+  for (const kernels::StageTime& s : step_path_->rasterizer().stage_times())
     if (s.stage != "backward start") raster_stages_.add(s.stage, s.ms);  // that gap is the loss, timed above
 }
 
@@ -303,11 +222,11 @@ StepResult Trainer::step() {
   if (timer_) timer_->start();
   // The last step takes what is left of the budget, so that a run trains exactly its images.
   const int B = std::min(opt_.batch_size, opt_.images - images_done_);
-  if (opt_.comm && B < opt_.comm->size())
+  if (B < sharding_->ranks())
     throw std::invalid_argument("the step at image " + std::to_string(images_done_) + " has " + std::to_string(B) +
-                                " image(s) of the budget left for " + std::to_string(opt_.comm->size()) +
+                                " image(s) of the budget left for " + std::to_string(sharding_->ranks()) +
                                 " ranks: choose a budget whose last step has no fewer images than ranks");
-  if (opt_.comm) refresh_shard_sizes(false);
+  refresh_shard_sizes(false);
   const std::vector<int> views = sampler_.next(B);
   run_batch(views);  // its first backward call overwrites the gradients
   StepInfo info;
@@ -326,13 +245,13 @@ StepResult Trainer::step() {
   r.step = step_;
   r.first_image = images_done_;
   r.batch_size = B;
-  if (opt_.comm) share_mcmc_cap(shard_sizes_);
+  strategy_->set_model_share(g_->size(), known_total(), sharding_->ranks());
   r.structure_changed = strategy_->after_step(info, *g_);
   // Steps that changed the rows are the refinements (host round trip of every column).
   mark(r.structure_changed ? "strategy: refinement steps" : "strategy: other steps");
   // Refinements happen at the same step on every rank (the schedule counts images), so this collective does too.
-  if (opt_.comm && r.structure_changed) {
-    r.rebalanced = sharded::rebalance_if_uneven(*opt_.comm, *g_, opt_.rebalance_threshold);
+  if (r.structure_changed) {
+    r.rebalanced = sharding_->rebalance(*g_, opt_.rebalance_threshold);
     if (r.rebalanced) mark("rebalance");
     refresh_shard_sizes(true);
   }
@@ -343,7 +262,7 @@ StepResult Trainer::step() {
   }
   ++step_;
   images_done_ += B;
-  r.gaussians = opt_.comm ? known_total() : g_->size();
+  r.gaussians = known_total();
   r.host_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   measure_rank_stats(r.host_ms);
   return r;
@@ -351,19 +270,15 @@ StepResult Trainer::step() {
 
 void Trainer::measure_rank_stats(double step_ms) {
   sharded::RankStats& s = rank_stats_;
-  s.rank = opt_.comm ? opt_.comm->rank() : 0;
+  s.rank = sharding_->rank();
   s.device_ordinal = where_.device == kernels::Device::CUDA ? where_.ordinal : -1;
   s.gaussians = g_->size();
   s.step_ms = step_ms;
-  if (sharded_) {
-    const sharded::StepTimes t = sharded_->step_times();
-    s.render_ms = t.render_ms;
-    s.exchange_wait_ms = t.exchange_wait_ms;
-    s.bytes_sent = sharded_->exchange_sizes().bytes_sent;
-    s.bytes_received = sharded_->exchange_sizes().bytes_received;
-  } else if (const auto ms = render_marks_.latest()) {
-    s.render_ms = (*ms)[0];
-  }
+  const StepTimes t = step_path_->step_times();
+  s.render_ms = t.render_ms;
+  s.exchange_wait_ms = t.exchange_wait_ms;
+  s.bytes_sent = step_path_->exchange_sizes().bytes_sent;
+  s.bytes_received = step_path_->exchange_sizes().bytes_received;
   // cudaMemGetInfo is a driver call: not every step.
   const auto now = std::chrono::steady_clock::now();
   if (s.device_ordinal >= 0 && now - memory_read_ > std::chrono::milliseconds(500)) {
@@ -373,24 +288,26 @@ void Trainer::measure_rank_stats(double step_ms) {
 }
 
 std::vector<sharded::RankStats> Trainer::gather_rank_stats() const {
-  return opt_.comm ? sharded::gather_rank_stats(*opt_.comm, rank_stats_) : std::vector<sharded::RankStats>{rank_stats_};
+  return sharding_->gather_stats(rank_stats_);
 }
 
 float Trainer::read_loss() const {
   if (step_ == 0) return 0.f;
-  return sharded_ ? sharded_->batch_loss() : loss_.read_loss();
+  return step_path_->read_loss();
 }
 
-bool Trainer::is_root() const { return !opt_.comm || opt_.comm->rank() == 0; }
-
 GaussianState Trainer::whole_state() const {
-  return opt_.comm ? sharded::gather_shards(*opt_.comm, g_->download()) : g_->download();
+  return sharding_->gather_state(*g_);
+}
+
+std::shared_ptr<const ModelSnapshot> Trainer::whole_snapshot(uint64_t version) const {
+  return sharding_->gather_snapshot(*g_, version, step_);
 }
 
 // A checkpoint's columns are converted to what this run stores (mixed precision or not).
 void Trainer::load_whole_state(const GaussianState& whole) {
   const GaussianState mine = whole.with_columns(wanted_columns());
-  g_->upload(opt_.comm ? sharded::shard_of(mine, opt_.comm->rank(), opt_.comm->size()) : mine);
+  g_->upload(sharding_->rows_of(mine));
   shard_sizes_.clear();  // the next step gathers the new shards' sizes
 }
 
@@ -401,8 +318,8 @@ TrainingMemory Trainer::memory() const {
   m.gaussians = g_->size();
   for (const auto* list : {&images_, &masks_})
     for (const Buffer<uint8_t>& b : *list) m.photos += b.capacity();
-  m.renders = (rgb_.capacity() + grad_rgb_.capacity() + alpha_.capacity()) * sizeof(float);
-  m.workspace = raster_->workspace_bytes();
+  m.renders = step_path_->render_bytes();
+  m.workspace = step_path_->rasterizer().workspace_bytes();
   return m;
 }
 
@@ -412,15 +329,15 @@ TrainingMemory Trainer::memory() const {
 // size is still the one gathered, so a change that every rank does not see is refused rather than
 // giving rows wrong global ids.
 void Trainer::refresh_shard_sizes(bool changed) {
-  const int rank = opt_.comm->rank();
-  if (!changed && !shard_sizes_.empty()) {
+  const int rank = sharding_->rank();
+  if (!changed && !shard_sizes_.empty() && sharding_->ranks() > 1) {
     if (shard_sizes_[size_t(rank)] != g_->size())
       throw std::logic_error("trainer: " + std::to_string(g_->size()) + " Gaussians on rank " + std::to_string(rank) +
                              " but " + std::to_string(shard_sizes_[size_t(rank)]) +
                              " when the shard sizes were last gathered: the rows changed outside a refinement step");
     return;
   }
-  shard_sizes_ = opt_.comm->all_gather_value(g_->size());
+  shard_sizes_ = sharding_->row_counts(g_->size());
   first_id_ = sharded::first_global_id(shard_sizes_, rank);
 }
 
@@ -431,17 +348,7 @@ int64_t Trainer::known_total() const {
 }
 
 int64_t Trainer::total_gaussians() const {
-  int64_t n = g_->size();
-  if (opt_.comm) opt_.comm->all_reduce_sum(std::span<int64_t>(&n, 1));
-  return n;
-}
-
-void Trainer::render(const kernels::Camera& cam, Buffer<float>& rgb, int sh_degree) {
-  const int sh = sh_degree < 0 ? active_sh_degree() : std::min(sh_degree, g_->sh_degree());
-  rgb.resize(size_t(cam.width) * cam.height * 3);
-  alpha_.resize(size_t(cam.width) * cam.height);
-  raster_->forward(g_->view(), std::span<const kernels::Camera>(&cam, 1), render_settings(opt_, sh),
-                   {rgb.data(), alpha_.data(), nullptr});
+  return sharding_->sum(g_->size());
 }
 
 nlohmann::json Trainer::state() const {

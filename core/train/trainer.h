@@ -14,9 +14,11 @@
 // on the gradient's size, so lr x sqrt(B) is what keeps both the drift and the noise per image of
 // batch 1; lr x B (the SGD rule) would move B times further per image.
 //
-// On CUDA the per-step path enqueues work and never waits for the GPU, except where the strategy
-// edits the Gaussians on the host (refinement steps; every step for MCMC's noise until it has a
-// device kernel) and where the caller asks for the loss (read_loss()).
+// The trainer knows no communicator: its Sharding (core/train/sharding.h) says where its rows sit and
+// makes its step (core/train/train_step.h), one rank or one of several alike.
+//
+// On CUDA the per-step path enqueues work and never waits for the GPU, except where a strategy
+// decides a refinement on the host and where the caller asks for the loss (read_loss()).
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -27,25 +29,19 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/train/rank_stats.h"
 #include "core/model/device_gaussians.h"
-#include "core/train/batch_loss.h"
 #include "core/train/metrics_log.h"
+#include "core/train/rank_stats.h"
 #include "core/train/rng_state.h"
 #include "core/scene/scene.h"
 #include "core/train/strategy.h"
 #include "core/train/strategy_default.h"
 #include "core/train/strategy_mcmc.h"
+#include "core/train/sharding.h"
 #include "kernels/loss.h"
 #include "kernels/phase_timer.h"
 #include "kernels/rasterizer.h"
 
-namespace splat::transport {
-class Communicator;
-}  // namespace splat::transport
-namespace splat::sharded {
-class ShardedStep;
-}  // namespace splat::sharded
 
 namespace splat {
 
@@ -76,21 +72,15 @@ struct TrainerOptions {
   float ssim_weight = kernels::kDefaultSsimWeight;
   LearningRates lr{};
   int cpu_threads = 0;            // CPU backend threads; 0 = all
-  // Mixed precision (DESIGN.md "Mixed precision and memory"): the parameter columns are stored as
+  // Mixed precision (docs/ARCHITECTURE.md "Precision columns"): the parameter columns are stored as
   // `amp_columns` says (kAmpColumns: SH rest in bf16, Adam moments in bf16) instead of
   // kParamColumns; the arithmetic stays fp32. The CPU backend stores the same, so CPU training
-  // with amp emulates the GPU's. In distributed mode every rank stores its shard so; the sharded
-  // exchange still sends fp32 projected pairs (core/transport/).
+  // with amp emulates the GPU's. With ranks every rank stores its shard so; the exchange still sends
+  // fp32 projected pairs.
   bool amp = false;
   ColumnTable amp_columns = kAmpColumns;  // tests pass other tables (e.g. a naive all-fp16 one)
-  // Distributed mode (issue 12, core/transport/): this trainer is one rank of comm->size(). It trains a shard
-  // of the model (core/model/shard_layout.h) on comm->context() and renders through sharded::ShardedStep;
-  // Adam, the strategy and every schedule run on the shard. Every rank uses the same options (the same
-  // seed, so every rank draws the same batch), and the calls marked "collective" below must be made by
-  // every rank at the same step. Null: one rank, the whole model. The communicator outlives the trainer.
-  transport::Communicator* comm = nullptr;
-  // Distributed mode: right after a refinement, shards whose row counts are more than this (relative)
-  // off an equal split are evened out (core/train/sharded/rebalance.h); 0 never rebalances.
+  // With ranks: right after a refinement, shards whose row counts are more than this (relative) off an
+  // equal split are evened out (core/train/sharded/rebalance.h); 0 never rebalances.
   double rebalance_threshold = 0.10;
 };
 
@@ -115,16 +105,20 @@ struct StepResult {
   int step = 0;              // index of the step just taken (0-based)
   int first_image = 0;       // it trained images [first_image, first_image + batch_size)
   int batch_size = 0;
-  int64_t gaussians = 0;     // count after the step (of the whole model in distributed mode)
+  int64_t gaussians = 0;     // count after the step, of the whole model
   bool structure_changed = false;
-  bool rebalanced = false;   // distributed mode: rows moved between the shards after the refinement
+  bool rebalanced = false;   // with ranks: rows moved between the shards after the refinement
   double host_ms = 0;        // host time of step() (on CUDA: enqueue time plus any host edits)
 };
 
 class Trainer {
  public:
-  // The scene's images must be loaded. `init` is the starting model (SfM or random points).
-  Trainer(const Scene& scene, const GaussianModel& init, const TrainerOptions& options);
+  // The scene's images must be loaded. `init` is the starting model (SfM or random points). `sharding`:
+  // this trainer's place among ranks (sharded::over(comm)); null for one rank on options.device. With
+  // ranks, every rank passes the same options (the same seed: every rank draws the same batch), and
+  // the calls marked "collective" below are made by every rank at the same step.
+  Trainer(const Scene& scene, const GaussianModel& init, const TrainerOptions& options,
+          std::unique_ptr<Sharding> sharding = nullptr);
   ~Trainer();
 
   // Trains one step of batch_size images, fewer when less of the budget is left. Collective.
@@ -146,7 +140,7 @@ class Trainer {
   void set_sh_degree_cap(int cap);
   void set_total_images(int images);
   // Switches mixed precision between steps: the columns are converted in place (values rounded to
-  // the new storage, moments kept), densification statistics kept. Recorded only in distributed mode.
+  // the new storage, moments kept), densification statistics kept.
   void set_amp(bool on);
   // The column table the Gaussians are stored with now.
   const ColumnTable& columns() const { return g_->columns(); }
@@ -155,14 +149,18 @@ class Trainer {
   const Scene& scene() const { return scene_; }
   DeviceGaussians& gaussians() { return *g_; }
   const DeviceGaussians& gaussians() const { return *g_; }
-  kernels::Rasterizer& rasterizer() { return *raster_; }
+  kernels::Rasterizer& rasterizer() { return step_path_->rasterizer(); }
   const Strategy& strategy() const { return *strategy_; }
 
-  // Distributed mode: whether this is rank 0 (which writes files and evaluates; true with one rank).
-  bool is_root() const;
+  // Whether this is rank 0 (which writes files and evaluates; true with one rank), and the rank count.
+  bool is_root() const { return sharding_->rank() == 0; }
+  int ranks() const { return sharding_->ranks(); }
   // The whole model with its Adam moments: on rank 0 the shards gathered in rank order, an empty state on
   // the other ranks. Collective. gaussians() is this rank's shard only.
   GaussianState whole_state() const;
+  // The whole model's parameters on rank 0's device (null on the other ranks): the viewer's snapshots,
+  // evaluation and the PLY. With one rank a copy. Collective.
+  std::shared_ptr<const ModelSnapshot> whole_snapshot(uint64_t version) const;
   // Replaces the model with a whole one (a checkpoint's): each rank takes its block of the rows as they
   // are (core/model/shard_layout.h), so a resume may use another rank count. Every rank passes the same.
   void load_whole_state(const GaussianState& whole);
@@ -177,9 +175,6 @@ class Trainer {
   // Every rank's rank_stats(), in rank order, on every rank. Collective.
   std::vector<sharded::RankStats> gather_rank_stats() const;
 
-  // Renders one view of the current Gaussians (no gradients) into rgb [H,W,3] on the device; in
-  // distributed mode only this rank's shard.
-  void render(const kernels::Camera& cam, kernels::Buffer<float>& rgb, int sh_degree = -1);
   // Training target of a train view: its photo's 8-bit RGB on the device (uploaded once; empty for test views).
   const kernels::Buffer<uint8_t>& image(int view) const { return images_[view]; }
 
@@ -202,41 +197,35 @@ class Trainer {
 
  private:
   void run_batch(const std::vector<int>& views);
-  void run_sharded_batch(const std::vector<int>& views);
-  void share_mcmc_cap(std::span<const int64_t> sizes);
-  void refresh_shard_sizes(bool changed);  // distributed mode, collective when `changed` or none known
-  int64_t known_total() const;             // distributed mode: the sum of shard_sizes_
-  kernels::Rasterizer& step_rasterizer();  // the rasterizer that step() uses (the sharded step's with ranks)
+  void refresh_shard_sizes(bool changed);  // collective when `changed` or none known
+  int64_t known_total() const;             // the sum of shard_sizes_
   void optimizer_step(int batch);
   void mark(const char* phase) {
     if (timer_) timer_->mark(phase);
   }
   void collect_raster_stages();
   void measure_rank_stats(double step_ms);
-  // The table the options ask for: amp_columns with amp (on every rank alike), else kParamColumns.
+  // The table the options ask for: amp_columns with amp, else kParamColumns.
   const ColumnTable& wanted_columns() const;
 
   const Scene& scene_;
   TrainerOptions opt_;
+  std::unique_ptr<Sharding> sharding_;
   kernels::ComputeContext where_;  // where every buffer and kernel of this trainer lives
   int step_ = 0;
   int images_done_ = 0;  // training images of the steps taken
   std::unique_ptr<DeviceGaussians> g_;
   std::unique_ptr<Strategy> strategy_;
-  std::unique_ptr<kernels::Rasterizer> raster_;
-  BatchLoss loss_;
-  std::unique_ptr<sharded::ShardedStep> sharded_;  // distributed mode only
-  int64_t first_id_ = 0;                        // distributed mode: global id of the shard's row 0
-  std::vector<int64_t> shard_sizes_;            // distributed mode: every shard's size, in rank order; empty: unknown
+  std::unique_ptr<TrainStep> step_path_;
+  int64_t first_id_ = 0;              // global id of this rank's row 0
+  std::vector<int64_t> shard_sizes_;  // every rank's row count, in rank order; empty: unknown
   CameraSampler sampler_;
   std::vector<kernels::Buffer<uint8_t>> images_;  // per view, the photo's bytes (a quarter of fp32); empty for views not used
   std::vector<kernels::Buffer<uint8_t>> masks_;  // per view when the scene has masks, else none
-  kernels::Buffer<float> rgb_, grad_rgb_, alpha_;
   std::unique_ptr<kernels::PhaseTimer> timer_;  // set while profiling
   kernels::PhaseTotals raster_stages_;
   int profiled_steps_ = 0;
   sharded::RankStats rank_stats_;
-  kernels::StepMarks render_marks_;  // one rank: around the render, loss and backward of a step
   std::chrono::steady_clock::time_point memory_read_{};  // when rank_stats_'s device memory was read
 };
 

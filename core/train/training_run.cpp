@@ -18,14 +18,15 @@ double seconds_between(std::chrono::steady_clock::time_point a, std::chrono::ste
 }
 }  // namespace
 
-TrainingRun::TrainingRun(const Scene& scene, const GaussianModel& init, const TrainerOptions& options, RunOptions run)
-    : opt_(std::move(run)), trainer_(scene, init, options), test_views_(scene.test_indices()) {
+TrainingRun::TrainingRun(const Scene& scene, const GaussianModel& init, const TrainerOptions& options, RunOptions run,
+                         std::unique_ptr<Sharding> sharding)
+    : opt_(std::move(run)), trainer_(scene, init, options, std::move(sharding)), test_views_(scene.test_indices()) {
   if (opt_.metrics_every < 1)
     throw std::invalid_argument("metrics every " + std::to_string(opt_.metrics_every) + " images: must be at least 1");
   if (opt_.checkpoint_every > 0 && opt_.checkpoint_file.empty())
     throw std::invalid_argument("a checkpoint every " + std::to_string(opt_.checkpoint_every) +
                                 " images needs a checkpoint file");
-  // Rank 0 alone writes the records of a distributed run.
+  // Rank 0 alone writes the records.
   if (!opt_.metrics_file.empty() && trainer_.is_root()) metrics_log_.emplace(opt_.metrics_file, opt_.append_metrics);
 }
 
@@ -61,8 +62,8 @@ MetricsRecord TrainingRun::record(const StepResult& r, bool evaluate_now) {
   m.gaussians = r.gaussians;
   m.step_ms = 1000.0 * seconds_between(last_record_, Clock::now()) / std::max(1, m.step - last_record_step_);
   m.gpu_mem_mb = device_memory_used_mb(trainer_.options().device);
-  if (trainer_.options().comm) m.ranks = trainer_.gather_rank_stats();  // every rank records at this step
-  m.memory = trainer_.memory();  // this rank's (rank 0's in distributed mode, which writes the records)
+  if (trainer_.ranks() > 1) m.ranks = trainer_.gather_rank_stats();  // every rank records at this step
+  m.memory = trainer_.memory();  // this rank's (rank 0's with ranks, which writes the records)
   if (evaluate_now && !test_views_.empty()) {
     const auto t_eval = Clock::now();
     const std::optional<EvalResult> e = evaluate_test_views();
@@ -79,16 +80,14 @@ MetricsRecord TrainingRun::record(const StepResult& r, bool evaluate_now) {
   return m;
 }
 
-// Evaluation renders the whole model: in distributed mode every rank gathers its shard's parameters to
-// rank 0 (device to device, as the viewer's snapshots; no Adam moments, no host round trip), which
-// evaluates alone (the others have no result).
+// Evaluation renders the whole model: with ranks every rank gathers its shard's parameters to rank 0
+// (device to device, as the viewer's snapshots; no Adam moments, no host round trip), which evaluates
+// alone (the others have no result). One rank renders its rows in place.
 std::optional<EvalResult> TrainingRun::evaluate_test_views() {
-  transport::Communicator* comm = trainer_.options().comm;
-  if (!comm)
+  if (trainer_.ranks() == 1)
     return evaluate(trainer_.rasterizer(), trainer_.gaussians().view(), trainer_.scene(), test_views_,
                     eval_options_for(trainer_));
-  const std::shared_ptr<const ModelSnapshot> whole =
-      ModelSnapshot::gather(trainer_.gaussians(), *comm, 0, trainer_.steps_done());
+  const std::shared_ptr<const ModelSnapshot> whole = trainer_.whole_snapshot(0);
   if (!whole) return std::nullopt;
   return evaluate(trainer_.rasterizer(), whole->view(), trainer_.scene(), test_views_, eval_options_for(trainer_));
 }

@@ -8,8 +8,7 @@
 // size with the same image budget record at the same image counts (rounded up to whole steps). What belongs to one caller stays with it, around step(): the
 // CLI's progress line, signals and final files; the session's control queue, pause and snapshots.
 //
-// Distributed (TrainerOptions::comm): every rank runs its own TrainingRun with the same options and
-// calls step() in lockstep; the records' loss and Gaussian count are the whole model's on every rank,
+// With ranks every rank runs its own TrainingRun with the same options and calls step() in lockstep; the records' loss and Gaussian count are the whole model's on every rank,
 // and rank 0 alone writes metrics and checkpoints and evaluates (the gathered model).
 #include <chrono>
 #include <filesystem>
@@ -44,7 +43,9 @@ class TrainingRun {
   // Builds the trainer (the scene must outlive the run) and opens the metrics file. Throws
   // std::invalid_argument for a metrics_every below 1 or a checkpoint cadence without a file,
   // std::runtime_error naming an unwritable metrics file.
-  TrainingRun(const Scene& scene, const GaussianModel& init, const TrainerOptions& options, RunOptions run);
+  // `sharding`: the trainer's place among ranks (Trainer's constructor; null for one rank).
+  TrainingRun(const Scene& scene, const GaussianModel& init, const TrainerOptions& options, RunOptions run,
+              std::unique_ptr<Sharding> sharding = nullptr);
 
   // For what happens between steps: restoring a checkpoint, changing settings, saving, reading.
   Trainer& trainer() { return trainer_; }

@@ -9,6 +9,7 @@
 #include "core/transport/run_ranks.h"
 #include "core/model/ply_io.h"
 #include "core/train/checkpoint.h"
+#include "core/train/sharded/comm_sharding.h"
 #include "kernels/device.h"
 
 namespace splat {
@@ -139,9 +140,10 @@ void TrainingSession::set_profiling(bool on) {
 // reports. Only errors of rank 0's own writing are reported to `done`: a failing peer fails the session.
 void TrainingSession::request_save_ply(const std::filesystem::path& file, Done done) {
   enqueue([file, done](Trainer& t) {
-    // One rank: the parameters alone (whole_state would download the Adam moments too).
-    const GaussianModel whole = t.options().comm ? t.whole_state().to_model() : t.gaussians().to_model();
+    // The parameters alone, gathered device to device (whole_state would move the Adam moments too).
+    const std::shared_ptr<const ModelSnapshot> snapshot = t.whole_snapshot(0);
     if (!t.is_root()) return;
+    const GaussianModel whole = snapshot->download();
     std::string err;
     try {
       write_ply(file, whole);
@@ -223,8 +225,7 @@ void TrainingSession::publish_snapshot(const TrainingRun& run, transport::Commun
   const Trainer& t = run.trainer();
   const bool root = t.is_root();
   const uint64_t version = root ? snapshots_published_ + 1 : 0;
-  std::shared_ptr<const ModelSnapshot> next = comm ? ModelSnapshot::gather(t.gaussians(), *comm, version, t.steps_done())
-                                                   : ModelSnapshot::capture(t.gaussians(), version, t.steps_done());
+  std::shared_ptr<const ModelSnapshot> next = t.whole_snapshot(version);
   refresh_device_memory(t, comm ? comm->rank() : 0);  // at the snapshot rate: the query is not free
   if (!root) return;
   ++snapshots_published_;
@@ -291,14 +292,13 @@ void TrainingSession::rank_main(transport::Communicator* comm) {
   const int rank = comm ? comm->rank() : 0;
   try {
     TrainerOptions o = options_;
-    o.comm = comm;
     // CPU ranks share the cores rather than each taking all of them.
     if (comm && o.device == kernels::Device::CPU && o.cpu_threads == 0)
       o.cpu_threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / comm->size());
     RunOptions ro = session_.files;
     ro.metrics_every = session_.metrics_every;
     ro.eval_every = session_.eval_every;
-    TrainingRun run(scene_, init_, o, ro);
+    TrainingRun run(scene_, init_, o, ro, comm ? sharded::over(*comm) : nullptr);
     if (!session_.resume_from.empty()) restore_trainer_checkpoint(run.trainer(), session_.resume_from);
     if (rank == 0) {
       steps_done_ = run.trainer().steps_done();

@@ -14,6 +14,7 @@
 #include "core/transport/run_ranks.h"
 #include "core/model/shard_layout.h"
 #include "core/train/evaluator.h"
+#include "core/train/sharded/comm_sharding.h"
 #include "core/train/training_run.h"
 #include "tests/core/demo_fixture.h"
 #include "tests/core/numbered_state.h"
@@ -181,8 +182,7 @@ TEST_CASE("a run whose densification makes the shards unequal is rebalanced and 
     std::vector<MetricsRecord> records;
     run_ranks(2, cpu(), [&](Communicator& comm) {
       TrainerOptions mine = o;
-      mine.comm = &comm;
-      TrainingRun run(scene, init_from_points(scene.points), mine, ro);
+      TrainingRun run(scene, init_from_points(scene.points), mine, ro, sharded::over(comm));
       while (!run.done()) {
         const RunStep s = run.step();
         if (s.metrics && comm.rank() == 0) records.push_back(*s.metrics);
@@ -228,8 +228,7 @@ TEST_CASE("ranks sharing one GPU measure their render and exchange times without
   std::vector<RankStats> last;
   run_ranks(2, [](int) { return ComputeContext(Device::CUDA); }, [&](Communicator& comm) {
     TrainerOptions mine = o;
-    mine.comm = &comm;
-    Trainer t(scene, init_from_points(scene.points), mine);
+    Trainer t(scene, init_from_points(scene.points), mine, sharded::over(comm));
     while (!t.finished()) t.step();
     const std::vector<RankStats> all = t.gather_rank_stats();
     if (comm.rank() == 0) last = all;

@@ -21,6 +21,7 @@
 
 #include "core/transport/run_ranks.h"
 #include "core/model/shard_layout.h"
+#include "core/train/sharded/comm_sharding.h"
 #include "core/train/trainer.h"
 #include "kernels/storage_math.h"
 #include "tests/core/demo_fixture.h"
@@ -40,8 +41,7 @@ GaussianState amp_steps(const Scene& scene, const GaussianModel& init, const Tra
   std::optional<GaussianState> whole;
   auto body = [&](transport::Communicator* comm) {
     TrainerOptions mine = o;
-    mine.comm = comm;
-    Trainer t(scene, init, mine);
+    Trainer t(scene, init, mine, comm ? sharded::over(*comm) : nullptr);
     for (int s = 0; s < steps; ++s) t.step();
     GaussianState w = t.whole_state();
     if (t.is_root()) whole = std::move(w);

@@ -17,6 +17,7 @@
 #include "core/transport/run_ranks.h"
 #include "core/train/checkpoint.h"
 #include "core/train/evaluator.h"
+#include "core/train/sharded/comm_sharding.h"
 #include "core/train/training_run.h"
 #include "kernels/device.h"
 #include "tests/core/demo_fixture.h"
@@ -46,8 +47,7 @@ RunEnd train(const Scene& scene, const TrainerOptions& o, int ranks, RunOptions 
   RunEnd end;
   auto body = [&](transport::Communicator* comm) {
     TrainerOptions mine = o;
-    mine.comm = comm;
-    TrainingRun run(scene, init_from_points(scene.points), mine, ro);
+    TrainingRun run(scene, init_from_points(scene.points), mine, ro, comm ? sharded::over(*comm) : nullptr);
     std::optional<MetricsRecord> last;
     while (!run.done()) last = run.step().metrics;
     REQUIRE(last);
@@ -66,8 +66,7 @@ template <class Body>
 void on_rank_trainers(int ranks, const Scene& scene, const TrainerOptions& o, Body body) {
   transport::run_ranks(ranks, on(Device::CPU), [&](transport::Communicator& comm) {
     TrainerOptions mine = o;
-    mine.comm = &comm;
-    Trainer t(scene, init_from_points(scene.points), mine);
+    Trainer t(scene, init_from_points(scene.points), mine, sharded::over(comm));
     body(t);
   });
 }
@@ -113,8 +112,7 @@ TEST_CASE("MCMC's cap bounds the whole model when every shard grows", "[dist][tr
   std::atomic<int64_t> most = 0;
   transport::run_ranks(3, on(Device::CPU), [&](transport::Communicator& comm) {
     TrainerOptions mine = o;
-    mine.comm = &comm;
-    TrainingRun run(scene, init_from_points(scene.points), mine, ro);
+    TrainingRun run(scene, init_from_points(scene.points), mine, ro, sharded::over(comm));
     while (!run.done()) {
       const int64_t n = run.step().result.gaussians;
       if (comm.rank() == 0) most = std::max<int64_t>(most, n);
@@ -149,8 +147,7 @@ TEST_CASE("a checkpoint written by 2 ranks holds the whole model and resumes wit
     INFO((ranks ? ranks : 1) << " rank(s)");
     auto body = [&](transport::Communicator* comm) {
       TrainerOptions mine = o;
-      mine.comm = comm;
-      Trainer t(scene, init_from_points(scene.points), mine);
+      Trainer t(scene, init_from_points(scene.points), mine, comm ? sharded::over(*comm) : nullptr);
       restore_trainer_checkpoint(t, file);
       const GaussianState whole = t.whole_state();
       if (t.is_root()) {
@@ -252,8 +249,7 @@ TEST_CASE("a rank that fails mid-run stops every rank, named, and the last check
   try {
     transport::run_ranks(2, on(Device::CPU), [&](transport::Communicator& comm) {
       TrainerOptions mine = o;
-      mine.comm = &comm;
-      TrainingRun run(scene, init_from_points(scene.points), mine, ro);
+      TrainingRun run(scene, init_from_points(scene.points), mine, ro, sharded::over(comm));
       while (!run.done()) {
         run.step();
         if (comm.rank() == 1 && run.trainer().images_done() == 30) throw std::runtime_error("injected failure");
@@ -283,10 +279,9 @@ TEST_CASE("2 ranks on 2 GPUs train the demo like one rank", "[gpu][dist][train]"
   RunEnd two;
   transport::run_ranks(2, [](int r) { return ComputeContext(Device::CUDA, r); }, [&](transport::Communicator& comm) {
     TrainerOptions mine = o;
-    mine.comm = &comm;
     RunOptions ro;
     ro.eval_at_end = true;
-    TrainingRun run(scene, init_from_points(scene.points), mine, ro);
+    TrainingRun run(scene, init_from_points(scene.points), mine, ro, sharded::over(comm));
     while (!run.done()) run.step();
     if (comm.rank() == 0) two.psnr = run.last_psnr().value_or(0);
   });

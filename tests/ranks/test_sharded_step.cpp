@@ -1,5 +1,6 @@
-// The distributed training step (core/train/sharded/sharded_step.h) against the one-rank step at the same
-// batch: with R in-process ranks, each owning a contiguous shard and rendering a block of the
+// The two step paths (core/train/train_step.h): the sharded step (core/train/sharded/sharded_step.h)
+// against the local one (core/train/local_step.h) at the same batch, at R = 1 (the same numbers from
+// either path) and more: with R in-process ranks, each owning a contiguous shard and rendering a block of the
 // batch's cameras, the batch loss, every parameter gradient and the densification statistics,
 // gathered over the shards in rank order, equal those of one rasterizer forward + loss + backward
 // over the whole model and batch (what the one-GPU trainer computes).
@@ -25,7 +26,7 @@
 
 #include "core/transport/run_ranks.h"
 #include "core/train/sharded/sharded_step.h"
-#include "core/train/batch_loss.h"
+#include "core/train/local_step.h"
 #include "kernels/buffer.h"
 #include "kernels/camera_blocks.h"
 #include "kernels/device.h"
@@ -161,39 +162,26 @@ StepOutput gather(const std::vector<const RankShard*>& shards) {
   return out;
 }
 
-std::unique_ptr<kernels::Rasterizer> rasterizer_on(const ComputeContext& where) {
-  return where.device == Device::CPU ? kernels::make_cpu_rasterizer(1) : kernels::make_cuda_rasterizer(where);
+// A shard's arrays as a step reads and writes them (zeroed gradients: every write mode adds to zeros).
+StepRows rows_of(RankShard& shard) {
+  return {shard.view(), [&shard](GradWrite) { return shard.grad(); }, shard.stats()};
 }
 
-// The one-rank step: one forward over the whole model and batch, the loss in runs of one image
-// size weighted by their share of the batch, one backward.
+// The one-rank step (LocalStep): forward, loss in runs of one image size weighted by their share of
+// the batch, and backward, over the whole model and batch.
 StepOutput one_rank(const HostScene& s, const ComputeContext& where) {
   RankShard all(where, s, 0, s.n);
-  const auto offsets = kernels::image_offsets(s.cameras);
-  Buffer<float> rgb(where, size_t(3 * offsets.back())), alpha(where, size_t(offsets.back())),
-      grad_rgb(where, size_t(3 * offsets.back()));
-  auto raster = rasterizer_on(where);
-  raster->forward(all.view(), s.cameras, s.settings, {rgb.data(), alpha.data(), nullptr});
-  BatchLoss loss(where, kSsimWeight);
-  loss.clear();
   const std::vector<const uint8_t*> targets = all.target_pointers();
-  const int B = int(s.cameras.size());
-  for (int begin = 0, end; begin < B; begin = end) {
-    for (end = begin + 1; end < B && s.cameras[end].width == s.cameras[begin].width; ++end) {
-    }
-    loss.add_run(rgb.data() + 3 * offsets[begin], grad_rgb.data() + 3 * offsets[begin],
-                 {end - begin, s.cameras[begin].height, s.cameras[begin].width},
-                 std::span<const uint8_t* const>(targets).subspan(begin, end - begin), {}, B);
-  }
-  raster->backward({grad_rgb.data(), nullptr, nullptr}, all.grad(), all.stats());
+  LocalStep step(where, kSsimWeight, 1);
+  step.run({s.cameras, s.settings, targets, {}}, rows_of(all));
   StepOutput out = gather({&all});
-  out.loss = loss.read_loss();
+  out.loss = step.read_loss();
   return out;
 }
 
 // The same step over `ranks` ranks (rank r on context_for(r)): threads of the in-process backend,
 // or NCCL ranks, one per GPU.
-// With `give_sizes`, every rank is given the shard sizes (ShardedBatch::shard_sizes), which a dense
+// With `give_sizes`, every rank is given the shard sizes (StepBatch::shard_sizes), which a dense
 // step counts its pairs from.
 StepOutput run_sharded(const HostScene& s, int ranks, const ContextFor& context_for,
                    RankBackend backend = RankBackend::InProcess, bool give_sizes = false) {
@@ -213,8 +201,8 @@ StepOutput run_sharded(const HostScene& s, int ranks, const ContextFor& context_
         const std::vector<const uint8_t*> targets = mine.target_pointers();
         ShardedStep step(comm, kSsimWeight, 1);
         const std::span<const int64_t> given = give_sizes ? std::span<const int64_t>(sizes) : std::span<const int64_t>();
-        step.run({mine.view(), s.cameras, s.settings, targets, {}, given}, mine.grad(), mine.stats());
-        losses[r] = step.batch_loss();
+        step.run({s.cameras, s.settings, targets, {}, given}, rows_of(mine));
+        losses[r] = step.read_loss();
         sent[r] = step.exchange_sizes().bytes_sent;
         received[r] = step.exchange_sizes().bytes_received;
         times[r] = step.step_times();
@@ -309,7 +297,7 @@ TEST_CASE("pairs are counted per camera block like a scan of the camera column",
   }
 }
 
-TEST_CASE("a sharded step on 2, 3 and 4 CPU ranks equals the one-rank step", "[dist][sharded_step]") {
+TEST_CASE("the sharded step on 1, 2, 3 and 4 CPU ranks equals the local step", "[dist][sharded_step]") {
   check_against_one_rank({1, 2, 3, 4}, [](int) { return ComputeContext(Device::CPU); }, Device::CPU);
 }
 
@@ -338,8 +326,7 @@ TEST_CASE("shard sizes that do not match the rank's shard are refused, naming th
                                 const std::vector<const uint8_t*> targets = mine.target_pointers();
                                 const std::vector<int64_t> wrong{s.n + 1};
                                 ShardedStep(comm, kSsimWeight, 1)
-                                    .run({mine.view(), s.cameras, s.settings, targets, {}, wrong}, mine.grad(),
-                                         mine.stats());
+                                    .run({s.cameras, s.settings, targets, {}, wrong}, rows_of(mine));
                               }),
                     Catch::Contains("rank 0") && Catch::Contains("shard sizes"));
 }

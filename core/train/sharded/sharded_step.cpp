@@ -86,17 +86,16 @@ ShardedStep::ShardedStep(Communicator& comm, float ssim_weight, int cpu_threads)
       marks_(where_, kMarks),
       rgb_(where_), alpha_(where_), grad_rgb_(where_) {}
 
-void ShardedStep::run(const ShardedBatch& batch, const kernels::GaussiansGrad& grad,
-                      const kernels::DensifyStats& stats) {
+void ShardedStep::run(const StepBatch& batch, const StepRows& rows) {
   const int B = int(batch.cameras.size());
   block_ = camera_block(comm_.rank(), comm_.size(), B);
   if (int(batch.targets.size()) != B || (!batch.masks.empty() && int(batch.masks.size()) != B))
     throw std::invalid_argument("sharded step: " + std::to_string(B) + " cameras but " +
                                 std::to_string(batch.targets.size()) + " targets and " +
                                 std::to_string(batch.masks.size()) + " masks");
-  const kernels::ProjectedGaussians mine = raster_->project(batch.shard, batch.cameras, batch.settings);
+  const kernels::ProjectedGaussians mine = raster_->project(rows.view, batch.cameras, batch.settings);
   mark("sharded: project");
-  count_pairs(mine, batch);
+  count_pairs(mine, batch, rows.view.n);
   exchange_pairs(mine);
   const kernels::ProjectedGaussians received = received_.view();
   const auto mine_cameras = batch.cameras.subspan(size_t(block_.first), size_t(block_.count));
@@ -118,27 +117,30 @@ void ShardedStep::run(const ShardedBatch& batch, const kernels::GaussiansGrad& g
   const int64_t n = mine.count;
   return_gradients(n);
   const float* dm = d_mine_.data();
-  raster_->project_backward({dm, dm + 4 * n, dm + 8 * n}, grad, stats);
-  mark(stats.visible_count ? "sharded: project backward (+stats)" : "sharded: project backward");
+  // One project_backward call: it writes the step's gradients (narrow ones where it may).
+  raster_->project_backward({dm, dm + 4 * n, dm + 8 * n},
+                            rows.grad(batch.settings.packed ? GradWrite::Overwrite : GradWrite::OnlyCall),
+                            rows.stats);
+  mark(rows.stats.visible_count ? "sharded: project backward (+stats)" : "sharded: project backward");
 }
 
 // The pairs this rank sends to each peer and receives from each. A dense projection holds every
 // (camera, Gaussian) pair, camera by camera: with the shard sizes known, the counts are block
 // cameras x shard sizes, with no device work, exchange or host wait. Otherwise (packed, or sizes not
 // given) they are counted on the device, exchanged, and copied to the host (its one wait here).
-void ShardedStep::count_pairs(const kernels::ProjectedGaussians& mine, const ShardedBatch& batch) {
+void ShardedStep::count_pairs(const kernels::ProjectedGaussians& mine, const StepBatch& batch, int64_t rows) {
   const int R = comm_.size(), me = comm_.rank(), B = int(batch.cameras.size());
   marks_.mark(kExchangeStart);
   send_pairs_.assign(size_t(R), 0);
   recv_pairs_.assign(size_t(R), 0);
   if (!batch.settings.packed && !batch.shard_sizes.empty()) {
-    if (int(batch.shard_sizes.size()) != R || batch.shard_sizes[size_t(me)] != batch.shard.n ||
-        mine.count != int64_t(B) * batch.shard.n)
+    if (int(batch.shard_sizes.size()) != R || batch.shard_sizes[size_t(me)] != rows ||
+        mine.count != int64_t(B) * rows)
       throw std::invalid_argument("sharded step: rank " + std::to_string(me) + " was given " +
                                   std::to_string(batch.shard_sizes.size()) + " shard sizes for " + std::to_string(R) +
-                                  " ranks that do not match its shard of " + std::to_string(batch.shard.n) + " rows");
+                                  " ranks that do not match its shard of " + std::to_string(rows) + " rows");
     for (int q = 0; q < R; ++q) {
-      send_pairs_[size_t(q)] = int64_t(camera_block(q, R, B).count) * batch.shard.n;
+      send_pairs_[size_t(q)] = int64_t(camera_block(q, R, B).count) * rows;
       recv_pairs_[size_t(q)] = int64_t(block_.count) * batch.shard_sizes[size_t(q)];
     }
   } else {
@@ -187,7 +189,7 @@ void ShardedStep::exchange_pairs(const kernels::ProjectedGaussians& mine) {
 }
 
 // The rank's cameras in runs of one image size, one loss call each (as the one-GPU trainer does).
-void ShardedStep::compute_loss(const ShardedBatch& batch) {
+void ShardedStep::compute_loss(const StepBatch& batch) {
   loss_.clear();
   const auto offsets = kernels::image_offsets(batch.cameras.subspan(size_t(block_.first), size_t(block_.count)));
   int begin = 0;
@@ -239,7 +241,11 @@ StepTimes ShardedStep::step_times() {
   return times_;
 }
 
-float ShardedStep::batch_loss() {
+size_t ShardedStep::render_bytes() const {
+  return (rgb_.capacity() + alpha_.capacity() + grad_rgb_.capacity()) * sizeof(float);
+}
+
+float ShardedStep::read_loss() {
   float loss = rank_loss();
   comm_.all_reduce_sum(std::span<float>(&loss, 1));
   return loss;

@@ -1,6 +1,6 @@
 #pragma once
-// The render + loss + gradient part of one distributed training step, on one rank (issue 12,
-// DESIGN.md "Multi-GPU"): rank r owns a shard of the Gaussians (a contiguous range of global ids,
+// The step of one rank of several (core/train/train_step.h; docs/ARCHITECTURE.md "Training on R
+// ranks"): rank r owns a shard of the Gaussians (a contiguous range of global ids,
 // shards in rank order) and renders a block of the batch's cameras.
 //
 //   project the shard into all B cameras          pairs ordered by camera, so the pairs bound for
@@ -36,8 +36,8 @@
 #include "core/transport/communicator.h"
 #include "core/train/sharded/pair_records.h"
 #include "core/train/batch_loss.h"
+#include "core/train/train_step.h"
 #include "kernels/buffer.h"
-#include "kernels/phase_timer.h"
 #include "kernels/rasterizer.h"
 
 namespace splat::sharded {
@@ -53,77 +53,38 @@ struct CameraBlock {
 // std::invalid_argument when the batch has fewer cameras than there are ranks.
 CameraBlock camera_block(int rank, int ranks, int batch);
 
-// What one rank needs for a step: its shard, the batch (the same on every rank) and the targets.
-struct ShardedBatch {
-  kernels::GaussiansView shard;              // first_id: the shard's first global id
-  std::span<const kernels::Camera> cameras;  // the batch's B cameras, in batch order
-  kernels::RasterSettings settings;
-  // The photo (8-bit RGB [H,W,3]) of each batch camera, on the rank's context; only this rank's block is read
-  // (other entries may be null). masks: empty, or one per batch camera like targets.
-  std::span<const uint8_t* const> targets;
-  std::span<const uint8_t* const> masks;
-  // Every rank's shard size, in rank order, when the caller knows them (the trainer does): with a
-  // dense projection (settings.packed false) the pair counts follow from them, and the step makes no
-  // counts exchange and no host wait. Empty: the pairs are counted on the device and exchanged.
-  // Given on every rank or on none (the ranks' collectives must match).
-  std::span<const int64_t> shard_sizes = {};
-};
-
-// Sizes of the last step's exchange, for balance and traffic reports.
-struct ExchangeSizes {
-  int64_t pairs_projected = 0;  // pairs of this rank's shard, all B cameras
-  int64_t pairs_received = 0;   // pairs this rank rasterized (from every shard)
-  int64_t bytes_sent = 0;       // forward pairs to other ranks plus gradients returned to them
-  int64_t bytes_received = 0;
-};
-
-// Where a step's time went on the rank's own timeline (device time on CUDA, host time on the CPU).
-struct StepTimes {
-  double render_ms = 0;         // rasterize, loss and rasterize backward of this rank's cameras
-  double exchange_wait_ms = 0;  // inside the exchanges: counts, pairs and gradients, waiting for peers included
-};
-
-class ShardedStep {
+class ShardedStep final : public TrainStep {
  public:
   // Works on comm.context() (its rasterizer, loss and buffers); cpu_threads for a CPU rank's
   // rasterizer (0: all). `comm` must outlive this object.
   ShardedStep(Communicator& comm, float ssim_weight = kernels::kDefaultSsimWeight, int cpu_threads = 0);
 
-  // One step's forward and backward, a collective: every rank calls it with the same cameras and
-  // settings. ACCUMULATES into `grad` and `stats` (rows of the shard; null pointers skip), which the
-  // caller zeroes once per optimisation step. The shard's arrays must not change during the call.
-  void run(const ShardedBatch& batch, const kernels::GaussiansGrad& grad, const kernels::DensifyStats& stats);
+  // One step's forward and backward, a collective (every rank calls it with the same batch): writes
+  // the shard's gradients with its one project_backward call (GradWrite::OnlyCall when dense, else
+  // Overwrite) and adds to the statistics. rows.view.first_id is the shard's first global id.
+  void run(const StepBatch& batch, const StepRows& rows) override;
 
-  // This rank's share of the last step's batch loss (its cameras' losses weighted by their share
-  // of the batch); on CUDA this waits for the step.
-  float rank_loss() const { return loss_.read_loss(); }
   // The last step's batch loss, the sum of every rank's share: a collective (every rank calls it).
-  float batch_loss();
+  float read_loss() override;
+  // This rank's share of it (its cameras' losses weighted by their share of the batch); waits on CUDA.
+  float rank_loss() const { return loss_.read_loss(); }
 
-  CameraBlock block() const { return block_; }
-  // The last step's renders of this rank's block, in kernels::image_offsets layout of its cameras.
-  const kernels::Buffer<float>& rendered_rgb() const { return rgb_; }
-  const ExchangeSizes& exchange_sizes() const { return sizes_; }
-  // The newest step whose times are known without waiting: on CUDA usually the previous step (its
-  // events are read once the device has passed them), on the CPU the last one; zeros before any.
-  StepTimes step_times();
+  ExchangeSizes exchange_sizes() const override { return sizes_; }
+  // On CUDA usually the previous step's times (its events are read once the device passed them), on the
+  // CPU the last one's; zeros before any.
+  StepTimes step_times() override;
+  size_t render_bytes() const override;
+  kernels::Rasterizer& rasterizer() override { return *raster_; }
 
-  // Profiling: while `timer` is set (the trainer's, already started for the step), run() marks its
-  // phases on it, named "sharded: ...": project; pair counts (count kernel, counts exchange and the
-  // host wait for them, unless dense with the shard sizes given); pair exchange (own pairs' column copy, pack, all_to_all_v, unpack);
-  // rasterize; loss; rasterize backward; gradient return (likewise); project backward. Null: no marks.
-  void set_phase_timer(kernels::PhaseTimer* timer) { timer_ = timer; }
-  // The rasterizer of the step (for its stage timing while profiling).
-  kernels::Rasterizer& rasterizer() { return *raster_; }
-
+ // Profiling (set_phase_timer) marks the phases named "sharded: ...": project; pair counts (count
+ // kernel, counts exchange and the host wait for them, unless dense with the shard sizes given); pair
+ // exchange (own pairs' column copy, pack, all_to_all_v, unpack); rasterize; loss; rasterize backward;
+ // gradient return (likewise); project backward.
  private:
-  void count_pairs(const kernels::ProjectedGaussians& mine, const ShardedBatch& batch);
+  void count_pairs(const kernels::ProjectedGaussians& mine, const StepBatch& batch, int64_t rows);
   void exchange_pairs(const kernels::ProjectedGaussians& mine);
-  void compute_loss(const ShardedBatch& batch);
+  void compute_loss(const StepBatch& batch);
   void return_gradients(int64_t projected);
-  void mark(const char* phase) {
-    if (timer_) timer_->mark(phase);
-  }
 
   Communicator& comm_;
   kernels::ComputeContext where_;
@@ -142,7 +103,6 @@ class ShardedStep {
   // Marks: exchange start / end, render start / end, reverse exchange start / end.
   kernels::StepMarks marks_;
   StepTimes times_;
-  kernels::PhaseTimer* timer_ = nullptr;
   kernels::Buffer<float> rgb_, alpha_, grad_rgb_;
 };
 

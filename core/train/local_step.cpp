@@ -1,0 +1,67 @@
+#include "core/train/local_step.h"
+
+#include <stdexcept>
+#include <vector>
+
+namespace splat {
+
+std::unique_ptr<kernels::Rasterizer> make_rasterizer(const kernels::ComputeContext& where, int cpu_threads) {
+  return where.device == kernels::Device::CPU ? kernels::make_cpu_rasterizer(cpu_threads)
+                                              : kernels::make_cuda_rasterizer(where);
+}
+
+LocalStep::LocalStep(const kernels::ComputeContext& where, float ssim_weight, int cpu_threads)
+    : where_(where),
+      raster_(make_rasterizer(where, cpu_threads)),
+      loss_(where, ssim_weight),
+      rgb_(where), grad_rgb_(where), alpha_(where),
+      marks_(where, 2) {}
+
+StepRows step_rows(DeviceGaussians& g, bool stats) {
+  return {g.view(), [&g](GradWrite how) { return g.grad(how); }, stats ? g.stats() : kernels::DensifyStats{}};
+}
+
+void LocalStep::run(const StepBatch& batch, const StepRows& rows) {
+  const auto& cams = batch.cameras;
+  const size_t B = cams.size();
+  if (batch.targets.size() != B || (!batch.masks.empty() && batch.masks.size() != B))
+    throw std::invalid_argument("step: " + std::to_string(B) + " cameras but " + std::to_string(batch.targets.size()) +
+                                " targets and " + std::to_string(batch.masks.size()) + " masks");
+  marks_.mark(0);
+  loss_.clear();
+  // Runs of equal image size, one rasterizer call each.
+  std::vector<size_t> run_ends;
+  for (size_t k = 1; k <= B; ++k)
+    if (k == B || cams[k].width != cams[k - 1].width || cams[k].height != cams[k - 1].height) run_ends.push_back(k);
+  const GradWrite first_write =
+      run_ends.size() == 1 && !batch.settings.packed ? GradWrite::OnlyCall : GradWrite::Overwrite;
+  size_t begin = 0;
+  for (const size_t end : run_ends) {
+    const size_t C = end - begin;
+    const kernels::ImageBatchShape shape{int(C), cams[begin].height, cams[begin].width};
+    rgb_.resize(size_t(shape.elements()));
+    grad_rgb_.resize(size_t(shape.elements()));
+    alpha_.resize(C * size_t(shape.pixels_per_image()));
+    raster_->forward(rows.view, cams.subspan(begin, C), batch.settings, {rgb_.data(), alpha_.data(), nullptr});
+    mark("render forward");
+    loss_.add_run(rgb_.data(), grad_rgb_.data(), shape, batch.targets.subspan(begin, C),
+                  batch.masks.empty() ? batch.masks : batch.masks.subspan(begin, C), int(B));
+    mark("loss");
+    raster_->backward({grad_rgb_.data(), nullptr, nullptr}, rows.grad(begin == 0 ? first_write : GradWrite::Add),
+                      rows.stats);
+    mark(rows.stats.visible_count ? "render backward (+densify stats)" : "render backward");
+    begin = end;
+  }
+  marks_.mark(1);
+}
+
+StepTimes LocalStep::step_times() {
+  if (const auto ms = marks_.latest()) times_.render_ms = (*ms)[0];
+  return times_;
+}
+
+size_t LocalStep::render_bytes() const {
+  return (rgb_.capacity() + grad_rgb_.capacity() + alpha_.capacity()) * sizeof(float);
+}
+
+}  // namespace splat

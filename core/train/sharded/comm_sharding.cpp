@@ -1,0 +1,49 @@
+#include "core/train/sharded/comm_sharding.h"
+
+#include "core/model/shard_layout.h"
+#include "core/train/sharded/rebalance.h"
+#include "core/train/sharded/sharded_step.h"
+
+namespace splat::sharded {
+namespace {
+
+class CommSharding final : public Sharding {
+ public:
+  explicit CommSharding(transport::Communicator& comm) : comm_(comm) {}
+
+  int rank() const override { return comm_.rank(); }
+  int ranks() const override { return comm_.size(); }
+  kernels::ComputeContext context() const override { return comm_.context(); }
+  std::unique_ptr<TrainStep> make_step(float ssim_weight, int cpu_threads) const override {
+    return std::make_unique<ShardedStep>(comm_, ssim_weight, cpu_threads);
+  }
+  GaussianState initial_rows(const GaussianModel& init, const ColumnTable& columns) const override {
+    return initial_shard(init, comm_.rank(), comm_.size(), columns);
+  }
+  GaussianState rows_of(const GaussianState& whole) const override {
+    return shard_of(whole, comm_.rank(), comm_.size());
+  }
+  std::vector<int64_t> row_counts(int64_t mine) override { return comm_.all_gather_value(mine); }
+  bool rebalance(DeviceGaussians& rows, double threshold) override {
+    return rebalance_if_uneven(comm_, rows, threshold);
+  }
+  GaussianState gather_state(const DeviceGaussians& rows) override { return gather_shards(comm_, rows.download()); }
+  std::shared_ptr<const ModelSnapshot> gather_snapshot(const DeviceGaussians& rows, uint64_t version,
+                                                       int step) override {
+    return ModelSnapshot::gather(rows, comm_, version, step);
+  }
+  int64_t sum(int64_t mine) override {
+    comm_.all_reduce_sum(std::span<int64_t>(&mine, 1));
+    return mine;
+  }
+  std::vector<RankStats> gather_stats(const RankStats& mine) override { return gather_rank_stats(comm_, mine); }
+
+ private:
+  transport::Communicator& comm_;
+};
+
+}  // namespace
+
+std::unique_ptr<Sharding> over(transport::Communicator& comm) { return std::make_unique<CommSharding>(comm); }
+
+}  // namespace splat::sharded
