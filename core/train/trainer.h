@@ -42,8 +42,10 @@
 
 namespace splat::transport {
 class Communicator;
-class ShardedStep;
 }  // namespace splat::transport
+namespace splat::sharded {
+class ShardedStep;
+}  // namespace splat::sharded
 
 namespace splat {
 

@@ -22,6 +22,7 @@
 
 using namespace splat;
 using namespace splat::transport;
+using namespace splat::sharded;
 using kernels::ComputeContext;
 using kernels::Device;
 

@@ -11,7 +11,7 @@
 #include "tests/support/test_support.h"
 
 using namespace splat;
-using namespace splat::transport;
+using namespace splat::sharded;
 using kernels::Buffer;
 using kernels::ComputeContext;
 using kernels::Device;

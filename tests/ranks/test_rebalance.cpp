@@ -12,6 +12,7 @@
 
 using namespace splat;
 using namespace splat::transport;
+using namespace splat::sharded;
 
 namespace {
 

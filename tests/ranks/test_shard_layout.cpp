@@ -15,6 +15,7 @@
 
 using namespace splat;
 using namespace splat::transport;
+using namespace splat::sharded;
 
 
 TEST_CASE("row blocks cover every row once and differ by at most one row", "[dist][shard]") {

@@ -35,6 +35,10 @@
 
 using namespace splat;
 using namespace splat::transport;
+using sharded::camera_block;
+using sharded::CameraBlock;
+using sharded::ShardedStep;
+using sharded::StepTimes;
 using kernels::Buffer;
 using kernels::Camera;
 using kernels::ComputeContext;
@@ -194,7 +198,7 @@ StepOutput one_rank(const HostScene& s, const ComputeContext& where) {
 // or NCCL ranks, one per GPU.
 // With `give_sizes`, every rank is given the shard sizes (ShardedBatch::shard_sizes), which a dense
 // step counts its pairs from.
-StepOutput sharded(const HostScene& s, int ranks, const ContextFor& context_for,
+StepOutput run_sharded(const HostScene& s, int ranks, const ContextFor& context_for,
                    RankBackend backend = RankBackend::InProcess, bool give_sizes = false) {
   std::vector<int64_t> sizes;
   for (int r = 0; r < ranks; ++r) sizes.push_back(s.n * (r + 1) / ranks - s.n * r / ranks);
@@ -264,7 +268,7 @@ void check_against_one_rank(const std::vector<int>& rank_counts, const ContextFo
       for (const int ranks : rank_counts)
         for (const bool give_sizes : {false, true}) {
           INFO(ranks << " ranks, batch " << batch << ", packed " << packed << ", shard sizes given " << give_sizes);
-          check_equal(sharded(s, ranks, context_for, backend, give_sizes), want, ranks);
+          check_equal(run_sharded(s, ranks, context_for, backend, give_sizes), want, ranks);
         }
     }
 }
@@ -316,7 +320,7 @@ TEST_CASE("a CPU rank's step times its render and its exchanges, and its traffic
   const HostScene s = random_scene(11, 150, 4, true);
   for (const int ranks : {1, 2, 4}) {
     INFO(ranks << " ranks");
-    const StepOutput got = sharded(s, ranks, [](int) { return ComputeContext(Device::CPU); });
+    const StepOutput got = run_sharded(s, ranks, [](int) { return ComputeContext(Device::CPU); });
     REQUIRE(int(got.times.size()) == ranks);
     for (const StepTimes& t : got.times) {
       CHECK(t.render_ms > 0);  // rasterizing 40x32 images takes some time
@@ -345,7 +349,7 @@ TEST_CASE("shard sizes that do not match the rank's shard are refused, naming th
 
 TEST_CASE("a batch smaller than the rank count is refused with a clear message", "[dist][sharded_step]") {
   const HostScene s = random_scene(1, 20, 3, true);
-  CHECK_THROWS_WITH(sharded(s, 4, [](int) { return ComputeContext(Device::CPU); }),
+  CHECK_THROWS_WITH(run_sharded(s, 4, [](int) { return ComputeContext(Device::CPU); }),
                     Catch::Contains("batch of 3 camera(s) cannot be split over 4 ranks"));
 }
 
