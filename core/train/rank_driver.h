@@ -84,8 +84,10 @@ class RankController {
 struct DriverOptions {
   // The time between decision points the cadence aims at while steps run.
   std::chrono::milliseconds decision_interval{25};
-  int max_steps_between_decisions = 64;
-  // How long a rank waits for its peers (run_ranks; the MPI channel's own comes with it).
+  // A cap for steps the host enqueues faster than the device runs them (their time says little then).
+  int max_steps_between_decisions = 16;
+  // How long a rank waits for its peers: drive_ranks' timeout, and what rank 0's patience while the
+  // controller waits is measured against (an MPI job's communicator and channel take theirs when made).
   transport::CommOptions comm;
 };
 
