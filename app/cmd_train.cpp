@@ -3,14 +3,12 @@
 // checkpoint on Ctrl-C, SIGTERM or SIGHUP, and point_cloud.ply at the end. `train --resume RUN` continues
 // RUN in its folder with its recorded settings.
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <limits>
 #include <memory>
 #include <optional>
 #include <stdexcept>
-#include <thread>
 #include <unistd.h>
 
 #include "app/commands.h"
@@ -22,14 +20,12 @@
 #include "app/train_folder.h"
 #include "app/scene_args.h"
 #include "core/transport/rank_plan.h"
-#include "core/transport/root_values.h"
-#include "core/transport/run_ranks.h"
 #include "core/train/checkpoint.h"
-#include "core/train/sharded/comm_sharding.h"
 #include "core/model/gaussian_model.h"
 #include "core/model/ply_io.h"
 #include "core/util/progress.h"
 #include "kernels/device.h"
+#include "core/train/rank_driver.h"
 #include "core/train/training_run.h"
 
 namespace splat::app {
@@ -222,114 +218,143 @@ struct RunSetup {
   const Scene& scene;
   const RunFolder& run;
   StopSignals& signals;
-  TrainerOptions options;
-  RunOptions run_options;
-  nlohmann::json config;
+  const nlohmann::json& config;
 };
 
-// The stop and export requests the ranks act on: rank 0's signals decide for every rank, so that all take
-// the same steps and meet in the same collectives (a sum over ranks where only rank 0 contributes).
-struct Requests {
-  bool stop = false, export_ply = false;
-};
-Requests agreed_requests(transport::Communicator* comm, StopSignals& signals, bool take_export) {
-  const bool root = !comm || comm->rank() == 0;
-  int64_t v[2] = {root && signals.stop_signal() != 0, root && take_export && signals.take_export_request()};
-  transport::share_root_values(comm, v);
-  return {v[0] > 0, v[1] > 0};
+// The model every rank starts from: the scene's points, with no storage (or optimizer state) for
+// coefficients never used.
+GaussianModel initial_model(const TrainArgs& a, const Scene& scene) {
+  PointInitOptions init;
+  init.sh_degree = a.sh_degree;
+  return init_from_points(scene.points, init);
 }
 
-// One rank's run (the only one without `comm`): the same TrainingRun loop for every rank; rank 0 prints,
-// writes the config, the metrics and (gathered) the checkpoint and the PLY. Returns the exit code.
-int train_rank(RunSetup& s, transport::Communicator* comm) {
-  const TrainArgs& a = s.args;
-  PointInitOptions init;
-  init.sh_degree = a.sh_degree;  // no storage (or optimizer state) for coefficients never used
-  TrainingRun training(s.scene, init_from_points(s.scene.points, init), s.options, s.run_options,
-                       comm ? sharded::over(*comm) : nullptr);
-  Trainer& trainer = training.trainer();
-  const bool root = trainer.is_root();
-  if (!a.resume.empty()) {
-    restore_trainer_checkpoint(trainer, s.plan.checkpoint);
-    const bool budget_given = a.images_option->count() > 0 || a.steps_option->count() > 0;
-    if (budget_given) trainer.set_total_images(image_budget(a, trainer.options().batch_size));
-    const int64_t gaussians = trainer.total_gaussians();
-    if (root)
-      std::fprintf(stderr, "resumed at image %d (step %d) with %lld Gaussians\n", trainer.images_done(),
-                   trainer.steps_done(), static_cast<long long>(gaussians));
-  }
-  if (a.profile) trainer.set_profiling(true);
-  auto export_ply = [&]() {
-    const std::shared_ptr<const ModelSnapshot> whole = trainer.whole_snapshot(0);
-    if (root) s.run.save_ply(whole->download());
-  };
+// `splatlab train`'s part of the rank driver's loop (core/train/rank_driver.h): rank 0's signals decide for
+// every rank; rank 0 prints, writes the config, the metrics and (gathered) the checkpoint and the PLY.
+// One controller serves every rank thread: what only rank 0 does touches the members below.
+class CliController final : public RankController {
+ public:
+  CliController(const RunSetup& s, int ranks) : s_(s), ranks_(ranks) {}
 
-  s.config["images"] = trainer.options().images;  // a resumed run keeps its checkpoint's schedule
-  s.config["batch_size"] = trainer.options().batch_size;  // and its batch size
-  if (root) s.run.write_config(s.config);
-  const bool tty = isatty(fileno(stderr));
-  // Progress counts images: the schedule spans options().images; this run may end earlier (--stop-at).
-  const int start = trainer.images_done();
-  const int total = training.end_images();
-  const bool stops_early = total < trainer.options().images;
-  if (start >= total) {  // only a resumed run can start at or past its end
-    const std::string at = "the run is already at image " + std::to_string(start);
-    if (a.stop_at > 0 && a.stop_at < trainer.options().images)
-      throw std::invalid_argument("--stop-at " + std::to_string(a.stop_at) + ": " + at);
-    if (a.images_option->count() > 0) throw std::invalid_argument("--images " + std::to_string(a.images) + ": " + at);
-    if (a.steps_option->count() > 0)
-      throw std::invalid_argument("--steps " + std::to_string(a.steps) + " (" + std::to_string(trainer.options().images) +
-                                  " images): " + at);
-    throw std::invalid_argument(s.plan.checkpoint.string() + ": the checkpoint is at image " +
-                                std::to_string(start) + ", the end of its " + std::to_string(total) +
-                                "-image budget: nothing left to train (pass a larger --images to continue)");
+  // The exit code, once rank 0's run has ended.
+  int exit_code() const { return code_; }
+
+  void on_start(TrainingRun& training, const DrivenRank& at) override {
+    const TrainArgs& a = s_.args;
+    Trainer& trainer = training.trainer();
+    if (!a.resume.empty()) {
+      restore_trainer_checkpoint(trainer, s_.plan.checkpoint);
+      if (budget_given()) trainer.set_total_images(image_budget(a, trainer.options().batch_size));
+      const int64_t gaussians = trainer.total_gaussians();
+      if (at.root())
+        std::fprintf(stderr, "resumed at image %d (step %d) with %lld Gaussians\n", trainer.images_done(),
+                     trainer.steps_done(), static_cast<long long>(gaussians));
+    }
+    if (a.profile) trainer.set_profiling(true);
+    // Progress counts images: the schedule spans options().images; this run may end earlier (--stop-at).
+    const int start = trainer.images_done();
+    const int total = training.end_images();
+    if (start >= total) {  // only a resumed run can start at or past its end
+      const std::string at_image = "the run is already at image " + std::to_string(start);
+      if (a.stop_at > 0 && a.stop_at < trainer.options().images)
+        throw std::invalid_argument("--stop-at " + std::to_string(a.stop_at) + ": " + at_image);
+      if (a.images_option->count() > 0)
+        throw std::invalid_argument("--images " + std::to_string(a.images) + ": " + at_image);
+      if (a.steps_option->count() > 0)
+        throw std::invalid_argument("--steps " + std::to_string(a.steps) + " (" +
+                                    std::to_string(trainer.options().images) + " images): " + at_image);
+      throw std::invalid_argument(s_.plan.checkpoint.string() + ": the checkpoint is at image " +
+                                  std::to_string(start) + ", the end of its " + std::to_string(total) +
+                                  "-image budget: nothing left to train (pass a larger --images to continue)");
+    }
+    if (!at.root()) return;
+    nlohmann::json config = s_.config;
+    config["images"] = trainer.options().images;          // a resumed run keeps its checkpoint's schedule
+    config["batch_size"] = trainer.options().batch_size;  // and its batch size
+    s_.run.write_config(config);
+    start_ = start;
+    total_ = total;
+    // The progress line: redrawn in place on a terminal (ProgressCadence: at most 4 times a second,
+    // cut to the terminal's width), else a line at each tenth of the run and at least every 5 s.
+    cadence_.emplace(tty_, total - start);
   }
-  // The progress line: redrawn in place on a terminal (ProgressCadence: at most 4 times a second,
-  // cut to the terminal's width), else a line at each tenth of the run and at least every 5 s.
-  ProgressCadence cadence(tty, total - start);
-  float loss = 0;
-  std::optional<double> imbalance;  // from the last metrics record, which gathers every rank's figures
-  Requests requests = agreed_requests(comm, s.signals, false);
-  while (!training.done() && !requests.stop) {
-    const RunStep step = training.step();
-    const int done = trainer.images_done();
-    const bool draw_now = root && (cadence.due(done - start) || training.done());
-    if (step.metrics) loss = float(step.metrics->loss), imbalance = gaussian_imbalance(*step.metrics);
+
+  RankDecision decide(const TrainingRun& training, Clock::time_point) override {
+    RankDecision d;
+    d.stop = s_.signals.stop_signal() != 0 || !can_step(training, ranks_);
+    d.publish = !d.stop && s_.signals.take_export_request();  // a stop exports anyway
+    d.step = !d.stop;
+    return d;
+  }
+
+  void serve(TrainingRun& training, const DrivenRank& at, const RankDecision& decision) override {
+    if (!decision.publish) return;
+    export_ply(training.trainer(), at);
+    if (at.root())
+      std::fprintf(stderr, "%sexported %s at image %d\n", tty_ ? "\n" : "", s_.run.ply_file().c_str(),
+                   training.trainer().images_done());
+  }
+
+  void on_step(TrainingRun& training, const DrivenRank& at, const RunStep& step) override {
+    if (!at.root()) return;
+    const Trainer& trainer = training.trainer();
+    const bool draw_now = cadence_->due(trainer.images_done() - start_) || training.done();
+    if (step.metrics) loss_ = float(step.metrics->loss), imbalance_ = gaussian_imbalance(*step.metrics);
     // Reading the loss waits for the GPU: only when shown. With ranks it is a collective, so the progress
     // line shows the last record's.
-    else if (draw_now && !comm) loss = trainer.read_loss();
-    if (draw_now) {
-      const std::string line = progress_line(training, start, total, loss, step.result.gaussians, imbalance, tty ? terminal_columns(stderr) : 0);
-      std::fprintf(stderr, tty ? "\r%s\033[K" : "%s\n", line.c_str());
-    }
-    requests = agreed_requests(comm, s.signals, true);
-    if (requests.export_ply) {
-      export_ply();
-      if (root) std::fprintf(stderr, "%sexported %s at image %d\n", tty ? "\n" : "", s.run.ply_file().c_str(), done);
-    }
+    else if (draw_now && !at.comm) loss_ = trainer.read_loss();
+    if (!draw_now) return;
+    const std::string line = progress_line(training, start_, total_, loss_, step.result.gaussians, imbalance_,
+                                           tty_ ? terminal_columns(stderr) : 0);
+    std::fprintf(stderr, tty_ ? "\r%s\033[K" : "%s\n", line.c_str());
   }
-  if (root && tty) std::fprintf(stderr, "\n");
-  const double loop_s = training.seconds();
-  if (root) s.signals.restore_defaults();  // a second signal while saving ends the process (the checkpoint is written atomically)
-  s.run.save_checkpoint(trainer);
-  export_ply();
-  const int64_t gaussians = trainer.total_gaussians();
-  if (!root) return 0;
-  if (const int sig = s.signals.stop_signal()) {
-    std::fprintf(stderr, "%s at image %d (step %d): saved %s and %s; continue with: splatlab train --resume %s\n",
-                 StopSignals::name(sig), trainer.images_done(), trainer.steps_done(), s.run.checkpoint_file().c_str(),
-                 s.run.ply_file().c_str(), s.run.dir().c_str());
-    return StopSignals::exit_code(sig);
+
+  void on_end(TrainingRun& training, const DrivenRank& at) override {
+    Trainer& trainer = training.trainer();
+    if (at.root() && tty_) std::fprintf(stderr, "\n");
+    const double loop_s = training.seconds();
+    // A second signal while saving ends the process (the checkpoint is written atomically).
+    if (at.root()) s_.signals.restore_defaults();
+    s_.run.save_checkpoint(trainer);
+    export_ply(trainer, at);
+    const int64_t gaussians = trainer.total_gaussians();
+    if (!at.root()) return;
+    if (const int sig = s_.signals.stop_signal()) {
+      std::fprintf(stderr, "%s at image %d (step %d): saved %s and %s; continue with: splatlab train --resume %s\n",
+                   StopSignals::name(sig), trainer.images_done(), trainer.steps_done(),
+                   s_.run.checkpoint_file().c_str(), s_.run.ply_file().c_str(), s_.run.dir().c_str());
+      code_ = StopSignals::exit_code(sig);
+      return;
+    }
+    const bool stops_early = total_ < trainer.options().images;
+    char psnr[48] = "";
+    if (training.last_psnr()) std::snprintf(psnr, sizeof psnr, ", test PSNR %.3f dB", *training.last_psnr());
+    std::fprintf(stderr, "done: %d images (%d steps)%s in %.1f s, %lld Gaussians%s; wrote %s\n",
+                 trainer.images_done(), trainer.steps_done(),
+                 stops_early ? (" of a " + std::to_string(trainer.options().images) + "-image budget").c_str() : "",
+                 loop_s, static_cast<long long>(gaussians), psnr, s_.run.ply_file().c_str());
+    print_profile(trainer, training.eval_seconds(), loop_s);
+    code_ = 0;
   }
-  char psnr[48] = "";
-  if (training.last_psnr()) std::snprintf(psnr, sizeof psnr, ", test PSNR %.3f dB", *training.last_psnr());
-  std::fprintf(stderr, "done: %d images (%d steps)%s in %.1f s, %lld Gaussians%s; wrote %s\n", trainer.images_done(),
-               trainer.steps_done(),
-               stops_early ? (" of a " + std::to_string(trainer.options().images) + "-image budget").c_str() : "",
-               loop_s, static_cast<long long>(gaussians), psnr, s.run.ply_file().c_str());
-  print_profile(trainer, training.eval_seconds(), loop_s);
-  return 0;
-}
+
+ private:
+  bool budget_given() const { return s_.args.images_option->count() > 0 || s_.args.steps_option->count() > 0; }
+  // Every rank sends its shard; rank 0 writes the whole model.
+  void export_ply(const Trainer& trainer, const DrivenRank& at) const {
+    const std::shared_ptr<const ModelSnapshot> whole = trainer.whole_snapshot(0);
+    if (at.root()) s_.run.save_ply(whole->download());
+  }
+
+  const RunSetup& s_;
+  const int ranks_;
+  const bool tty_ = isatty(fileno(stderr));
+  // Rank 0's alone:
+  int start_ = 0, total_ = 0;  // the images the progress line counts from and to
+  std::optional<ProgressCadence> cadence_;
+  float loss_ = 0;
+  std::optional<double> imbalance_;  // from the last metrics record, which gathers every rank's figures
+  int code_ = 0;  // the other ranks' code, and rank 0's until it ends
+};
 
 // The rank count --ranks/--gpus ask for (or, under mpirun, the job's processes), checked against the batch
 // and the budget before anything is made.
@@ -353,10 +378,7 @@ int rank_count(const TrainArgs& a, kernels::Device dev, int images, const MpiLau
     if (ranks > 1 && dev == kernels::Device::CUDA && kernels::cuda_device_count() < 1)
       throw std::invalid_argument("--ranks " + std::to_string(ranks) + " on cuda: no CUDA device");
   }
-  if (ranks > a.batch_size)
-    throw std::invalid_argument("--batch-size " + std::to_string(a.batch_size) + " is smaller than the " +
-                                std::to_string(ranks) + " ranks: every rank renders at least one image of a step, "
-                                "so use --batch-size " + std::to_string(ranks) + " or more");
+  check_batch_covers_ranks(a.batch_size, ranks, "--batch-size");
   if (const int last = images % a.batch_size; ranks > 1 && a.resume.empty() && last != 0 && last < ranks)
     throw std::invalid_argument("a budget of " + std::to_string(images) + " images at batch size " +
                                 std::to_string(a.batch_size) + " ends with a step of " + std::to_string(last) +
@@ -393,9 +415,6 @@ void prepare_run(const TrainArgs& a, RunPlan& p, const MpiLaunch* processes, boo
     for (const std::string& note : p.folder.notes) std::fprintf(stderr, "note: %s\n", note.c_str());
   p.options = trainer_options(a, p.dev);
   p.ranks = rank_count(a, p.dev, p.options.images, processes);
-  // CPU ranks on one machine share its cores rather than each taking all of them.
-  if (const int ranks_here = processes ? processes->local_size : p.ranks; ranks_here > 1 && a.threads == 0)
-    p.options.cpu_threads = std::max(1, int(std::thread::hardware_concurrency()) / ranks_here);
   p.config = {{"scene", a.scene},
               {"scene_folder", fs::absolute(p.scene_folder).string()},
               {"eval_every", a.eval_every},
@@ -453,13 +472,21 @@ int train_mpi_rank(TrainArgs& a, const MpiLaunch& launch) {
                                         : RunFolder::written_elsewhere(p.folder.dir);
     run.attach(p.run_options);
     std::unique_ptr<transport::Communicator> comm = job.make_communicator();
-    RunSetup setup{a, p.folder, *p.scene, run, signals, p.options, p.run_options, p.config};
+    std::unique_ptr<transport::ControlChannel> control = transport::make_mpi_control_channel();
+    const RunSetup setup{a, p.folder, *p.scene, run, signals, p.config};
+    CliController controller(setup, p.ranks);
+    const GaussianModel init = initial_model(a, *p.scene);
     try {
-      return train_rank(setup, comm.get());
+      drive_rank({.scene = *p.scene, .init = init, .trainer = p.options, .run = p.run_options,
+                  .ranks_on_host = launch.local_size},
+                 comm.get(), *control, controller);
+      return controller.exit_code();
     } catch (const std::exception& e) {
-      // Closing the communicator would wait for peers that may sit in a collective (NCCL's finalize): it
-      // goes with the job, which job.run ends at once. The run folder closes first (a failed start is removed).
+      // Closing the communicator would wait for peers that may sit in a collective (NCCL's finalize), and so
+      // may the control channel's: both go with the job, which job.run ends at once. The run folder closes
+      // first (a failed start is removed).
       (void)comm.release();
+      (void)control.release();
       if (!job.is_root()) throw;
       throw std::runtime_error(std::string(e.what()) + "; " + what_remains(run));
     }
@@ -484,27 +511,20 @@ int run_train(TrainArgs& a) {
   StopSignals signals;
   const RunFolder run = open_train_folder(p.folder, a.overwrite);  // removed again if this fails before saving
   run.attach(p.run_options);
-  RunSetup setup{a, p.folder, *p.scene, run, signals, p.options, p.run_options, p.config};
-  if (p.ranks == 1) return train_rank(setup, nullptr);
-  // Ranks are threads of this process: over --gpus GPUs in blocks (one rank per GPU talks through NCCL),
-  // several on one device share its default stream. A rank that fails stops them all; the first failure
-  // names its rank and device.
-  std::atomic<int> code = 0;
+  const RunSetup setup{a, p.folder, *p.scene, run, signals, p.config};
+  CliController controller(setup, p.ranks);
+  const GaussianModel init = initial_model(a, *p.scene);
+  // More ranks are threads of this process: over --gpus GPUs in blocks (one rank per GPU talks through
+  // NCCL), several on one device share its default stream. A rank that fails stops them all; the first
+  // failure names its rank and device.
   transport::RankPlan plan{p.dev, {}, p.ranks};
   for (int g = 0; g < a.gpus; ++g) plan.cuda_devices.push_back(g);
   try {
-    transport::run_ranks(
-        p.ranks,
-        [&](int r) { return plan.context(r); },
-        [&](transport::Communicator& comm) {
-          RunSetup mine = setup;  // each rank edits its own copy of the config
-          const int c = train_rank(mine, &comm);
-          if (comm.rank() == 0) code = c;
-        });
+    drive_ranks({.scene = *p.scene, .init = init, .trainer = p.options, .run = p.run_options}, plan, controller);
   } catch (const transport::CommError& e) {
     throw std::runtime_error(std::string(e.what()) + "; every rank stopped, " + what_remains(run));
   }
-  return code;
+  return controller.exit_code();
 }
 
 }  // namespace

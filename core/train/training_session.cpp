@@ -5,22 +5,11 @@
 #include <stdexcept>
 #include <thread>
 
-#include "core/transport/root_values.h"
-#include "core/transport/run_ranks.h"
 #include "core/model/ply_io.h"
 #include "core/train/checkpoint.h"
-#include "core/train/sharded/comm_sharding.h"
 #include "kernels/device.h"
 
 namespace splat {
-
-namespace {
-// The one-rank trainer computes on the CPU or on GPU 0 without a communicator; anything else (more ranks,
-// or one rank on another GPU) runs as rank threads.
-bool needs_communicator(const transport::RankPlan& plan) {
-  return plan.ranks > 1 || plan.context(0) != kernels::ComputeContext(plan.device);
-}
-}  // namespace
 
 TrainingSession::TrainingSession(Scene scene, GaussianModel init, TrainerOptions options, SessionOptions session)
     : scene_(std::move(scene)), init_(std::move(init)), options_(std::move(options)), session_(std::move(session)) {
@@ -97,9 +86,7 @@ void TrainingSession::enqueue(Command command) {
 // Checked on the caller's thread so that a bad value fails the caller, not the training thread.
 void TrainingSession::check_batch_size(int b) const {
   if (b < 1) throw std::invalid_argument("batch size must be at least 1, got " + std::to_string(b));
-  if (b < ranks())
-    throw std::invalid_argument("batch size " + std::to_string(b) + " is smaller than the " + std::to_string(ranks()) +
-                                " ranks: every rank renders at least one image of a step");
+  check_batch_covers_ranks(b, ranks());
 }
 
 void TrainingSession::set_batch_size(int b) {
@@ -234,122 +221,73 @@ void TrainingSession::publish_snapshot(const TrainingRun& run, transport::Commun
   snapshot_.store(std::move(next));  // the previous one lives on while a reader holds it
 }
 
-bool TrainingSession::run_ended(const TrainingRun& run) const {
-  // With ranks a step needs at least one image per rank: when the budget's last step would have fewer,
-  // the run ends before it (raising the budget continues it).
-  const Trainer& t = run.trainer();
-  const int left = t.options().images - t.images_done();
-  return run.done() || (left < t.options().batch_size && left < ranks());
-}
-
-TrainingSession::Control TrainingSession::decide(const TrainingRun& run) {
-  Control c;
-  {
-    std::unique_lock lock(mutex_);
-    while (true) {
-      const bool ended = run_ended(run);
-      const bool runnable = !paused_ && !finishing_ && !ended;
-      const bool due = std::chrono::steady_clock::now() - last_snapshot_ >=
-                       std::chrono::milliseconds(session_.snapshot_interval_ms);
-      c.stop = stop_ || rank_failed_;
-      c.commands = static_cast<int64_t>(queues_[0].size());
-      // A snapshot at the bounded rate, and always of the last step before waiting or stopping.
-      c.snapshot = unpublished_steps_ > 0 && (due || !runnable || c.stop);
-      c.step = runnable && !c.stop;
-      if (c.stop || c.step || c.commands > 0 || c.snapshot) break;
-      state_ = ended ? SessionState::Finished : finishing_ ? SessionState::Stopped : SessionState::Paused;
-      // While paused, stopped or finished, wake for stop, resume, a queued request or a failed rank.
-      wake_.wait(lock);
-    }
-    if (c.step) state_ = SessionState::Running;
-    ++rounds_;
-  }
-  wake_.notify_all();  // the other ranks go on to the control exchange
-  return c;
-}
-
-void TrainingSession::await_decision(int64_t& rounds_seen) {
+// Rank 0: waits until there is something to do (or until the other ranks are due to hear from it), then
+// says what.
+RankDecision TrainingSession::decide(const TrainingRun& run, Clock::time_point answer_by) {
+  RankDecision d;
   std::unique_lock lock(mutex_);
-  // A failed rank wakes the others: their next collective reports it.
-  wake_.wait(lock, [&] { return rounds_ > rounds_seen || rank_failed_; });
-  ++rounds_seen;
+  while (true) {
+    const bool ended = !can_step(run, ranks());
+    const bool runnable = !paused_ && !finishing_ && !ended;
+    const bool due = Clock::now() - last_snapshot_ >= std::chrono::milliseconds(session_.snapshot_interval_ms);
+    d.stop = stop_;
+    d.commands = static_cast<int64_t>(queues_[0].size());
+    // A snapshot at the bounded rate, and always of the last step before waiting or stopping.
+    d.publish = unpublished_steps_ > 0 && (due || !runnable || d.stop);
+    d.step = runnable && !d.stop;
+    if (d.stop || d.step || d.commands > 0 || d.publish) break;
+    state_ = ended ? SessionState::Finished : finishing_ ? SessionState::Stopped : SessionState::Paused;
+    // While paused, stopped or finished, wake for stop, resume or a queued request.
+    if (wake_.wait_until(lock, answer_by) == std::cv_status::timeout) return d;  // nothing, for now
+  }
+  if (d.step) state_ = SessionState::Running;
+  return d;
 }
 
-void TrainingSession::apply_commands(Trainer& t, int rank, int64_t count) {
-  std::vector<Command> mine;
+void TrainingSession::serve(TrainingRun& run, const DrivenRank& at, const RankDecision& decision) {
+  std::vector<Command> mine;  // applied outside the lock: a command may wait in a collective
   {
     std::lock_guard lock(mutex_);
-    std::deque<Command>& queue = queues_[static_cast<size_t>(rank)];
-    for (int64_t i = 0; i < count; ++i) {
+    std::deque<Command>& queue = queues_[static_cast<size_t>(at.rank)];
+    for (int64_t i = 0; i < decision.commands; ++i) {
       mine.push_back(std::move(queue.front()));
       queue.pop_front();
     }
   }
-  for (Command& c : mine) c(t);
+  for (Command& c : mine) c(run.trainer());  // requests that came with a stop are served too
+  if (decision.publish) publish_snapshot(run, at.comm);
 }
 
-void TrainingSession::rank_main(transport::Communicator* comm) {
-  const int rank = comm ? comm->rank() : 0;
-  try {
-    TrainerOptions o = options_;
-    // CPU ranks share the cores rather than each taking all of them.
-    if (comm && o.device == kernels::Device::CPU && o.cpu_threads == 0)
-      o.cpu_threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / comm->size());
-    RunOptions ro = session_.files;
-    ro.metrics_every = session_.metrics_every;
-    ro.eval_every = session_.eval_every;
-    TrainingRun run(scene_, init_, o, ro, comm ? sharded::over(*comm) : nullptr);
-    if (!session_.resume_from.empty()) restore_trainer_checkpoint(run.trainer(), session_.resume_from);
-    if (rank == 0) {
-      steps_done_ = run.trainer().steps_done();
-      images_done_ = run.trainer().images_done();
-      budget_ = run.end_images();
-    }
-    publish_snapshot(run, comm);
-    int64_t rounds_seen = 0;
-    while (true) {
-      Control c;
-      if (rank == 0) c = decide(run);
-      else await_decision(rounds_seen);
-      int64_t block[4] = {c.stop, c.commands, c.snapshot, c.step};
-      transport::share_root_values(comm, block);
-      c = {block[0], block[1], block[2], block[3]};
-      apply_commands(run.trainer(), rank, c.commands);  // requests that came with a stop are served too
-      if (c.snapshot) publish_snapshot(run, comm);
-      if (c.stop) break;
-      if (!c.step || run_ended(run)) continue;  // a command (a lower budget) may have ended the run
-      const RunStep s = run.step();
-      publish_rank_stats(run.trainer(), rank);
-      if (rank != 0) continue;
-      ++unpublished_steps_;
-      steps_done_ = run.trainer().steps_done();
-      images_done_ = run.trainer().images_done();
-      if (const kernels::PhaseTotals* phases = run.trainer().step_phases()) {
-        std::lock_guard lock(metrics_mutex_);
-        step_phases_ = *phases;
-      }
-      if (s.metrics) push_metrics(*s.metrics);
-    }
-  } catch (...) {
-    {
-      std::lock_guard lock(mutex_);
-      rank_failed_ = true;
-    }
-    wake_.notify_all();
-    throw;
+void TrainingSession::on_start(TrainingRun& run, const DrivenRank& at) {
+  if (!session_.resume_from.empty()) restore_trainer_checkpoint(run.trainer(), session_.resume_from);
+  if (at.root()) {
+    steps_done_ = run.trainer().steps_done();
+    images_done_ = run.trainer().images_done();
+    budget_ = run.end_images();
   }
+  publish_snapshot(run, at.comm);
+}
+
+void TrainingSession::on_step(TrainingRun& run, const DrivenRank& at, const RunStep& step) {
+  publish_rank_stats(run.trainer(), at.rank);
+  if (!at.root()) return;
+  ++unpublished_steps_;
+  steps_done_ = run.trainer().steps_done();
+  images_done_ = run.trainer().images_done();
+  if (const kernels::PhaseTotals* phases = run.trainer().step_phases()) {
+    std::lock_guard lock(metrics_mutex_);
+    step_phases_ = *phases;
+  }
+  if (step.metrics) push_metrics(*step.metrics);
 }
 
 void TrainingSession::thread_main() {
   try {
-    const transport::RankPlan& plan = session_.ranks;
-    if (!needs_communicator(plan)) {
-      rank_main(nullptr);
-    } else {
-      transport::run_ranks(
-          plan.ranks, [&](int r) { return plan.context(r); }, [&](transport::Communicator& comm) { rank_main(&comm); },
-          transport::RankBackend::Auto, session_.comm);
-    }
+    RunOptions ro = session_.files;
+    ro.metrics_every = session_.metrics_every;
+    ro.eval_every = session_.eval_every;
+    drive_ranks({.scene = scene_, .init = init_, .trainer = options_, .run = ro}, session_.ranks, *this,
+                {.comm = session_.comm});
     state_ = SessionState::Finished;
   } catch (const std::exception& e) {
     std::lock_guard lock(mutex_);

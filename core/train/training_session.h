@@ -10,15 +10,14 @@
 // copying, and readers never wait for one: they take the current pointer, and the snapshot lives
 // for as long as they hold it, unchanged by later steps.
 //
-// Ranks (issue 12): with SessionOptions::ranks asking for more than one rank, the session runs R rank
-// threads (transport::run_ranks), each with its own TrainingRun on a shard of the model. Only rank 0 reads the
-// user's controls: at every step boundary it decides what all ranks do (take a step, apply the next n
-// queued commands, gather a snapshot, stop) and shares that small control block with the others
-// (transport::share_root_values), so every rank applies the same commands at the same boundary and meets its
-// peers in the same collectives. Commands are queued once per rank. The other ranks wait for rank 0's
-// decision on the session's condition variable, not inside a collective, so a long pause never runs into
-// the communicator's timeout. The snapshot is the whole model, gathered onto rank 0's device
-// (ModelSnapshot::gather). A rank that fails stops every rank: the session becomes Failed with the
+// Ranks: with SessionOptions::ranks asking for more than one rank, the session runs R rank threads, each
+// with its own TrainingRun on a shard of the model, through the rank driver (core/train/rank_driver.h),
+// whose RankController the session is. Only rank 0 reads the user's controls: at each of the driver's
+// decision points it decides what all ranks do (train on, apply the next n queued commands, gather a
+// snapshot, stop), and every rank applies the same commands at the same boundary. Commands are queued once
+// per rank. While paused, rank 0 still answers every second or so with a decision to do nothing, so a
+// long pause never runs into the ranks' timeout. The snapshot is the whole model, gathered onto rank 0's
+// device (ModelSnapshot::gather). A rank that fails stops every rank: the session becomes Failed with the
 // message naming the rank and its device; files already written (the last checkpoint) stay.
 #include <atomic>
 #include <condition_variable>
@@ -34,6 +33,7 @@
 
 #include "core/transport/communicator.h"
 #include "core/transport/rank_plan.h"
+#include "core/train/rank_driver.h"
 #include "core/train/rank_stats.h"
 #include "core/model/gaussian_model.h"
 #include "core/model/model_snapshot.h"
@@ -64,11 +64,11 @@ struct SessionOptions {
   transport::CommOptions comm;  // how long a rank waits for a peer that neither arrives nor fails
 };
 
-class TrainingSession {
+class TrainingSession : private RankController {
  public:
   // The session keeps its own copy of the scene (images included).
   TrainingSession(Scene scene, GaussianModel init, TrainerOptions options, SessionOptions session = {});
-  ~TrainingSession();  // stops and joins
+  ~TrainingSession() override;  // stops and joins
   TrainingSession(const TrainingSession&) = delete;
   TrainingSession& operator=(const TrainingSession&) = delete;
 
@@ -124,17 +124,12 @@ class TrainingSession {
 
  private:
   using Command = std::function<void(Trainer&)>;
-  // What every rank does at one step boundary, as rank 0 decided it (shared as int64 values).
-  struct Control {
-    int64_t stop = 0, commands = 0, snapshot = 0, step = 0;
-  };
   void thread_main();
-  // One rank's whole life (comm null: the only rank).
-  void rank_main(transport::Communicator* comm);
-  // Rank 0: waits until there is something to do, then says what; the others wait for that decision.
-  Control decide(const TrainingRun& run);
-  void await_decision(int64_t& rounds_seen);
-  bool run_ended(const TrainingRun& run) const;
+  // The rank driver's hooks (rank_driver.h).
+  void on_start(TrainingRun& run, const DrivenRank& at) override;
+  RankDecision decide(const TrainingRun& run, Clock::time_point answer_by) override;
+  void serve(TrainingRun& run, const DrivenRank& at, const RankDecision& decision) override;
+  void on_step(TrainingRun& run, const DrivenRank& at, const RunStep& step) override;
   void enqueue(Command command);
   void apply_commands(Trainer& t, int rank, int64_t count);
   void publish_snapshot(const TrainingRun& run, transport::Communicator* comm);
@@ -149,12 +144,10 @@ class TrainingSession {
   SessionOptions session_;
   std::thread thread_;
 
-  mutable std::mutex mutex_;  // guards queues_, rounds_, paused_, finishing_, stop_, rank_failed_, error_
+  mutable std::mutex mutex_;  // guards queues_, paused_, finishing_, stop_, error_
   std::condition_variable wake_;
   std::vector<std::deque<Command>> queues_;  // one per rank, the same commands in each
-  int64_t rounds_ = 0;                        // control blocks rank 0 has decided
   bool paused_ = false, finishing_ = false, stop_ = false;
-  bool rank_failed_ = false;  // some rank threw: the others stop waiting and meet its failure
   std::string error_;
   std::atomic<SessionState> state_{SessionState::Idle};
   std::atomic<int> steps_done_{0};

@@ -5,13 +5,24 @@
 
 namespace splat::transport {
 
+namespace {
+constexpr const char* kControl = "the control channel";  // how messages name it
+
+std::string seconds_text(std::chrono::milliseconds t) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g s", std::chrono::duration<double>(t).count());
+  return text;
+}
+}  // namespace
+
 Rendezvous::Rendezvous(std::vector<std::string> rank_names, std::chrono::milliseconds timeout)
     : names_(std::move(rank_names)),
       timeout_(timeout),
       posts_{std::vector<Post>(names_.size()), std::vector<Post>(names_.size())},
       calls_(names_.size(), 0),
       arrived_(names_.size(), false),
-      left_(names_.size(), false) {
+      left_(names_.size(), false),
+      control_taken_(names_.size(), 0) {
   if (names_.empty()) throw std::invalid_argument("a rendezvous needs at least one rank");
 }
 
@@ -48,11 +59,8 @@ void Rendezvous::arrive_and_wait(int rank, const char* op) {
           missing += (missing.empty() ? "" : ", ") + names_[r];
           if (first < 0) first = r;
         }
-      const auto seconds = std::chrono::duration<double>(timeout_).count();
-      char waited[32];
-      std::snprintf(waited, sizeof waited, "%.3g s", seconds);
-      abort_locked(first, std::string("did not reach ") + op + " within " + waited + " (" + names_[rank] +
-                              " waited for " + missing + ")");
+      abort_locked(first, std::string("did not reach ") + op + " within " + seconds_text(timeout_) + " (" +
+                              names_[rank] + " waited for " + missing + ")");
     }
   }
   throw_aborted(rank, op);
@@ -85,6 +93,47 @@ int Rendezvous::failed_rank() const {
 void Rendezvous::throw_if_aborted(int observer, const char* op) const {
   std::lock_guard lock(mutex_);
   if (failed_rank_ >= 0) throw_aborted(observer, op);
+}
+
+void Rendezvous::send_control(std::span<const int64_t> values) {
+  std::lock_guard lock(mutex_);
+  if (failed_rank_ < 0)
+    for (int r = 1; r < size(); ++r)
+      if (left_[r]) abort_locked(r, "stopped taking decisions while " + names_[0] + " sent one");
+  if (failed_rank_ >= 0) throw_aborted(0, kControl);
+  if (size() == 1) return;
+  control_.emplace_back(values.begin(), values.end());
+  changed_.notify_all();
+}
+
+void Rendezvous::take_control(int rank, std::span<int64_t> values) {
+  std::unique_lock lock(mutex_);
+  auto ready = [&] { return control_front_ + control_.size() > control_taken_[rank]; };
+  const auto deadline = std::chrono::steady_clock::now() + timeout_;
+  const bool woken =
+      changed_.wait_until(lock, deadline, [&] { return ready() || failed_rank_ >= 0 || left_[0]; });
+  if (failed_rank_ < 0 && ready()) {
+    const std::vector<int64_t>& block = control_[control_taken_[rank] - control_front_];
+    if (block.size() != values.size())
+      throw CommError("ranks disagree: " + names_[0] + " sent " + std::to_string(block.size()) + " control values, " +
+                          names_[rank] + " expects " + std::to_string(values.size()),
+                      -1);
+    std::copy(block.begin(), block.end(), values.begin());
+    ++control_taken_[rank];
+    // Rank 0 never takes: the oldest block goes once every other rank has it.
+    while (!control_.empty() &&
+           *std::min_element(control_taken_.begin() + 1, control_taken_.end()) > control_front_) {
+      control_.pop_front();
+      ++control_front_;
+    }
+    return;
+  }
+  if (failed_rank_ < 0) {
+    if (left_[0]) abort_locked(0, "stopped sending decisions while " + names_[rank] + " waited for one");
+    else if (!woken)
+      abort_locked(0, "sent no decision within " + seconds_text(timeout_) + " (" + names_[rank] + " waited for one)");
+  }
+  throw_aborted(rank, kControl);
 }
 
 void Rendezvous::throw_aborted(int observer, const char* op) const {

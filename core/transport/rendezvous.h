@@ -1,7 +1,8 @@
 #pragma once
 // The meeting point of the in-process ranks of one run (threads of one process): a reusable barrier
 // that fails rather than wait forever, the slots where ranks post their arguments for the current
-// collective, and the abort flag through which one rank's failure reaches every other rank.
+// collective, the abort flag through which one rank's failure reaches every other rank, and the mailbox
+// of the ranks' control channel (control_channel.h), which that flag fails too.
 //
 // A collective is two barriers: ranks post, meet, read each other's posts (and buffers), meet again,
 // and only then return, so every posted pointer stays valid while a peer reads it. The NCCL thread
@@ -9,7 +10,9 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <mutex>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -62,6 +65,13 @@ class Rendezvous {
   // Throws the CommError that `observer` reports while in `op`, if the group is aborted.
   void throw_if_aborted(int observer, const char* op) const;
 
+  // The control channel: rank 0 sends blocks of values without waiting; every other rank takes them in
+  // order, waiting for the next one (a block stays until every rank has taken it). Both throw CommError
+  // when the group is aborted. A taker fails the group naming rank 0 when rank 0 has left or sends
+  // nothing within the timeout; rank 0 fails it naming a rank that left before taking every block.
+  void send_control(std::span<const int64_t> values);
+  void take_control(int rank, std::span<int64_t> values);
+
  private:
   [[noreturn]] void throw_aborted(int observer, const char* op) const;  // mutex held
   bool abort_locked(int rank, const std::string& reason);
@@ -78,6 +88,9 @@ class Rendezvous {
   uint64_t generation_ = 0;  // completed barriers
   int failed_rank_ = -1;
   std::string failure_;
+  std::deque<std::vector<int64_t>> control_;  // blocks not yet taken by every rank
+  uint64_t control_front_ = 0;                // sequence number of control_.front()
+  std::vector<uint64_t> control_taken_;       // blocks each rank has taken
 };
 
 }  // namespace splat::transport

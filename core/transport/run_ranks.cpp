@@ -69,6 +69,12 @@ RankBackend choose_backend(std::span<const kernels::ComputeContext> contexts, Ra
 
 void run_ranks(int ranks, const ContextFor& context_for, const RankWork& work, RankBackend backend,
                const CommOptions& options) {
+  run_ranks_with_control(
+      ranks, context_for, [&](Communicator& comm, ControlChannel&) { work(comm); }, backend, options);
+}
+
+void run_ranks_with_control(int ranks, const ContextFor& context_for, const ControlledRankWork& work,
+                            RankBackend backend, const CommOptions& options) {
   if (ranks < 1) throw std::invalid_argument("run_ranks needs at least 1 rank, got " + std::to_string(ranks));
   std::vector<kernels::ComputeContext> contexts;
   std::vector<std::string> names;
@@ -77,7 +83,7 @@ void run_ranks(int ranks, const ContextFor& context_for, const RankWork& work, R
     names.push_back(describe_rank(r, contexts.back()));
   }
   const RankBackend chosen = choose_backend(contexts, backend);
-  // NCCL ranks use the rendezvous only to hear of each other's failures.
+  // NCCL ranks use the rendezvous only to hear of each other's failures and for the control channel.
   auto group = std::make_shared<Rendezvous>(names, options.timeout);
 #if SPLATLAB_HAVE_NCCL
   const NcclId nccl_id = chosen == RankBackend::Nccl ? make_nccl_id() : NcclId{};
@@ -97,7 +103,8 @@ void run_ranks(int ranks, const ContextFor& context_for, const RankWork& work, R
         if (chosen == RankBackend::Nccl) comm = make_nccl_communicator(nccl_id, r, ranks, contexts[r], options, group);
 #endif
         if (!comm) comm = std::make_unique<InProcessCommunicator>(group, r, contexts[r]);
-        work(*comm);
+        const std::unique_ptr<ControlChannel> control = make_in_process_control_channel(group, r);
+        work(*comm, *control);
       } catch (...) {
         errors[r] = std::current_exception();
         group->abort(r, message_of(errors[r]));

@@ -5,6 +5,7 @@
 #include <span>
 
 #include "core/transport/communicator.h"
+#include "core/transport/control_channel.h"
 
 namespace splat::transport {
 
@@ -34,5 +35,11 @@ using RankWork = std::function<void(Communicator&)>;
 // A rank that returns while a peer waits for it in a collective is a failure too.
 void run_ranks(int ranks, const ContextFor& context_for, const RankWork& work,
                RankBackend backend = RankBackend::Auto, const CommOptions& options = {});
+
+// The same, each rank also given its end of the ranks' control channel (control_channel.h), which a
+// rank's failure fails as it fails the collectives.
+using ControlledRankWork = std::function<void(Communicator&, ControlChannel&)>;
+void run_ranks_with_control(int ranks, const ContextFor& context_for, const ControlledRankWork& work,
+                            RankBackend backend = RankBackend::Auto, const CommOptions& options = {});
 
 }  // namespace splat::transport

@@ -153,7 +153,7 @@ TEST_CASE("training session: checkpoints are written between steps, profiling fo
   CHECK(session.error().empty());
 }
 
-// Ranks (issue 12): two CPU ranks as threads, each training a shard; rank 0 decides every boundary.
+// Ranks: two CPU ranks as threads, each training a shard; rank 0 decides at the rank driver's decision points.
 namespace {
 SessionOptions two_rank_options() {
   SessionOptions so;
@@ -265,6 +265,26 @@ TEST_CASE("training session with 2 ranks: the budget's short last step ends the 
   REQUIRE(eventually([&] { return session.images_done() == 10 && session.state() == SessionState::Finished; }));
   session.stop();
   CHECK(session.error().empty());
+}
+
+TEST_CASE("training session with 2 ranks: a pause longer than the ranks' timeout is no failure", "[session][ranks]") {
+  const Scene scene = test::small_demo_scene(40, 30, 200);
+  const TrainerOptions o{.images = 100000, .batch_size = 2, .cpu_threads = 1};
+  SessionOptions so = two_rank_options();
+  so.comm.timeout = 200ms;  // rank 1 waits at most this long for rank 0's next decision
+  TrainingSession session(scene, init_from_points(scene.points), o, so);
+  session.start();
+  REQUIRE(eventually([&] { return session.steps_done() >= 2; }));
+  session.pause();
+  REQUIRE(eventually([&] { return session.state() == SessionState::Paused; }));
+  std::this_thread::sleep_for(1s);  // rank 0 keeps answering with decisions to do nothing
+  CHECK(session.state() == SessionState::Paused);
+  const int paused_at = session.steps_done();
+  session.resume();
+  REQUIRE(eventually([&] { return session.steps_done() > paused_at; }));
+  session.stop();
+  CHECK(session.error().empty());
+  CHECK(session.state() == SessionState::Finished);
 }
 
 TEST_CASE("training session: a failing rank stops every rank, names itself and keeps the last checkpoint",

@@ -1,13 +1,10 @@
-// Which device each rank computes on (core/transport/rank_plan.h) and how rank 0's decisions reach every rank
-// (core/transport/root_values.h), as the GUI's session uses them. CPU only: the plan's contexts name CUDA
-// ordinals without touching a device.
+// Which device each rank computes on (core/transport/rank_plan.h), as the GUI's session uses it. CPU only:
+// the plan's contexts name CUDA ordinals without touching a device.
 #include <catch2/catch.hpp>
 
 #include <vector>
 
 #include "core/transport/rank_plan.h"
-#include "core/transport/root_values.h"
-#include "core/transport/run_ranks.h"
 #include "kernels/device.h"
 
 using namespace splat;
@@ -44,23 +41,4 @@ TEST_CASE("rank plan: ranks spread over the chosen GPUs in blocks; CPU ranks", "
     CHECK_THROWS_WITH((RankPlan{kernels::Device::CUDA, {0, 1}, 1}.check()), Catch::Contains("every GPU runs at least one"));
     CHECK_THROWS_WITH((RankPlan{kernels::Device::CUDA, {1, 1}, 2}.check()), Catch::Contains("selected twice"));
   }
-}
-
-TEST_CASE("root values: every rank gets rank 0's values (2, 3, 4 CPU ranks)", "[dist][rank_plan]") {
-  for (const int ranks : {2, 3, 4}) {
-    INFO(ranks << " ranks");
-    std::vector<std::vector<int64_t>> seen(ranks);
-    run_ranks(
-        ranks, [](int) { return kernels::ComputeContext(kernels::Device::CPU); },
-        [&](Communicator& comm) {
-          // Each rank starts from its own values; only rank 0's count.
-          std::vector<int64_t> v{10 + comm.rank(), -3 * comm.rank(), 7};
-          share_root_values(&comm, v);
-          seen[comm.rank()] = v;
-        });
-    for (int r = 0; r < ranks; ++r) CHECK(seen[r] == std::vector<int64_t>{10, 0, 7});
-  }
-  std::vector<int64_t> alone{4, 5};
-  share_root_values(nullptr, alone);  // one rank: its own decision
-  CHECK(alone == std::vector<int64_t>{4, 5});
 }

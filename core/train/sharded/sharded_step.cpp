@@ -13,6 +13,8 @@ namespace splat::sharded {
 
 namespace {
 
+using transport::PeerSlices;
+
 // 32-bit words of one pair's record in the forward exchange and of its gradients' in the reverse one.
 const int kPairWords = pair_record<const uint32_t>(kernels::ProjectedGaussians{}).record_words;
 const int kGradWords = gradient_record<const uint32_t>(kernels::ConstProjectedGrads{}).record_words;

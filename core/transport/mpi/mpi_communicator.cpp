@@ -21,17 +21,58 @@ int world_rank() {
   return rank;
 }
 
-class MpiCommunicator final : public Communicator {
- public:
-  explicit MpiCommunicator(const CommOptions& options) : options_(options) {
-    MPI_Comm_dup(MPI_COMM_WORLD, &comm_);  // our own channel: no mix-up with anyone else's messages
-    MPI_Comm_rank(comm_, &rank_);
-    MPI_Comm_size(comm_, &size_);
+// Polls rather than blocks so that the timeout holds. Pending requests point into the caller's buffers,
+// so a timeout cannot unwind: it ends the job.
+void wait_or_end_job(const char* op, std::vector<MPI_Request>& requests, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    int done = 0;
+    MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE);
+    if (done) return;
+    if (std::chrono::steady_clock::now() > deadline)
+      abort_mpi_job(std::string(op) + " did not complete within " +
+                    std::to_string(std::chrono::duration<double>(timeout).count()) + " s (a peer stopped or hangs)");
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
   }
-  ~MpiCommunicator() override {
+}
+
+// A communicator of our own (MPI_Comm_dup of the world): no mix-up with anyone else's messages.
+class OwnComm {
+ public:
+  OwnComm() { MPI_Comm_dup(MPI_COMM_WORLD, &comm_); }
+  ~OwnComm() {
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (!finalized) MPI_Comm_free(&comm_);
+  }
+  OwnComm(const OwnComm&) = delete;
+  OwnComm& operator=(const OwnComm&) = delete;
+  MPI_Comm get() const { return comm_; }
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+};
+
+class MpiControlChannel final : public ControlChannel {
+ public:
+  explicit MpiControlChannel(const CommOptions& options) : options_(options) {}
+  void share(std::span<int64_t> values) override {
+    if (values.size() > static_cast<size_t>(INT_MAX)) throw std::invalid_argument("too many control values");
+    std::vector<MPI_Request> requests(1);
+    MPI_Ibcast(values.data(), static_cast<int>(values.size()), MPI_INT64_T, 0, comm_.get(), requests.data());
+    wait_or_end_job("the control channel", requests, options_.timeout);
+  }
+
+ private:
+  CommOptions options_;
+  OwnComm comm_;
+};
+
+class MpiCommunicator final : public Communicator {
+ public:
+  explicit MpiCommunicator(const CommOptions& options) : options_(options) {
+    MPI_Comm_rank(comm_.get(), &rank_);
+    MPI_Comm_size(comm_.get(), &size_);
   }
 
   int rank() const override { return rank_; }
@@ -50,10 +91,10 @@ class MpiCommunicator final : public Communicator {
       if (p == rank_) continue;
       for (int64_t at = 0; at < recvs.counts[p]; at += kChunk)
         MPI_Irecv(dst + recvs.offsets[p] + at, static_cast<int>(std::min(kChunk, recvs.counts[p] - at)), MPI_BYTE, p,
-                  kTag, comm_, &requests.emplace_back());
+                  kTag, comm_.get(), &requests.emplace_back());
       for (int64_t at = 0; at < sends.counts[p]; at += kChunk)
         MPI_Isend(src + sends.offsets[p] + at, static_cast<int>(std::min(kChunk, sends.counts[p] - at)), MPI_BYTE, p,
-                  kTag, comm_, &requests.emplace_back());
+                  kTag, comm_.get(), &requests.emplace_back());
     }
     wait_all("all_to_all_v", requests);
   }
@@ -71,29 +112,15 @@ class MpiCommunicator final : public Communicator {
   void reduce(void* values, size_t n, MPI_Datatype type, const char* op) {
     if (n > static_cast<size_t>(INT_MAX)) throw std::invalid_argument(std::string(op) + ": too many values");
     std::vector<MPI_Request> requests(1);
-    MPI_Iallreduce(MPI_IN_PLACE, values, static_cast<int>(n), type, MPI_SUM, comm_, requests.data());
+    MPI_Iallreduce(MPI_IN_PLACE, values, static_cast<int>(n), type, MPI_SUM, comm_.get(), requests.data());
     wait_all(op, requests);
   }
 
-  // Polls rather than blocks so that the timeout holds. Pending requests point into the caller's buffers,
-  // so a timeout cannot unwind: it ends the job.
-  void wait_all(const char* op, std::vector<MPI_Request>& requests) {
-    const auto deadline = std::chrono::steady_clock::now() + options_.timeout;
-    for (;;) {
-      int done = 0;
-      MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE);
-      if (done) return;
-      if (std::chrono::steady_clock::now() > deadline)
-        abort_mpi_job(std::string(op) + " did not complete within " +
-                      std::to_string(std::chrono::duration<double>(options_.timeout).count()) +
-                      " s (a peer stopped or hangs)");
-      std::this_thread::sleep_for(std::chrono::microseconds(20));
-    }
-  }
+  void wait_all(const char* op, std::vector<MPI_Request>& requests) { wait_or_end_job(op, requests, options_.timeout); }
 
   CommOptions options_;
   kernels::ComputeContext where_{kernels::Device::CPU};
-  MPI_Comm comm_ = MPI_COMM_NULL;
+  OwnComm comm_;
   int rank_ = 0, size_ = 1;
 };
 
@@ -110,6 +137,10 @@ MpiSession::~MpiSession() { MPI_Finalize(); }
 
 std::unique_ptr<Communicator> make_mpi_communicator(const CommOptions& options) {
   return std::make_unique<MpiCommunicator>(options);
+}
+
+std::unique_ptr<ControlChannel> make_mpi_control_channel(const CommOptions& options) {
+  return std::make_unique<MpiControlChannel>(options);
 }
 
 std::string describe_process(const kernels::ComputeContext& where) {

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/transport/communicator.h"
+#include "core/transport/control_channel.h"
 
 namespace splat::transport {
 
@@ -32,6 +33,12 @@ class MpiSession {
 
 // This process's rank of the world, on the CPU. Needs a live MpiSession.
 std::unique_ptr<Communicator> make_mpi_communicator(const CommOptions& options = {});
+
+// This process's end of the job's control channel (control_channel.h): a broadcast from rank 0 of host
+// memory on a communicator of its own, beside the training's (NCCL's for GPU ranks, which it never waits
+// for). Like every call here it polls against the timeout and ends the job when that passes. Needs a
+// live MpiSession.
+std::unique_ptr<ControlChannel> make_mpi_control_channel(const CommOptions& options = {});
 
 // "rank 1 (CUDA device 0) on host nodeB": how this process is named in messages. Needs a live MpiSession.
 std::string describe_process(const kernels::ComputeContext& where);
