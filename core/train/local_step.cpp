@@ -17,10 +17,6 @@ LocalStep::LocalStep(const kernels::ComputeContext& where, float ssim_weight, in
       rgb_(where), grad_rgb_(where), alpha_(where),
       marks_(where, 2) {}
 
-StepRows step_rows(DeviceGaussians& g, bool stats) {
-  return {g.view(), [&g](GradWrite how) { return g.grad(how); }, stats ? g.stats() : kernels::DensifyStats{}};
-}
-
 void LocalStep::run(const StepBatch& batch, const StepRows& rows) {
   const auto& cams = batch.cameras;
   const size_t B = cams.size();
@@ -29,10 +25,7 @@ void LocalStep::run(const StepBatch& batch, const StepRows& rows) {
                                 " targets and " + std::to_string(batch.masks.size()) + " masks");
   marks_.mark(0);
   loss_.clear();
-  // Runs of equal image size, one rasterizer call each.
-  std::vector<size_t> run_ends;
-  for (size_t k = 1; k <= B; ++k)
-    if (k == B || cams[k].width != cams[k - 1].width || cams[k].height != cams[k - 1].height) run_ends.push_back(k);
+  const std::vector<size_t> run_ends = size_run_ends(cams);
   const GradWrite first_write =
       run_ends.size() == 1 && !batch.settings.packed ? GradWrite::OnlyCall : GradWrite::Overwrite;
   size_t begin = 0;

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <vector>
 
 #include "core/model/device_gaussians.h"
 #include "kernels/phase_timer.h"
@@ -41,6 +42,10 @@ struct StepRows {
 };
 // A trainer's rows: `g`'s arrays, with its statistics when `stats`.
 StepRows step_rows(DeviceGaussians& g, bool stats);
+
+// Where the runs of equal image size in `cameras` end (ascending; the last is cameras.size()): a
+// rasterizer or loss call takes one image size, so both step paths work run by run.
+std::vector<size_t> size_run_ends(std::span<const kernels::Camera> cameras);
 
 // Sizes of the last step's exchange of projected pairs (zeros for one rank), for balance and traffic.
 struct ExchangeSizes {

@@ -193,20 +193,17 @@ void ShardedStep::exchange_pairs(const kernels::ProjectedGaussians& mine) {
 // The rank's cameras in runs of one image size, one loss call each (as the one-GPU trainer does).
 void ShardedStep::compute_loss(const StepBatch& batch) {
   loss_.clear();
-  const auto offsets = kernels::image_offsets(batch.cameras.subspan(size_t(block_.first), size_t(block_.count)));
-  int begin = 0;
-  while (begin < block_.count) {
-    const kernels::Camera& first = batch.cameras[size_t(block_.first + begin)];
-    int end = begin + 1;
-    while (end < block_.count && batch.cameras[size_t(block_.first + end)].width == first.width &&
-           batch.cameras[size_t(block_.first + end)].height == first.height)
-      ++end;
-    const size_t at = size_t(block_.first + begin), C = size_t(end - begin);
+  const auto mine = batch.cameras.subspan(size_t(block_.first), size_t(block_.count));
+  const auto offsets = kernels::image_offsets(mine);
+  size_t begin = 0;
+  for (const size_t end : size_run_ends(mine)) {
+    const kernels::Camera& first = mine[begin];
+    const size_t at = size_t(block_.first) + begin, C = end - begin;
     for (size_t k = at; k < at + C; ++k)
       if (!batch.targets[k] || (!batch.masks.empty() && !batch.masks[k]))
         throw std::invalid_argument("sharded step: no target (or mask) for batch camera " + std::to_string(k) +
                                     ", which rank " + std::to_string(comm_.rank()) + " renders");
-    loss_.add_run(rgb_.data() + 3 * offsets[size_t(begin)], grad_rgb_.data() + 3 * offsets[size_t(begin)],
+    loss_.add_run(rgb_.data() + 3 * offsets[begin], grad_rgb_.data() + 3 * offsets[begin],
                   {int(C), first.height, first.width}, batch.targets.subspan(at, C),
                   batch.masks.empty() ? batch.masks : batch.masks.subspan(at, C), int(batch.cameras.size()));
     begin = end;
