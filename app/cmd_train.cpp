@@ -21,6 +21,7 @@
 #include "app/stop_signals.h"
 #include "app/train_folder.h"
 #include "app/scene_args.h"
+#include "core/run/run_config.h"
 #include "core/transport/rank_plan.h"
 #include "core/transport/root_values.h"
 #include "core/transport/run_ranks.h"
@@ -396,14 +397,15 @@ void prepare_run(const TrainArgs& a, RunPlan& p, const MpiLaunch* processes, boo
   // CPU ranks on one machine share its cores rather than each taking all of them.
   if (const int ranks_here = processes ? processes->local_size : p.ranks; ranks_here > 1 && a.threads == 0)
     p.options.cpu_threads = std::max(1, int(std::thread::hardware_concurrency()) / ranks_here);
-  p.config = {{"scene", a.scene},
-              {"scene_folder", fs::absolute(p.scene_folder).string()},
-              {"eval_every", a.eval_every},
-              {"log_every", a.log_every},
-              {"checkpoint_every", a.checkpoint_every}};
-  write_trainer_settings(p.config, p.options);
-  write_scene_settings(p.config, scene_load_options(a.scene_args));
-  const Scene& scene = p.scene.emplace(load_run_scene(p.config, true, !speak));
+  RunConfig config{.scene = a.scene,
+                   .scene_folder = fs::absolute(p.scene_folder).string(),
+                   .eval_every = a.eval_every,
+                   .log_every = a.log_every,
+                   .checkpoint_every = a.checkpoint_every};
+  config.set_trainer_options(p.options);
+  config.set_scene_load_options(scene_load_options(a.scene_args));
+  p.config = to_json(config);
+  const Scene& scene = p.scene.emplace(load_run_scene(config, true, !speak));
   if (speak)
     std::fprintf(stderr, "scene %s: %zu views (%zu train, %zu test), %zu points, extent %.3f; device %s%s\n",
                  scene.root.c_str(), scene.views.size(), scene.train_indices().size(), scene.test_indices().size(),
