@@ -72,11 +72,14 @@ void TrainingController::start(ViewerState& viewer) {
 void TrainingController::start_new(ViewerState& viewer) {
   const Scene& scene = trainable_scene(viewer);
   RunConfig config = run_config(viewer);
-  // A new run of the shown scene, at the factor it was loaded at (the demo ignores the setting).
+  // A new run of the shown scene, loaded as it was (the demo ignores the data factor setting).
   config.started_by = "gui";
   config.scene = scene.root;
   config.scene_folder = fs::absolute(scene.root).string();
-  config.data_factor = viewer.content.data_factor;
+  SceneLoadOptions loaded;
+  loaded.data_factor = viewer.content.data_factor;
+  loaded.undistort = viewer.content.undistort;
+  config.set_scene_load_options(loaded);
   const TrainerOptions opt = config.trainer_options(device_);
   session_.reset();
   run_.reset();
@@ -127,7 +130,9 @@ void TrainingController::open_run(ViewerState& viewer, const fs::path& dir) {
     viewer.confirm_discard = false;  // the session is gone: opening its scene discards nothing more
     settings = s;
     recorded_ = config;
-    viewer.data_factor = config.data_factor;
+    const SceneLoadOptions load = config.scene_load_options();
+    viewer.data_factor = load.data_factor;
+    viewer.undistort = load.undistort;
     std::copy(config.background.begin(), config.background.end(), viewer.view.background);
     viewer.open(config.scene_folder);
     pending_resume_ = fs::path(settings.run_dir);

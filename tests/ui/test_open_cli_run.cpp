@@ -1,6 +1,7 @@
 // The GUI's open of a run `splatlab train` started: the settings the Training panel does not show
 // (seed, cap_max, absgrad, antialiased, the metrics cadence) are the ones the run continues with,
-// not the GUI's defaults, so that an MCMC run trained with --cap-max does not resume at the default cap.
+// not the GUI's defaults, so that an MCMC run trained with --cap-max does not resume at the default
+// cap; and its scene loads as the run trained on it (data factor, undistortion).
 #include <catch2/catch.hpp>
 
 #include <fstream>
@@ -22,6 +23,9 @@ TEST_CASE("opening a CLI MCMC run in the GUI keeps every setting it recorded", "
   fs::create_directories(run);
   const RunConfig cli{.scene = state.content.scene->root,
                       .scene_folder = fs::absolute(state.content.scene->root).string(),
+                      .data_factor = 2,
+                      .undistort = UndistortMode::Crop,
+                      .fisheye_fov = 120,
                       .images = 4000,
                       .strategy = "mcmc",
                       .batch_size = 2,
@@ -50,5 +54,11 @@ TEST_CASE("opening a CLI MCMC run in the GUI keeps every setting it recorded", "
   CHECK(o.default_strategy.absgrad);
   CHECK(o.seed == 7);
   CHECK(o.antialiased);
-  state.loader.wait();  // the scene open_run started loading
+  // The scene loads as the run trained on it.
+  state.loader.wait();
+  state.poll_loader();
+  REQUIRE(state.notes.error_count() == 0);
+  CHECK(state.content.data_factor == 2);
+  CHECK(state.content.undistort.mode == UndistortMode::Crop);
+  CHECK(state.content.undistort.fisheye_fov_deg == 120);
 }
