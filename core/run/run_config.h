@@ -45,12 +45,14 @@ struct RunConfig {
   // loaded from (absolute).
   std::string scene;
   std::string scene_folder;
-  std::string started_by = "cli";  // "cli" or "gui": which front end started the run
+  std::string started_by = "cli";  // "cli" or "gui": the front end that started it (GUI runs always said so)
   // How the scene is loaded (SceneLoadOptions).
   int data_factor = SceneLoadOptions{}.data_factor;
   UndistortMode undistort = UndistortOptions{}.mode;
   double fisheye_fov = UndistortOptions{}.fisheye_fov_deg;
-  // The training settings (TrainerOptions, whose defaults these are).
+  // The training settings (TrainerOptions, whose defaults these are): those `train` or the GUI let
+  // a user set. The strategies' thresholds and schedules are not among them: every run uses
+  // TrainerOptions' own, so recording them would say nothing.
   kernels::Device device = TrainerOptions{}.device;  // what it was trained on; a reader may train elsewhere
   int images = TrainerOptions{}.images;
   std::string strategy = TrainerOptions{}.strategy;
@@ -63,8 +65,8 @@ struct RunConfig {
   std::array<float, 3> background = TrainerOptions{}.background;
   int64_t cap_max = McmcStrategyOptions{}.cap;   // mcmc
   bool absgrad = DefaultStrategyOptions{}.absgrad;  // default strategy
-  // Cadences, in images (RunOptions): test evaluations (0: only at the end), metrics lines,
-  // periodic checkpoints (0: none).
+  // Cadences, in images (RunOptions), with `train`'s defaults: test evaluations (0: only at the
+  // end), metrics lines, periodic checkpoints (0: none).
   int eval_every = 0;
   int log_every = 100;
   int checkpoint_every = 0;
