@@ -24,28 +24,19 @@ struct EvalArgs {
   bool train_views = false;
 };
 
-// The render settings the run trained with, as its config.json records them.
-TrainerOptions trained_with(const nlohmann::json& config) {
-  TrainerOptions o;
-  const auto bg = config.value("background", std::vector<float>{0, 0, 0});
-  for (int c = 0; c < 3; ++c) o.background[c] = bg.at(c);
-  o.packed = config.value("packed", false);
-  o.antialiased = config.value("antialiased", false);
-  return o;
-}
-
 int run_eval(const EvalArgs& a) {
   const std::filesystem::path run = a.run;
   check_path_argument("run folder", run);
   if (!a.ply.empty()) check_path_argument("--ply", a.ply);
-  const nlohmann::json config = read_run_config(run);
+  const RunConfig config = read_run_config(run);
   const kernels::Device dev = parse_device(a.device);
   const Scene scene = load_run_scene(config, true);
   const GaussianModel model = read_ply(a.ply.empty() ? run / run_files::kPly : std::filesystem::path(a.ply));
   // A device copy of the model through the same path the trainer uses (no optimizer state needed).
   DeviceGaussians g(dev, GaussianState::from_model(model));
   auto raster = dev == kernels::Device::CPU ? kernels::make_cpu_rasterizer() : kernels::make_cuda_rasterizer();
-  EvalOptions eo = eval_options_for(trained_with(config), std::min(config.value("sh_degree", 3), model.sh_degree()));
+  // Rendered as the run trained (background, packed, antialiased), up to the degree the PLY holds.
+  EvalOptions eo = eval_options_for(config.trainer_options(dev), std::min(config.sh_degree, model.sh_degree()));
   if (a.renders) eo.render_dir = run / "renders";
   const std::vector<int> views = a.train_views ? scene.train_indices() : scene.test_indices();
   const EvalResult r = evaluate(*raster, g.view(), scene, views, eo);

@@ -87,7 +87,7 @@ int run_render(const RenderArgs& a) {
   check_path_argument("--out", a.out);
   if (a.path.empty()) check_png_name(a.out);
   if (a.path.empty() && a.camera.empty()) throw std::invalid_argument("render: give --camera (one view) or --path (a frame sequence)");
-  const nlohmann::json config = read_run_config(run);
+  const RunConfig config = read_run_config(run);
   const kernels::Device dev = parse_device(a.device);
   const Scene scene = load_run_scene(config, false);
   // The views are checked before the Gaussians load: a mistyped --camera fails at once.
@@ -98,10 +98,8 @@ int run_render(const RenderArgs& a) {
   const GaussianModel model = read_ply(a.ply.empty() ? run / run_files::kPly : std::filesystem::path(a.ply));
   DeviceGaussians g(dev, GaussianState::from_model(model));
   auto raster = dev == kernels::Device::CPU ? kernels::make_cpu_rasterizer() : kernels::make_cuda_rasterizer();
-  kernels::RasterSettings s;
-  s.sh_degree = std::min(config.value("sh_degree", 3), model.sh_degree());
-  const auto bg = config.value("background", std::vector<float>{0, 0, 0});
-  for (int c = 0; c < 3; ++c) s.background[c] = bg.at(c);
+  // Rendered as the run trained (background, packed, antialiased), up to the degree the PLY holds.
+  const kernels::RasterSettings s = render_settings(config.trainer_options(dev), std::min(config.sh_degree, model.sh_degree()));
   const RenderFn render = [&](const kernels::Camera& cam) {
     kernels::Buffer<float> rgb(dev, size_t(cam.width) * cam.height * 3);
     raster->forward(g.view(), std::span<const kernels::Camera>(&cam, 1), s, {rgb.data(), nullptr, nullptr});

@@ -19,6 +19,7 @@
 #include "app/stop_signals.h"
 #include "app/train_folder.h"
 #include "app/scene_args.h"
+#include "core/run/run_config.h"
 #include "core/transport/rank_plan.h"
 #include "core/train/checkpoint.h"
 #include "core/model/gaussian_model.h"
@@ -415,14 +416,15 @@ void prepare_run(const TrainArgs& a, RunPlan& p, const MpiLaunch* processes, boo
     for (const std::string& note : p.folder.notes) std::fprintf(stderr, "note: %s\n", note.c_str());
   p.options = trainer_options(a, p.dev);
   p.ranks = rank_count(a, p.dev, p.options.images, processes);
-  p.config = {{"scene", a.scene},
-              {"scene_folder", fs::absolute(p.scene_folder).string()},
-              {"eval_every", a.eval_every},
-              {"log_every", a.log_every},
-              {"checkpoint_every", a.checkpoint_every}};
-  write_trainer_settings(p.config, p.options);
-  write_scene_settings(p.config, scene_load_options(a.scene_args));
-  const Scene& scene = p.scene.emplace(load_run_scene(p.config, true, !speak));
+  RunConfig config{.scene = a.scene,
+                   .scene_folder = fs::absolute(p.scene_folder).string(),
+                   .eval_every = a.eval_every,
+                   .log_every = a.log_every,
+                   .checkpoint_every = a.checkpoint_every};
+  config.set_trainer_options(p.options);
+  config.set_scene_load_options(scene_load_options(a.scene_args));
+  p.config = to_json(config);
+  const Scene& scene = p.scene.emplace(load_run_scene(config, true, !speak));
   if (speak)
     std::fprintf(stderr, "scene %s: %zu views (%zu train, %zu test), %zu points, extent %.3f; device %s%s\n",
                  scene.root.c_str(), scene.views.size(), scene.train_indices().size(), scene.test_indices().size(),

@@ -53,13 +53,14 @@ std::string config_key(const std::string& option_name) {
 }
 
 std::vector<std::string> restore_recorded_options(CLI::App& sub, const std::vector<std::string>& names,
-                                                  const nlohmann::json& config,
-                                                  const std::filesystem::path& config_file) {
+                                                  const RunConfig& run_config, const std::filesystem::path& config_file) {
+  // The settings as config.json words them, which is how the command line words them too.
+  const nlohmann::json config = to_json(run_config);
   std::vector<std::string> notes;
   for (const std::string& name : names) {
     CLI::Option* opt = sub.get_option(name);  // throws for a name the command does not have: a bug here
     const std::string key = config_key(name);
-    if (!config.contains(key)) continue;
+    if (!config.contains(key)) throw std::logic_error(name + " is not a setting a run records");
     const nlohmann::json& recorded = config[key];
     if (opt->count() > 0) {
       if (!same_value(*opt, recorded)) {
@@ -69,7 +70,6 @@ std::vector<std::string> restore_recorded_options(CLI::App& sub, const std::vect
       continue;
     }
     try {
-      if (recorded.is_object() || recorded.is_null()) throw CLI::ConversionError(name, {recorded.dump()});
       opt->add_result(as_words(recorded));
       opt->run_callback();
     } catch (const CLI::Error& e) {

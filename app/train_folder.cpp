@@ -47,9 +47,9 @@ TrainFolderPlan plan_train_folder(CLI::App& train, std::string& scene, const std
     run = resumed_run(resume);
   }
   if (run) {
-    const nlohmann::json config = read_run_config(*run);
+    const RunConfig config = read_run_config(*run);
     plan.notes = restore_recorded_options(train, recorded_options, config, *run / run_files::kConfig);
-    const std::string recorded = config.value("scene", "") == "demo" ? "demo" : config["scene_folder"].get<std::string>();
+    const std::string recorded = config.scene == "demo" ? "demo" : config.scene_folder;
     if (scene.empty()) scene = recorded;
     else if (scene != recorded && !same_path(scene, recorded))
       plan.notes.push_back("scene " + quote_user_text(scene, 400) + " overrides the run's recorded " +

@@ -3,6 +3,8 @@
 #include <fstream>
 #include <system_error>
 
+#include <nlohmann/json.hpp>
+
 #include "core/run/run_config.h"
 
 namespace splat::ui {
@@ -28,20 +30,6 @@ fs::path default_run_dir(const fs::path& base, const Scene& scene) {
   fs::path dir = runs / name;
   for (int n = 2; holds_run(dir); ++n) dir = runs / (name + "-" + std::to_string(n));
   return dir;
-}
-
-nlohmann::json gui_run_config(const Scene& scene, int data_factor, const TrainerOptions& options, int eval_every,
-                              int checkpoint_every) {
-  nlohmann::json config{{"scene", scene.root},
-                        {"scene_folder", fs::absolute(scene.root).string()},
-                        {"eval_every", eval_every},
-                        {"checkpoint_every", checkpoint_every},
-                        {"started_by", "gui"}};
-  write_trainer_settings(config, options);
-  SceneLoadOptions load;
-  load.data_factor = data_factor;
-  write_scene_settings(config, load);
-  return config;
 }
 
 MetricHistory read_metric_history(const fs::path& metrics_file) {

@@ -1,13 +1,10 @@
 #pragma once
-// The GUI's side of run folders (core/run/run_folder.h): where a GUI run goes by default, what its
-// config.json records, and the plots of a run read back from its metrics.jsonl. No ImGui or GL.
+// The GUI's side of run folders (core/run/run_folder.h): where a GUI run goes by default, and the
+// plots of a run read back from its metrics.jsonl. No ImGui or GL.
 #include <filesystem>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "core/scene/scene.h"
-#include "core/train/trainer.h"
 #include "ui/metric_history.h"
 
 namespace splat::ui {
@@ -21,11 +18,6 @@ bool holds_run(const std::filesystem::path& dir);
 // runs/<scene folder name> under `base`, absolute; when that folder already holds a run, the first
 // of runs/<name>-2, -3, ... that does not, so that a new run never lands on an old one.
 std::filesystem::path default_run_dir(const std::filesystem::path& base, const Scene& scene);
-
-// config.json for a run the GUI starts: the scene folder and how it was loaded (the keys the CLI
-// writes, so that `splatlab eval`/`render`/`train --resume` read GUI runs too) and the settings.
-nlohmann::json gui_run_config(const Scene& scene, int data_factor, const TrainerOptions& options, int eval_every,
-                              int checkpoint_every);
 
 // A run's metrics.jsonl as plot history; lines that do not parse are skipped (a run stopped
 // mid-write leaves at most one). A missing file is an empty history.

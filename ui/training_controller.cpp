@@ -9,17 +9,17 @@ namespace splat::ui {
 namespace fs = std::filesystem;
 
 namespace {
-TrainerOptions trainer_options(const TrainingSettings& s, kernels::Device device, const ViewerState& viewer) {
-  TrainerOptions opt;
-  opt.device = device;
-  opt.images = s.steps;  // the run's budget counts images (core/train/image_schedule.h)
-  opt.strategy = kStrategies[s.strategy];
-  opt.batch_size = s.batch_size;
-  opt.packed = s.packed;
-  opt.amp = s.amp;
-  opt.sh_degree_cap = s.sh_degree;
-  std::copy(viewer.view.background, viewer.view.background + 3, opt.background.begin());
-  return opt;
+// The one mapping between the panel's settings and a run's config: f(panel member, config member)
+// for each, used in both directions (the strategy, a combo index in the panel, aside).
+template <class Settings, class Config, class F>
+void for_each_panel_setting(Settings& s, Config& c, F&& f) {
+  f(s.steps, c.images);  // the run's budget counts images (core/train/image_schedule.h)
+  f(s.batch_size, c.batch_size);
+  f(s.packed, c.packed);
+  f(s.amp, c.amp);
+  f(s.sh_degree, c.sh_degree);
+  f(s.eval_every, c.eval_every);
+  f(s.checkpoint_every, c.checkpoint_every);
 }
 
 const Scene& trainable_scene(const ViewerState& viewer) {
@@ -32,8 +32,18 @@ const Scene& trainable_scene(const ViewerState& viewer) {
 }  // namespace
 
 TrainingController::TrainingController(kernels::Device device) : device_(device) {
+  recorded_.started_by = "gui";
+  recorded_.log_every = SessionOptions{}.metrics_every;  // the plots want finer records than the CLI's log
   if (device == kernels::Device::CUDA)
     for (int d = 0; d < kernels::cuda_device_count(); ++d) settings.gpus.push_back(d);
+}
+
+RunConfig TrainingController::run_config(const ViewerState& viewer) const {
+  RunConfig c = recorded_;
+  for_each_panel_setting(settings, c, [](const auto& from, auto& to) { to = from; });
+  c.strategy = kStrategies[settings.strategy];
+  std::copy(viewer.view.background, viewer.view.background + 3, c.background.begin());
+  return c;
 }
 
 transport::RankPlan TrainingController::rank_plan() const {
@@ -61,7 +71,16 @@ void TrainingController::start(ViewerState& viewer) {
 
 void TrainingController::start_new(ViewerState& viewer) {
   const Scene& scene = trainable_scene(viewer);
-  const TrainerOptions opt = trainer_options(settings, device_, viewer);
+  RunConfig config = run_config(viewer);
+  // A new run of the shown scene, loaded as it was (the demo ignores the data factor setting).
+  config.started_by = "gui";
+  config.scene = scene.root;
+  config.scene_folder = fs::absolute(scene.root).string();
+  SceneLoadOptions loaded;
+  loaded.data_factor = viewer.content.data_factor;
+  loaded.undistort = viewer.content.undistort;
+  config.set_scene_load_options(loaded);
+  const TrainerOptions opt = config.trainer_options(device_);
   session_.reset();
   run_.reset();
   const fs::path dir = settings.run_dir.empty() ? default_run_dir(fs::current_path(), scene)
@@ -69,13 +88,12 @@ void TrainingController::start_new(ViewerState& viewer) {
   if (holds_run(dir))
     throw RunFolderError(dir, "already holds a run: choose another run folder, or open this one to continue it");
   run_.emplace(RunFolder::create(dir, false));
-  // The factor the shown scene was loaded at (the demo ignores the setting).
-  run_->write_config(
-      gui_run_config(scene, viewer.content.data_factor, opt, settings.eval_every, settings.checkpoint_every));
+  run_->write_config(to_json(config));
   SessionOptions so;
-  so.eval_every = settings.eval_every;
+  so.metrics_every = config.log_every;
+  so.eval_every = config.eval_every;
   run_->attach(so.files);
-  so.files.checkpoint_every = settings.checkpoint_every;
+  so.files.checkpoint_every = config.checkpoint_every;
   so.ranks = rank_plan();
   initial_model_ = viewer.content.model;
   content_generation_ = viewer.content_generation;
@@ -100,28 +118,23 @@ void TrainingController::start_new(ViewerState& viewer) {
 
 void TrainingController::open_run(ViewerState& viewer, const fs::path& dir) {
   try {
-    const nlohmann::json config = read_run_config(dir);
+    const RunConfig config = read_run_config(dir);
     if (!fs::exists(dir / run_files::kCheckpoint))
       throw RunFolderError(dir, "has no checkpoint.ckpt to continue from");
     TrainingSettings s = settings;
-    s.steps = config.value("images", s.steps);
-    const std::string strategy = config.value("strategy", std::string(kStrategies[0]));
-    s.strategy = strategy == kStrategies[1] ? 1 : 0;
-    s.batch_size = config.value("batch_size", s.batch_size);
-    s.packed = config.value("packed", s.packed);
-    s.amp = config.value("amp", s.amp);
-    s.sh_degree = config.value("sh_degree", s.sh_degree);
-    s.eval_every = config.value("eval_every", s.eval_every);
-    s.checkpoint_every = config.value("checkpoint_every", s.checkpoint_every);
+    for_each_panel_setting(s, config, [](auto& to, const auto& from) { to = from; });
+    s.strategy = int(std::find(std::begin(kStrategies), std::end(kStrategies), config.strategy) - std::begin(kStrategies));
     s.run_dir = fs::absolute(dir).lexically_normal().string();
     session_.reset();
     run_.reset();
     viewer.confirm_discard = false;  // the session is gone: opening its scene discards nothing more
     settings = s;
-    viewer.data_factor = read_scene_settings(config).data_factor;
-    if (config.contains("background"))
-      for (int c = 0; c < 3; ++c) viewer.view.background[c] = config["background"][c].get<float>();
-    viewer.open(config.at("scene_folder").get<std::string>());
+    recorded_ = config;
+    const SceneLoadOptions load = config.scene_load_options();
+    viewer.data_factor = load.data_factor;
+    viewer.undistort = load.undistort;
+    std::copy(config.background.begin(), config.background.end(), viewer.view.background);
+    viewer.open(config.scene_folder);
     pending_resume_ = fs::path(settings.run_dir);
     pending_generation_ = viewer.content_generation;
   } catch (const std::exception& e) {
@@ -135,17 +148,18 @@ void TrainingController::start_resumed(ViewerState& viewer) {
   try {
     const Scene& scene = trainable_scene(viewer);
     run_.emplace(RunFolder::open(dir));
+    const RunConfig config = run_config(viewer);
     SessionOptions so;
-    so.eval_every = settings.eval_every;
+    so.metrics_every = config.log_every;
+    so.eval_every = config.eval_every;
     run_->attach(so.files);
-    so.files.checkpoint_every = settings.checkpoint_every;
+    so.files.checkpoint_every = config.checkpoint_every;
     so.resume_from = run_->checkpoint_file();
     so.ranks = rank_plan();
     initial_model_ = viewer.content.model;
     content_generation_ = viewer.content_generation;
     history = read_metric_history(run_->metrics_file());
-    session_ = std::make_unique<TrainingSession>(scene, *viewer.content.model,
-                                                 trainer_options(settings, device_, viewer), so);
+    session_ = std::make_unique<TrainingSession>(scene, *viewer.content.model, config.trainer_options(device_), so);
     session_->set_amp(settings.amp);
     // Opened paused: the user sees the run as it was and chooses to continue it.
     session_->pause();
@@ -174,10 +188,10 @@ void TrainingController::resume() {
   session_->set_total_images(budget);
   if (run_) {
     try {
-      nlohmann::json config = run_->read_config();
-      if (config.value("images", 0) != budget) {
-        config["images"] = budget;
-        run_->write_config(config);
+      RunConfig config = run_->read_config();
+      if (config.images != budget) {
+        config.images = budget;
+        run_->write_config(to_json(config));
       }
     } catch (const std::exception& e) {  // training goes on; the message says what was not recorded
       std::lock_guard lock(outbox_->mutex);

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/run/run_config.h"
 #include "core/run/run_folder.h"
 #include "core/train/training_session.h"
 #include "kernels/device.h"
@@ -39,7 +40,7 @@ struct TrainingSettings {
   std::vector<int> gpus;
   int ranks = 0;
 };
-inline constexpr const char* kStrategies[] = {"default", "mcmc"};
+inline constexpr const auto& kStrategies = kStrategyNames;
 
 class TrainingController {
  public:
@@ -59,10 +60,15 @@ class TrainingController {
   // Ends the session and shows the initial model again; the run folder keeps what it has saved.
   void reset(ViewerState& viewer);
   // Continues the run in `dir` (opened with RunFolder::open): the viewer opens its scene, loaded as
-  // config.json records, its plots come from metrics.jsonl, and training resumes from its
-  // checkpoint once the scene is there (see poll()). It drops the current session: callers ask first
-  // (ui/dialogs.h). Errors become notifications.
+  // config.json records, the panel takes its settings, its plots come from metrics.jsonl, and
+  // training resumes from its checkpoint once the scene is there (see poll()). It drops the current
+  // session: callers ask first (ui/dialogs.h). Errors become notifications.
   void open_run(ViewerState& viewer, const std::filesystem::path& dir);
+  // The config a session started or continued now trains with: the last opened run's settings
+  // (RunConfig's defaults before one was opened) under the panel's settings and the viewer's
+  // background. The settings the panel does not show (seed, cap_max, absgrad, antialiased, the
+  // metrics cadence) so keep what the run recorded, whichever front end started it.
+  RunConfig run_config(const ViewerState& viewer) const;
   // Applies the live settings (batch size, packed, AMP, SH degree) to a running session; a value the
   // session refuses (a batch size below the rank count) becomes a notification.
   void apply_live_settings();
@@ -137,6 +143,7 @@ class TrainingController {
   std::shared_ptr<SaveOutbox> outbox_ = std::make_shared<SaveOutbox>();
 
   kernels::Device device_;
+  RunConfig recorded_;  // the last opened run's config, or the defaults of a GUI run; see run_config()
   // Declared before session_: a folder that never got results is removed when it goes, after the
   // session (which writes its metrics) is gone.
   std::optional<RunFolder> run_;

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "core/model/gaussian_model.h"
+#include "core/scene/camera_undistortion.h"
 #include "core/scene/scene.h"
 
 namespace splat::ui {
@@ -22,6 +23,7 @@ struct ViewerContent {
   std::shared_ptr<const Scene> scene;          // null for a bare PLY file
   std::shared_ptr<const GaussianModel> model;  // never null once loaded
   int data_factor = 1;                         // the scene's photos were loaded at 1/data_factor size
+  UndistortOptions undistort{};                // and its distorted lenses undistorted so
   bool demo = false;                           // the built-in demo scene
 };
 
@@ -31,8 +33,8 @@ using LoadProgressFn = std::function<void(int64_t done, int64_t total)>;
 // A COLMAP folder (Gaussians initialised from its SfM points, images loaded for training) or a
 // .ply file of Gaussians. Throws SceneError / PlyError naming the file and the problem.
 // on_progress (may be empty) follows the image decoding of a COLMAP folder, whose photos are loaded
-// at 1/data_factor size (training's data factor).
-ViewerContent load_content(const std::filesystem::path& path, int data_factor = 1,
+// at 1/data_factor size (training's data factor) and undistorted as `undistort` says.
+ViewerContent load_content(const std::filesystem::path& path, int data_factor = 1, const UndistortOptions& undistort = {},
                            const LoadProgressFn& on_progress = {});
 // The built-in demo scene, generated into its cache folder on first use; it is small enough for
 // CPU training at full size, so it always loads at data factor 1.

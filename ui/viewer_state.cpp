@@ -92,8 +92,8 @@ void ViewerState::start_open(const OpenRequest& request) {
     return;
   }
   const fs::path path = fs::absolute(request.path).lexically_normal();
-  loader.start(path.string(), [path, factor = data_factor](const LoadProgressFn& report) {
-    return load_content(path, factor, report);
+  loader.start(path.string(), [path, factor = data_factor, undistort = undistort](const LoadProgressFn& report) {
+    return load_content(path, factor, undistort, report);
   });
 }
 

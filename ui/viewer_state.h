@@ -40,7 +40,7 @@ class ViewerState {
   ViewerState(kernels::Device device, const std::filesystem::path& recent_file);
 
   // Opening content (asynchronous; poll_loader() applies the result). A COLMAP folder loads at
-  // data_factor; paths are made absolute (the recent list holds them so). While confirm_discard is
+  // data_factor, undistorted as `undistort` says; paths are made absolute (the recent list holds them so). While confirm_discard is
   // set, the request waits in pending_open() for confirm_open() or cancel_open() instead.
   void open(const std::filesystem::path& path);
   void open_demo();
@@ -106,6 +106,7 @@ class ViewerState {
 
   ViewerContent content;
   int data_factor = 1;           // for COLMAP folders opened next (the Training panel sets it)
+  UndistortOptions undistort;    // for COLMAP folders opened next (an opened run's, as it trained)
   bool confirm_discard = false;  // opening now would discard something: ask first (set by the app)
   uint64_t content_generation = 0;  // bumps whenever new content is opened
   uint64_t model_version = 0;       // bumps whenever what is shown changes (opening, training)

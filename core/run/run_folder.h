@@ -49,7 +49,7 @@ class RunFolder {
   std::filesystem::path checkpoint_file() const { return dir_ / run_files::kCheckpoint; }
   std::filesystem::path ply_file() const { return dir_ / run_files::kPly; }
 
-  nlohmann::json read_config() const { return read_run_config(dir_); }
+  RunConfig read_config() const { return read_run_config(dir_); }
   void write_config(const nlohmann::json& config) const { write_run_config(dir_, config); }
 
   // Points a TrainingRun's metrics log and periodic checkpoints at this folder; the metrics are

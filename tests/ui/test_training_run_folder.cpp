@@ -57,11 +57,12 @@ TEST_CASE("GUI training writes a run folder and its files at the end", "[ui][run
 
   const fs::path run = dir / "runs" / "first";
   CHECK(training.run_dir() == run);
-  const nlohmann::json config = read_run_config(run);
-  CHECK(config.at("images") == 40);
+  const RunConfig config = read_run_config(run);
+  CHECK(config.images == 40);
+  CHECK(config.started_by == "gui");
   CHECK(state.content.data_factor == 1);
-  CHECK(config.at("data_factor") == 1);
-  CHECK(fs::path(config.at("scene_folder").get<std::string>()) == fs::absolute(state.content.scene->root));
+  CHECK(config.data_factor == 1);
+  CHECK(fs::path(config.scene_folder) == fs::absolute(state.content.scene->root));
   CHECK(checkpoint_images(run / run_files::kCheckpoint) == 40);
   CHECK(read_ply(run / run_files::kPly).size() == state.gaussian_count());
   const MetricHistory h = read_metric_history(run / run_files::kMetrics);
@@ -82,7 +83,7 @@ TEST_CASE("GUI training writes a run folder and its files at the end", "[ui][run
   CHECK_FALSE(second.active());
   CHECK(state.notes.error_count() == errors + 1);
   CHECK(fs::exists(run / run_files::kPly));  // and the old run is untouched
-  CHECK(read_run_config(run).at("images") == 40);
+  CHECK(read_run_config(run).images == 40);
 
   SECTION("opening the run folder restores its plots and resumes it with a larger budget") {
     ViewerState other(kernels::Device::CPU, dir / "recent2.json");

@@ -1,0 +1,64 @@
+// The GUI's open of a run `splatlab train` started: the settings the Training panel does not show
+// (seed, cap_max, absgrad, antialiased, the metrics cadence) are the ones the run continues with,
+// not the GUI's defaults, so that an MCMC run trained with --cap-max does not resume at the default
+// cap; and its scene loads as the run trained on it (data factor, undistortion).
+#include <catch2/catch.hpp>
+
+#include <fstream>
+
+#include "core/run/run_config.h"
+#include "tests/support/test_support.h"
+#include "tests/ui/tiny_demo_viewer.h"
+#include "ui/training_controller.h"
+
+using namespace splat;
+using namespace splat::ui;
+namespace fs = std::filesystem;
+
+TEST_CASE("opening a CLI MCMC run in the GUI keeps every setting it recorded", "[ui][run][run_config]") {
+  const fs::path dir = splat::test::scratch_dir("ui_open_cli_run");
+  ViewerState state(kernels::Device::CPU, dir / "recent.json");
+  splat::test::open_tiny_demo(state, dir);
+  const fs::path run = dir / "run";
+  fs::create_directories(run);
+  const RunConfig cli{.scene = state.content.scene->root,
+                      .scene_folder = fs::absolute(state.content.scene->root).string(),
+                      .data_factor = 2,
+                      .undistort = UndistortMode::Crop,
+                      .fisheye_fov = 120,
+                      .images = 4000,
+                      .strategy = "mcmc",
+                      .batch_size = 2,
+                      .antialiased = true,
+                      .seed = 7,
+                      .sh_degree = 2,
+                      .background = {0.5f, 0.25f, 1.0f},
+                      .cap_max = 5000,
+                      .absgrad = true,
+                      .eval_every = 300,
+                      .log_every = 40,
+                      .checkpoint_every = 900};
+  write_run_config(run, to_json(cli));
+  std::ofstream(run / run_files::kCheckpoint) << "";  // open_run needs one to continue from; not read here
+
+  TrainingController training(kernels::Device::CPU);
+  training.open_run(state, run);
+  REQUIRE(state.notes.error_count() == 0);
+  CHECK(training.settings.strategy == 1);  // the panel shows what it can
+  CHECK(training.settings.steps == 4000);
+  // What a session resumed now trains with: the whole recorded config, panel settings included.
+  const RunConfig resumed = training.run_config(state);
+  CHECK(resumed == cli);
+  const TrainerOptions o = resumed.trainer_options(kernels::Device::CPU);
+  CHECK(o.mcmc.cap == 5000);
+  CHECK(o.default_strategy.absgrad);
+  CHECK(o.seed == 7);
+  CHECK(o.antialiased);
+  // The scene loads as the run trained on it.
+  state.loader.wait();
+  state.poll_loader();
+  REQUIRE(state.notes.error_count() == 0);
+  CHECK(state.content.data_factor == 2);
+  CHECK(state.content.undistort.mode == UndistortMode::Crop);
+  CHECK(state.content.undistort.fisheye_fov_deg == 120);
+}
