@@ -153,7 +153,7 @@ TEST_CASE("training session: checkpoints are written between steps, profiling fo
   CHECK(session.error().empty());
 }
 
-// Ranks (issue 12): two CPU ranks as threads, each training a shard; rank 0 decides every boundary.
+// Ranks: two CPU ranks as threads, each training a shard; rank 0 decides every boundary.
 namespace {
 SessionOptions two_rank_options() {
   SessionOptions so;
