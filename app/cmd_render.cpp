@@ -23,7 +23,7 @@
 #include "core/run/run_config.h"
 #include "core/render/path_export.h"
 #include "core/model/device_gaussians.h"
-#include "core/train/evaluator.h"
+#include "core/scene/image_writer.h"
 #include "core/model/ply_io.h"
 #include "core/util/user_text.h"
 

@@ -97,8 +97,8 @@ void add_train_options(CLI::App* sub, TrainArgs& a) {
       ->capture_default_str()->check(at_least(1));
   sub->add_flag("--packed", a.packed, "Packed rasterization: keep only visible (camera, Gaussian) pairs (saves memory)");
   sub->add_flag("--amp", a.amp,
-                "Mixed precision: SH rest coefficients and Adam moments stored in bf16 (less memory per Gaussian); "
-                "one rank only, --ranks/--gpus runs keep fp32");
+                "Mixed precision: SH rest coefficients and Adam moments stored in bf16 (less memory per Gaussian; "
+                "with --ranks/--gpus every rank stores its shard so)");
   sub->add_option("--gpus", a.gpus, "Number of GPUs to train on, one rank each unless --ranks asks for more")
       ->capture_default_str()->check(at_least(1));
   a.ranks_option = sub->add_option("--ranks", a.ranks,

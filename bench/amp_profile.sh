@@ -1,7 +1,7 @@
 #!/bin/bash
-# Where mixed precision's step time goes against fp32 (issue 14's images/s target), on the late steps
-# of a schedule, when the model is at its final size. From the repository root, binaries in $B
-# (default build/app), scenes in .data/:
+# Where mixed precision's step time goes against fp32 (the images/s target of docs/ARCHITECTURE.md
+# "Precision columns"), on the late steps of a schedule, when the model is at its final size. From
+# the repository root, binaries in $B (default build/app), scenes in .data/:
 #   bash bench/amp_profile.sh [SCENE]          # default bonsai
 # Trains SCENE in fp32 to image $STOP of a 30k schedule (a checkpoint), then from that one checkpoint
 # runs $STEPS more images three ways: plain fp32 and plain --amp for the loop time (no --profile,

@@ -1,5 +1,6 @@
 #!/bin/bash
-# Mixed precision against fp32 on one GPU (issue 14 item 5; the results go to bench/TRAINING.md).
+# Mixed precision against fp32 on one GPU, against the targets of docs/ARCHITECTURE.md "Precision
+# columns" (the results go to bench/TRAINING.md).
 # From the repository root, with the binaries built into .gpubin/ and the scenes in .data/:
 #   source .device/env.sh; bash bench/amp_run.sh                 # everything (about 20 minutes)
 #   bash bench/amp_run.sh bonsai 0 1                             # a part: one scene, some seeds

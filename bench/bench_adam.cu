@@ -1,4 +1,4 @@
-// Where the mixed-precision Adam step's time goes (issue 14): the step over one all-bf16 group (SH rest
+// Where the mixed-precision Adam step's time goes: the step over one all-bf16 group (SH rest
 // under --amp: bf16 values, moments and gradients) and over the same elements in fp32, through the
 // production entry point (kernels::adam_step_groups), against variants of the bf16 kernel that each
 // drop one part of the work, and a kernel that only moves the same bytes (the bandwidth ceiling).

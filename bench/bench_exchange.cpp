@@ -1,4 +1,4 @@
-// Cost of the distributed step on one GPU (issue 12's benchmark): R in-process ranks sharing GPU 0,
+// Cost of the distributed step on one GPU: R in-process ranks sharing GPU 0,
 // each with its own stream, against one rank at the same batch; packed against dense exchange.
 // Usage: bench_exchange SCENE [train_images=3000] [steps=20] [--data-factor N] [--device cuda|cpu]
 //   SCENE is any COLMAP scene folder (images/ and sparse/0/), loaded as `splatlab train` loads it

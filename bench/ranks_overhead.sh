@@ -1,6 +1,6 @@
 #!/bin/bash
-# Issue 12's one-GPU overhead target ("R ranks on one GPU against one rank at the same batch <= 15 %
-# at R = 2, batch 2"), and where the time goes. From the repository root, with the binaries built in
+# The one-GPU overhead target of docs/ARCHITECTURE.md "Targets" (R ranks on one GPU against one rank
+# at the same batch: at most 15 % at R = 2, batch 2), and where the time goes. From the repository root, with the binaries built in
 # build/ (targets splatlab and bench_exchange) and the scenes in .data/:
 #   bash bench/ranks_overhead.sh
 # Settings through the environment: OUT (the logs; default /tmp/ranks_overhead), IMAGES (default 6000),

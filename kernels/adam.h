@@ -2,7 +2,7 @@
 // Fused Adam step over parameter groups, all arrays on one device. The arithmetic is fp32; the
 // parameters and both moments may be stored narrower (kernels/storage_math.h: StoredArray), in
 // which case each is read, updated in fp32 and written back rounded (bf16 stochastically), see
-// DESIGN.md "Mixed precision and memory". Gradients are fp32, or bf16 where mixed precision stores
+// docs/ARCHITECTURE.md "Precision columns". Gradients are fp32, or bf16 where mixed precision stores
 // the SH rest gradients once per step (GradArray). The math lives in
 // kernels/adam_math.h.
 #include <cstdint>

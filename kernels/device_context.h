@@ -6,7 +6,7 @@
 // object (rasterizer, loss, phase timer) carries a ComputeContext, and the free functions (Adam,
 // row ops, MCMC, image metrics) take one. The rules every CUDA entry point follows:
 //   - it makes `ordinal` the calling thread's current device for the duration of the call and
-//     restores the previous one after (cuda/device_scope.cuh), so one host thread may drive
+//     restores the previous one after (DeviceScope, kernels/cuda_util.h), so one host thread may drive
 //     objects on several devices and two threads may drive two devices at the same time;
 //   - it enqueues its work on `stream` and does not wait for it unless its contract says so
 //     (Buffer::download, reading a loss, a copy that involves the host);

@@ -5,20 +5,16 @@
 // type. The conversions are in kernels/storage_math.h.
 //   F32   the default.
 //   BF16  fp32's exponent range with 8 significant bits: what mixed precision stores (SH rest
-//         coefficients and Adam moments, DESIGN.md "Mixed precision and memory").
-//   F16   fp16 (max 65504, 11 significant bits): not used by the trainer; it exists so that the
-//         tests can show why a naive all-fp16 layout fails where the mixed one does not.
+//         coefficients and Adam moments, docs/ARCHITECTURE.md "Precision columns"). fp16 is not
+//         offered: far coordinates overflow its 65504 and squared gradients underflow it.
 #include <cstddef>
 #include <cstdint>
 
 namespace splat {
 
-enum class Precision : uint8_t { F32, BF16, F16 };
-inline constexpr Precision kAllPrecisions[] = {Precision::F32, Precision::BF16, Precision::F16};
+enum class Precision : uint8_t { F32, BF16 };
 constexpr size_t element_size(Precision p) { return p == Precision::F32 ? 4 : 2; }
-// "f32", "bf16", "f16": the spelling of checkpoint headers and messages.
-inline const char* precision_name(Precision p) {
-  return p == Precision::BF16 ? "bf16" : p == Precision::F16 ? "f16" : "f32";
-}
+// "f32", "bf16": the spelling of checkpoint headers and messages.
+inline const char* precision_name(Precision p) { return p == Precision::BF16 ? "bf16" : "f32"; }
 
 }  // namespace splat

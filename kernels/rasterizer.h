@@ -24,7 +24,6 @@
 #include <vector>
 
 #include "kernels/device_context.h"
-#include "kernels/precision.h"
 #include "kernels/storage_math.h"
 
 namespace splat::kernels {
@@ -128,14 +127,13 @@ using DensifyStats = BasicDensifyStats<float>;
 template <class T>
 struct BasicProjected {
   int64_t count = 0;
-  Precision precision = Precision::F32;  // storage of the float attributes (only F32 exists yet)
-  const int32_t* camera = nullptr;       // [count] index of the camera in the batch
-  const int64_t* id = nullptr;           // [count] global Gaussian id
-  const T* mean2d = nullptr;             // [count,2] pixel coordinates
-  const T* conic_opacity = nullptr;      // [count,4] conic (xx, xy, yy) of the inverse 2D covariance, opacity
-  const T* color_depth = nullptr;        // [count,4] rgb after SH, camera-space depth
-  const int32_t* half = nullptr;         // [count,2] half sizes of the screen box in pixels
-  const int32_t* tiles = nullptr;        // [count] tiles the box covers in its camera (0: culled)
+  const int32_t* camera = nullptr;   // [count] index of the camera in the batch
+  const int64_t* id = nullptr;       // [count] global Gaussian id
+  const T* mean2d = nullptr;         // [count,2] pixel coordinates
+  const T* conic_opacity = nullptr;  // [count,4] conic (xx, xy, yy) of the inverse 2D covariance, opacity
+  const T* color_depth = nullptr;    // [count,4] rgb after SH, camera-space depth
+  const int32_t* half = nullptr;     // [count,2] half sizes of the screen box in pixels
+  const int32_t* tiles = nullptr;    // [count] tiles the box covers in its camera (0: culled)
 };
 using ProjectedGaussians = BasicProjected<float>;
 

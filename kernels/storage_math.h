@@ -57,35 +57,9 @@ SPLAT_HD uint16_t bf16_stochastic(float v, uint32_t random) {
   return uint16_t((b + (random & 0xffffu)) >> 16);
 }
 
-// fp16 bits, nearest (ties to even): overflow to infinity, gradual underflow to subnormals and 0.
-SPLAT_HD uint16_t f16_nearest(float v) {
-  const uint32_t b = float_bits(v);
-  const uint16_t sign = uint16_t((b >> 16) & 0x8000u);
-  const uint32_t a = b & 0x7fffffffu;
-  if (a > 0x7f800000u) return uint16_t(sign | 0x7e00u);  // NaN
-  if (a >= 0x477ff000u) return uint16_t(sign | 0x7c00u);  // >= 65520 rounds to infinity
-  if (a < 0x38800000u) {                                  // below 2^-14: subnormal or zero
-    if (a < 0x33000000u) return sign;                     // below half the smallest subnormal, 2^-25
-    const uint32_t mant = (a & 0x7fffffu) | 0x800000u;
-    const int shift = 126 - int(a >> 23);  // 14..24: the subnormal's bits are mant >> shift
-    const uint32_t q = mant >> shift, rem = mant & ((1u << shift) - 1u), half = 1u << (shift - 1);
-    return uint16_t(sign | (q + (rem > half || (rem == half && (q & 1u)))));
-  }
-  const uint32_t r = a + 0xfffu + ((a >> 13) & 1u);  // round the 13 dropped bits, ties to even
-  return uint16_t(sign | (((r >> 23) - 112u) << 10) | ((r >> 13) & 0x3ffu));
-}
-SPLAT_HD float f16_to_float(uint16_t h) {
-  const uint32_t sign = uint32_t(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
-  if (e == 0x1fu) return bits_float(sign | 0x7f800000u | (m << 13));
-  if (e != 0) return bits_float(sign | ((e + 112u) << 23) | (m << 13));
-  return bits_float(sign) + (sign ? -1.f : 1.f) * float(m) * 5.9604644775390625e-8f;  // m x 2^-24
-}
-
 // The nearest value precision `p` stores, as an fp32.
 SPLAT_HD float round_nearest(float v, Precision p) {
-  if (p == Precision::BF16) return bf16_to_float(bf16_nearest(v));
-  if (p == Precision::F16) return f16_to_float(f16_nearest(v));
-  return v;
+  return p == Precision::BF16 ? bf16_to_float(bf16_nearest(v)) : v;
 }
 
 // 32 random bits for element `index` of a stream named by `seed`: the seed's 64 bits folded by a
@@ -116,18 +90,17 @@ static_assert(sizeof(Bf16) == 2, "Bf16 rows are arrays of 2-byte values");
 
 // An array of values in a storage precision, as the optimizer reads and writes it: either 2-byte
 // bf16 encodings (`bf16`, precision BF16) or fp32 elements (`f32`) holding values rounded to
-// `precision` (fp16 storage is emulated this way: nothing stores fp16 bits). Exactly one is set.
+// `precision` (a bf16 column whose kernels read fp32 is emulated this way). Exactly one is set.
 struct StoredArray {
   float* f32 = nullptr;
   uint16_t* bf16 = nullptr;
   Precision precision = Precision::F32;
 };
 SPLAT_HD float load_stored(const StoredArray& a, int64_t i) { return a.bf16 ? bf16_to_float(a.bf16[i]) : a.f32[i]; }
-// Stores v at i: bf16 stochastically with `random`, fp16 to nearest, fp32 as it is.
+// Stores v at i: bf16 stochastically with `random`, fp32 as it is.
 SPLAT_HD void store_stored(const StoredArray& a, int64_t i, float v, uint32_t random) {
   if (a.bf16) a.bf16[i] = bf16_stochastic(v, random);
   else if (a.precision == Precision::BF16) a.f32[i] = bf16_to_float(bf16_stochastic(v, random));
-  else if (a.precision == Precision::F16) a.f32[i] = round_nearest(v, Precision::F16);
   else a.f32[i] = v;
 }
 

@@ -2,7 +2,7 @@
 #include <cuda_gl_interop.h>
 #include <cuda_runtime.h>
 
-#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda_util.h"
 #include "ui/cuda_gl_interop.h"
 
 namespace splat::ui {
@@ -49,7 +49,7 @@ void CudaGlTexture::write(const float* rgb, const float* alpha, const float* dep
     const dim3 block(16, 16);
     const dim3 grid((width + 15) / 16, (height + 15) / 16);
     colorize_to_surface<<<grid, block, 0, stream>>>(rgb, alpha, depth, width, height, params, surface);
-    kernels::cuda::check_launch("colorize_to_surface");
+    check(cudaGetLastError(), "colorize_to_surface");
   } catch (...) {
     if (surface) cudaDestroySurfaceObject(surface);
     cudaGraphicsUnmapResources(1, &r, stream);

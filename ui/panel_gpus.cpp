@@ -1,4 +1,4 @@
-// The per-GPU panel (issue 12): one block per rank of the training session, from each rank's figures of
+// The per-GPU panel: one block per rank of the training session, from each rank's figures of
 // its last step (TrainingSession::rank_stats): its device, its shard's Gaussians (a bar against the
 // largest shard), device memory, step time, time waiting on the exchanges and bytes exchanged; and the
 // imbalance (max / mean) of the Gaussians and of the step times.

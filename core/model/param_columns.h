@@ -25,8 +25,8 @@ inline constexpr int kGroupCount = 6;
 // state, checkpoints, the device), `moments` how its two Adam moments are stored on the device. A
 // narrow column holds only values its precision represents; the optimizer computes in fp32 and
 // rounds what it writes back (kernels/storage_math.h). On the device, BF16 arrays take 2 bytes per
-// value where a kernel reads them (SH rest values, every moment) and F16 ones are emulated in fp32
-// arrays (DeviceGaussians). Host state and checkpoints keep moments as fp32.
+// value where a kernel reads them (SH rest values, every moment); other BF16 columns are fp32
+// arrays holding bf16 values (DeviceGaussians). Host state and checkpoints keep moments as fp32.
 
 struct ColumnSpec {
   Group group;
@@ -52,15 +52,15 @@ inline constexpr ColumnTable kParamColumns = {{
     {Group::ShRest, "sh_rest", 0, true, Precision::F32},
 }};
 
-// Mixed precision (--amp, DESIGN.md "Mixed precision and memory"): the SH rest coefficients, 45 of
+// Mixed precision (--amp, docs/ARCHITECTURE.md "Precision columns"): the SH rest coefficients, 45 of
 // a Gaussian's 59 values, are stored in bf16, and every column's Adam moments too; the other
 // values stay fp32: the means need fp32's precision (a far scene's coordinates in the thousands
 // with sub-millimetre steps), and the scales, rotations, opacities and base colours are few (14
 // values) and decide the geometry and tone the loss sees first. Measured on the demo scene (5 seeds,
 // tests/core/test_amp.cpp): this table ends +0.05 dB from fp32; with those 14 values in bf16 as well,
 // -0.11 dB. Moments only steer the step's size and direction, for which 8 significant bits do; bf16
-// keeps fp32's range, so squared gradients (1e-12 and below) do not underflow as they do in fp16
-// (the stress scene there breaks fp16 moments).
+// keeps fp32's range, so squared gradients (1e-12 and below) do not underflow as they would in
+// fp16.
 inline constexpr ColumnTable kAmpColumns = {{
     {Group::Means, "means", 3, false, Precision::F32, Precision::BF16},
     {Group::LogScales, "log_scales", 3, false, Precision::F32, Precision::BF16},
@@ -110,7 +110,7 @@ inline std::vector<unsigned char> encode_values(std::span<const float> values, P
     return out;
   }
   for (size_t i = 0; i < values.size(); ++i) {
-    const uint16_t h = p == Precision::BF16 ? kernels::bf16_nearest(values[i]) : kernels::f16_nearest(values[i]);
+    const uint16_t h = kernels::bf16_nearest(values[i]);
     std::memcpy(out.data() + 2 * i, &h, 2);
   }
   return out;
@@ -126,7 +126,7 @@ inline void decode_values(const void* bytes, Precision p, std::span<float> out) 
   for (size_t i = 0; i < out.size(); ++i) {
     uint16_t h;
     std::memcpy(&h, b + 2 * i, 2);
-    out[i] = p == Precision::BF16 ? kernels::bf16_to_float(h) : kernels::f16_to_float(h);
+    out[i] = kernels::bf16_to_float(h);
   }
 }
 

@@ -1,6 +1,6 @@
 #pragma once
-// How the whole model is cut into the ranks' shards and put back together (issue 12, DESIGN.md
-// "Multi-GPU"): rank r owns a contiguous block of rows, the shards concatenated in rank order are the
+// How the whole model is cut into the ranks' shards and put back together (docs/ARCHITECTURE.md
+// "Shards"): rank r owns a contiguous block of rows, the shards concatenated in rank order are the
 // whole model, and global ids are row numbers in that concatenation.
 //
 // At the start of a run the rows are first ordered along a Morton (Z-order) curve of the means, so that

@@ -1,9 +1,9 @@
 #pragma once
 // One array of a parameter column on the device (values, or one of Adam's moments) in its
 // storage precision: fp32 elements, or 2-byte bf16 encodings where the column's table asks for
-// bf16 and a kernel reads that encoding (core/model/param_columns.h). An fp32 array of a narrow
-// precision holds values rounded to it (an emulation: the tests' fp16 layout). Host values go in
-// and come out as fp32, rounded to nearest on the way in.
+// bf16 and a kernel reads that encoding (core/model/param_columns.h). An fp32 array of a bf16
+// column holds values rounded to bf16. Host values go in and come out as fp32, rounded to nearest
+// on the way in.
 #include <cstdint>
 #include <functional>
 #include <span>

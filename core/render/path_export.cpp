@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "core/scene/camera_path.h"
-#include "core/train/evaluator.h"
+#include "core/scene/image_writer.h"
 #include "core/util/user_text.h"
 
 namespace splat {

@@ -2,8 +2,8 @@
 // How the photos of one camera become training images: which pinhole camera training sees,
 // which of its pixels the photo really shows, and the remapping itself (photo and user mask).
 //
-// Two ways to keep pixels from outside the photo out of training (issue 9; the README says which
-// one is the default and the measurement behind it):
+// Two ways to keep pixels from outside the photo out of training (the README says which one is the
+// default and the measurement behind it):
 // - Mask: undistort to a pinhole of the photo's size and mark the pixels whose source lies
 //   outside the photo as ignored; the loss and the metrics leave them out. Keeps every pixel the
 //   photo has.

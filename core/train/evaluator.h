@@ -44,7 +44,4 @@ EvalOptions eval_options_for(const TrainerOptions& options, int sh_degree);
 EvalResult evaluate(kernels::Rasterizer& raster, const kernels::GaussiansView& g, const Scene& scene,
                     const std::vector<int>& views, const EvalOptions& options);
 
-// Writes float RGB [H,W,3] (clamped to [0,1]) as an 8-bit PNG; throws std::runtime_error naming the file.
-void write_png(const std::filesystem::path& file, const std::vector<float>& rgb, int width, int height);
-
 }  // namespace splat

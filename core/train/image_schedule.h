@@ -1,10 +1,10 @@
 #pragma once
-// Every training schedule counts images, not optimizer steps (DESIGN.md, "Multi-GPU"): a step at
-// batch B trains the images [first, first + B) of the run, and an event scheduled at image k fires
-// in the step whose images hold k. At batch 1 that is step k, the classic per-step schedule of
-// 3DGS; at batch B it is step k / B, so runs at any batch with the same image budget densify,
-// reset, grow the SH degree, decay the learning rate, log, evaluate and checkpoint at the same
-// image counts (up to the B - 1 images a step spans).
+// Every training schedule counts images, not optimizer steps (docs/ARCHITECTURE.md "Schedules count
+// images"): a step at batch B trains the images [first, first + B) of the run, and an event
+// scheduled at image k fires in the step whose images hold k. At batch 1 that is step k, the
+// classic per-step schedule of 3DGS; at batch B it is step k / B, so runs at any batch with the
+// same image budget densify, reset, grow the SH degree, decay the learning rate, log, evaluate and
+// checkpoint at the same image counts (up to the B - 1 images a step spans).
 #include <algorithm>
 #include <optional>
 

@@ -1,5 +1,5 @@
 #pragma once
-// What each rank of a distributed run measured in its last step (issue 12 item 4): the balance and
+// What each rank of a distributed run measured in its last step: the balance and
 // traffic figures that the CLI's metrics and the GUI's per-GPU panel show. Measured by every rank for
 // itself every step (Trainer::rank_stats, no collective) and gathered at the metrics cadence
 // (gather_rank_stats, a collective), so that rank 0's records hold every rank's row.

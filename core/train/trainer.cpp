@@ -132,7 +132,7 @@ void Trainer::set_sh_degree_cap(int cap) {
 }
 
 const ColumnTable& Trainer::wanted_columns() const {
-  return opt_.amp ? opt_.amp_columns : kParamColumns;
+  return opt_.amp ? kAmpColumns : kParamColumns;
 }
 
 // Whether a run uses mixed precision is a setting of the run (config.json, the command line, the
@@ -213,7 +213,7 @@ void Trainer::set_profiling(bool on) {
 // batch, only the last run's stages are counted.
 void Trainer::collect_raster_stages() {
   for (const kernels::StageTime& s : step_path_->rasterizer().stage_times())
-    if (s.stage != "backward start") raster_stages_.add(s.stage, s.ms);  // that gap is the loss, timed above
+    raster_stages_.add(s.stage, s.ms);
 }
 
 StepResult Trainer::step() {

@@ -73,12 +73,11 @@ struct TrainerOptions {
   LearningRates lr{};
   int cpu_threads = 0;            // CPU backend threads; 0 = all
   // Mixed precision (docs/ARCHITECTURE.md "Precision columns"): the parameter columns are stored as
-  // `amp_columns` says (kAmpColumns: SH rest in bf16, Adam moments in bf16) instead of
-  // kParamColumns; the arithmetic stays fp32. The CPU backend stores the same, so CPU training
+  // kAmpColumns says (SH rest in bf16, Adam moments in bf16) instead of kParamColumns; the
+  // arithmetic stays fp32. The CPU backend stores the same, so CPU training
   // with amp emulates the GPU's. With ranks every rank stores its shard so; the exchange still sends
   // fp32 projected pairs.
   bool amp = false;
-  ColumnTable amp_columns = kAmpColumns;  // tests pass other tables (e.g. a naive all-fp16 one)
   // With ranks: right after a refinement, shards whose row counts are more than this (relative) off an
   // equal split are evened out (core/train/sharded/rebalance.h); 0 never rebalances.
   double rebalance_threshold = 0.10;
@@ -205,7 +204,7 @@ class Trainer {
   }
   void collect_raster_stages();
   void measure_rank_stats(double step_ms);
-  // The table the options ask for: amp_columns with amp, else kParamColumns.
+  // The table the options ask for: kAmpColumns with amp, else kParamColumns.
   const ColumnTable& wanted_columns() const;
 
   const Scene& scene_;

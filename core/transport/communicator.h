@@ -1,5 +1,5 @@
 #pragma once
-// What one rank of a distributed training run sees of the others (issue 12, DESIGN.md "Multi-GPU").
+// What one rank of a distributed training run sees of the others (docs/ARCHITECTURE.md "Exchange").
 //
 // The training step needs four things from its peers, and this interface is exactly those:
 //   - counts first: how many projected Gaussians each rank sends each other rank (all_to_all_counts),

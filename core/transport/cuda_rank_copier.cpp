@@ -3,8 +3,7 @@
 #include <cuda_runtime.h>
 
 #include "core/transport/rank_copier.h"
-#include "kernels/cuda/cuda_check.cuh"
-#include "kernels/cuda/device_scope.cuh"
+#include "kernels/cuda_util.h"
 
 namespace splat::transport {
 

@@ -1,5 +1,5 @@
 #pragma once
-// Which device each rank of a run computes on, for the GUI's GPU selector and the session (issue 12):
+// Which device each rank of a run computes on, for the GUI's GPU selector and the session:
 // R ranks spread over the chosen CUDA devices in blocks (rank r on devices[r * D / R]: one rank per GPU
 // when R = D, several ranks on a GPU when R > D), or R CPU ranks. The same blocks `splatlab train --gpus
 // --ranks` uses over devices 0..N-1.

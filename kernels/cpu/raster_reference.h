@@ -132,8 +132,8 @@ class ReferenceRasterizer {
       color_depth.assign(4 * n, T(0));
     }
     BasicProjected<T> view() const {
-      return {count,      Precision::F32,      camera.data(),        id.data(), mean2d.data(),
-              conic_opacity.data(), color_depth.data(), half.data(), tiles.data()};
+      return {count, camera.data(), id.data(), mean2d.data(), conic_opacity.data(), color_depth.data(), half.data(),
+              tiles.data()};
     }
   };
 
@@ -171,9 +171,6 @@ class ReferenceRasterizer {
   // The order BasicProjected promises is what makes depth ties break by global id here and in
   // the CUDA backend (whose stable sorts keep the input order); refuse anything else.
   static void validate_pairs(const BasicProjected<T>& p, int first_camera, size_t cameras) {
-    if (p.precision != Precision::F32)
-      throw std::invalid_argument(std::string("rasterizer: projected attributes in ") + precision_name(p.precision) +
-                                  "; only f32 is implemented");
     std::vector<int64_t> last_id(cameras, -1);
     for (int64_t k = 0; k < p.count; ++k) {
       const int64_t c = int64_t(p.camera[k]) - first_camera;

@@ -13,7 +13,7 @@
 
 #include "kernels/adam.h"
 #include "kernels/cuda/cuda_check.cuh"
-#include "kernels/cuda/device_scope.cuh"
+#include "kernels/cuda_util.h"
 
 namespace splat::kernels {
 namespace {

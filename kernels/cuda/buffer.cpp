@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "kernels/cuda/cuda_check.cuh"
-#include "kernels/cuda/device_scope.cuh"
+#include "kernels/cuda_util.h"
 
 namespace splat::kernels {
 namespace {

@@ -8,7 +8,7 @@
 #include "kernels/camera_blocks.h"
 #include "kernels/camera_blocks_math.h"
 #include "kernels/cuda/cuda_check.cuh"
-#include "kernels/cuda/device_scope.cuh"
+#include "kernels/cuda_util.h"
 
 namespace splat::kernels {
 namespace {

@@ -1,13 +1,11 @@
 #pragma once
-// Error checking for the CUDA backend: every runtime call and launch goes through these so that a
-// failure names what was being done; running out of memory becomes kernels::OutOfMemory (so the
-// trainer can tell "too many Gaussians" apart from a bug).
+// Launch checks for the CUDA backend's kernels, on the runtime error check of kernels/cuda_util.h:
+// every runtime call and launch goes through them so that a failure names what was being done.
 #include <cuda_runtime.h>
 
-namespace splat::kernels::cuda {
+#include "kernels/cuda_util.h"
 
-// Throws OutOfMemory for cudaErrorMemoryAllocation, std::runtime_error otherwise ("<what>: <cuda message>").
-void check(cudaError_t e, const char* what);
+namespace splat::kernels::cuda {
 
 // Checks the launch configuration of the kernel launched just before (does not synchronise).
 inline void check_launch(const char* kernel_name) { check(cudaGetLastError(), kernel_name); }

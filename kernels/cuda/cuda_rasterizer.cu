@@ -20,9 +20,9 @@
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/cuda_rasterizer.h"
 #include "kernels/cuda/cuda_workspace.cuh"
-#include "kernels/cuda/device_scope.cuh"
 #include "kernels/cuda/raster_stages.cuh"
 #include "kernels/cuda/stage_clock.cuh"
+#include "kernels/cuda_util.h"
 
 namespace splat::kernels {
 namespace cuda {
@@ -135,7 +135,7 @@ class CudaRasterizer final : public Rasterizer, public CudaRasterizerProbe {
       throw std::logic_error("CUDA rasterizer: backward called without a successful forward");
     check_gradient_targets(grad, slots_.packed, "CUDA rasterizer");
     const DeviceScope scope(where_.ordinal);
-    clock_.mark("backward start", stream_);
+    clock_.resume(stream_);
     if (slots_.count == 0) return cuda::project_backward(g_, setup_, slots_, {}, grad, stats, stream_);  // zeros
     const size_t n = static_cast<size_t>(slots_.count);
     float4* all = ws_.get<float4>(kSlotGrads, 3 * n);
@@ -180,7 +180,7 @@ class CudaRasterizer final : public Rasterizer, public CudaRasterizerProbe {
     if (pairs.count >= (int64_t(1) << 31)) fail("more than 2^31 projected pairs in one call");
     const ProjectedSlots input = ProjectedSlots::over(pairs);
     const DeviceScope scope(where_.ordinal);
-    clock_.mark("rasterize start", stream_);
+    clock_.resume(stream_);
     const std::vector<ImageLayout> layouts = image_layouts(cameras);
     const ImageLayout* images = upload(kRasterLayouts, layouts.data(), layouts.size() * sizeof(ImageLayout));
     int64_t intersections = 0;

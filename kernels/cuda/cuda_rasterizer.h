@@ -1,7 +1,7 @@
 #pragma once
-// What the CUDA rasterizer reveals beyond the Rasterizer contract, for the benchmark and the
-// viewer's memory display: its workspace high-water mark and the intersections of the last call.
-// (Stage timing is part of the contract: Rasterizer::set_stage_timing / stage_times.)
+// What the CUDA rasterizer reveals beyond the Rasterizer contract, for bench/bench_raster.cpp: its
+// workspace high-water mark and the intersections of the last call. (The workspace held now and
+// the stage timing are part of the contract: Rasterizer::workspace_bytes, set_stage_timing.)
 // Reach it with dynamic_cast<const CudaRasterizerProbe*>(rasterizer.get()).
 #include <cstddef>
 

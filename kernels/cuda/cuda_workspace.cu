@@ -3,7 +3,7 @@
 #include <stdexcept>
 
 #include "kernels/cuda/cuda_check.cuh"
-#include "kernels/cuda/device_scope.cuh"
+#include "kernels/cuda_util.h"
 
 namespace splat::kernels::cuda {
 

@@ -1,4 +1,4 @@
-#include "kernels/cuda/device_scope.cuh"
+#include "kernels/cuda_util.h"
 
 #include <cuda_runtime.h>
 

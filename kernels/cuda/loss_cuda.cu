@@ -21,7 +21,7 @@
 
 #include "kernels/buffer.h"
 #include "kernels/cuda/cuda_check.cuh"
-#include "kernels/cuda/device_scope.cuh"
+#include "kernels/cuda_util.h"
 #include "kernels/loss.h"
 
 namespace splat::kernels {

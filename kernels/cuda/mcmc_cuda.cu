@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "kernels/cuda/cuda_check.cuh"
-#include "kernels/cuda/device_scope.cuh"
+#include "kernels/cuda_util.h"
 #include "kernels/mcmc.h"
 
 namespace splat::kernels {

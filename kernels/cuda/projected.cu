@@ -20,7 +20,6 @@ V* vectors(const S* p, size_t alignment, const char* what) {
 
 ProjectedGaussians ProjectedSlots::view() const {
   return {count,
-          Precision::F32,
           camera_of,
           id_of,
           reinterpret_cast<const float*>(mean2d),
@@ -31,9 +30,6 @@ ProjectedGaussians ProjectedSlots::view() const {
 }
 
 ProjectedSlots ProjectedSlots::over(const ProjectedGaussians& p) {
-  if (p.precision != Precision::F32)
-    throw std::invalid_argument(std::string("CUDA rasterizer: projected attributes in ") + precision_name(p.precision) +
-                                "; only f32 is implemented");
   ProjectedSlots s;
   s.count = p.count;
   s.packed = true;

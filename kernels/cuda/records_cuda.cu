@@ -8,7 +8,7 @@
 #include <string>
 
 #include "kernels/cuda/cuda_check.cuh"
-#include "kernels/cuda/device_scope.cuh"
+#include "kernels/cuda_util.h"
 #include "kernels/records.h"
 
 namespace splat::kernels {

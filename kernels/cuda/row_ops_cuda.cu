@@ -6,7 +6,7 @@
 #include <string>
 
 #include "kernels/cuda/cuda_check.cuh"
-#include "kernels/cuda/device_scope.cuh"
+#include "kernels/cuda_util.h"
 #include "kernels/row_ops.h"
 #include "kernels/row_ops_math.h"
 

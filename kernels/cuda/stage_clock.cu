@@ -1,7 +1,7 @@
 #include "kernels/cuda/stage_clock.cuh"
 
 #include "kernels/cuda/cuda_check.cuh"
-#include "kernels/cuda/device_scope.cuh"
+#include "kernels/cuda_util.h"
 
 namespace splat::kernels::cuda {
 
@@ -29,6 +29,7 @@ std::vector<StageTime> StageClock::read() {
   if (used_ == 0) return out;
   check(cudaEventSynchronize(marks_[used_ - 1].event), "waiting for timing events");
   for (size_t i = 1; i < used_; ++i) {
+    if (!marks_[i].name) continue;
     float ms = 0.f;
     check(cudaEventElapsedTime(&ms, marks_[i - 1].event, marks_[i].event), "reading a timing event");
     out.push_back({marks_[i].name, ms});

@@ -23,7 +23,10 @@ class StageClock {
   void restart() { used_ = 0; }
   // Ends the stage called `name` (the time since the previous mark).
   void mark(const char* name, cudaStream_t stream);
-  // Durations between consecutive marks, named by the later mark; synchronises.
+  // Starts the next stage without reporting the time since the previous mark: the caller's work
+  // between two entry points (the loss before backward, the exchange before rasterize).
+  void resume(cudaStream_t stream) { mark(nullptr, stream); }
+  // Durations between consecutive marks, named by the later mark (a resume ends none); synchronises.
   std::vector<StageTime> read();
 
  private:

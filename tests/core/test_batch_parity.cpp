@@ -1,4 +1,4 @@
-// Batch parity (issue 12, item 1): every schedule counts images, so a run at batch B with the same
+// Batch parity (docs/ARCHITECTURE.md "Schedules count images"): every schedule counts images, so a run at batch B with the same
 // image budget as one at batch 1 densifies, resets, grows the SH degree, logs, evaluates and
 // checkpoints at the same image counts, and ends as well trained.
 #include <catch2/catch.hpp>

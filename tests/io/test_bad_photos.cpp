@@ -92,7 +92,7 @@ TEST_CASE("photos: content that is not the format its extension says is refused"
   const splat::ImageRGB8 img = gradient();
   const std::string tga = tga_bytes(img);
 
-  // The case: a truncated TGA named .jpg (stb would decode it as a TGA).
+  // A truncated TGA named .jpg (stb would decode it as a TGA).
   CHECK_THAT(decode_error(dir / "a.jpg", tga.substr(0, tga.size() / 2)),
              Contains("not a JPEG file as its extension '.jpg' says") && Contains("starts with bytes 00 00 02 00"));
   // A whole TGA named .png.

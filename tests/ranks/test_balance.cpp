@@ -1,4 +1,4 @@
-// Balance of a distributed run (issue 12 item 4): every rank's figures gathered in rank order, shards
+// Balance of a distributed run (docs/ARCHITECTURE.md "Rebalance"): every rank's figures gathered in rank order, shards
 // evened out after a refinement with every Gaussian and its Adam moments kept and spatial order kept,
 // and a training run that rebalances still reaching the one-rank result.
 #include <catch2/catch.hpp>

@@ -1,4 +1,4 @@
-// Training with ranks (issue 12): R rank threads, each a Trainer over its shard of the model (TrainerOptions::comm),
+// Training with ranks: R rank threads, each a Trainer over its shard of the model (TrainerOptions::comm),
 // through the same TrainingRun loop as one rank. A short CPU training of the demo reaches the one-rank PSNR;
 // a checkpoint written by 2 ranks holds the whole model and resumes with 1 and 3 ranks; MCMC's cap bounds the
 // whole model; on a GPU, 2 ranks share it.

@@ -47,7 +47,7 @@ struct PairsOn {
     mean2d.upload(h.mean2d), conic_opacity.upload(h.conic_opacity), color_depth.upload(h.color_depth);
   }
   kernels::ProjectedGaussians view() const {
-    return {n, Precision::F32, camera.data(), id.data(), mean2d.data(), conic_opacity.data(), color_depth.data(),
+    return {n, camera.data(), id.data(), mean2d.data(), conic_opacity.data(), color_depth.data(),
             half.data(), tiles.data()};
   }
 };

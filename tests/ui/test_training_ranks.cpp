@@ -1,4 +1,4 @@
-// The Training panel's rank choice (issue 12) through the controller, CPU ranks, no window: a session
+// The Training panel's rank choice through the controller, CPU ranks, no window: a session
 // with 2 ranks trains, the viewer is handed the whole model (both shards), the per-GPU panel's rows come
 // from every rank, and a batch size below the rank count is refused with a notification.
 #include <catch2/catch.hpp>

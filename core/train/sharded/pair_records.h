@@ -63,8 +63,8 @@ class ReceivedPairs {
             tiles_.data()};
   }
   kernels::ProjectedGaussians view() const {
-    return {count_, Precision::F32, camera_.data(), id_.data(), mean2d_.data(), conic_opacity_.data(),
-            color_depth_.data(), half_.data(), tiles_.data()};
+    return {count_, camera_.data(), id_.data(), mean2d_.data(), conic_opacity_.data(), color_depth_.data(),
+            half_.data(), tiles_.data()};
   }
 
  private:

@@ -1,5 +1,5 @@
 #pragma once
-// Shard balance of a distributed run (issue 12 item 4, DESIGN.md "Multi-GPU"): the shards are
+// Shard balance of a distributed run (docs/ARCHITECTURE.md "Rebalance"): the shards are
 // contiguous ranges of global ids in rank order, so balancing moves rows between neighbouring
 // ranks and keeps that order: the model, gathered in rank order, is the same before and after.
 // Every row moves with its Adam moments.

@@ -160,8 +160,6 @@ void ShardedStep::count_pairs(const kernels::ProjectedGaussians& mine, const Ste
 // is copied column by column to its place among the received pairs (with one rank, that copy is
 // the whole exchange).
 void ShardedStep::exchange_pairs(const kernels::ProjectedGaussians& mine) {
-  if (mine.precision != Precision::F32)
-    throw std::invalid_argument("sharded step: only fp32 projected pairs can be exchanged yet");
   const size_t R = size_t(comm_.size());
   const int me = comm_.rank();
   send_at_ = starts(send_pairs_);

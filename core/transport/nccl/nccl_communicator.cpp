@@ -9,8 +9,7 @@
 
 #include "core/transport/rendezvous.h"
 #include "kernels/buffer.h"
-#include "kernels/cuda/cuda_check.cuh"
-#include "kernels/cuda/device_scope.cuh"
+#include "kernels/cuda_util.h"
 
 namespace splat::transport {
 
