@@ -330,7 +330,7 @@ TrainingMemory Trainer::memory() const {
 // giving rows wrong global ids.
 void Trainer::refresh_shard_sizes(bool changed) {
   const int rank = sharding_->rank();
-  if (!changed && !shard_sizes_.empty() && sharding_->ranks() > 1) {
+  if (!changed && !shard_sizes_.empty()) {
     if (shard_sizes_[size_t(rank)] != g_->size())
       throw std::logic_error("trainer: " + std::to_string(g_->size()) + " Gaussians on rank " + std::to_string(rank) +
                              " but " + std::to_string(shard_sizes_[size_t(rank)]) +

@@ -1,8 +1,13 @@
 #pragma once
 // A small generated demo scene for trainer tests, cached under the build tree (the generator
-// skips work when the folder's stamp matches). Each caller passes its own size so that tests
-// running in parallel never write the same folder.
+// skips work when the folder's stamp matches). Tests of several files ask for the same sizes and
+// CTest runs them in parallel processes, so the generation holds a file lock beside the folder.
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 
 #include "core/scene/demo_scene.h"
@@ -12,12 +17,24 @@
 namespace splat::test {
 
 // The folder of a small demo scene, generated on first use; lens_tag names the lens so that
-// scenes through different lenses never share a folder.
+// scenes through different lenses never share a folder (nor scenes of different point counts, which
+// would regenerate it under a test that is reading it).
 inline std::filesystem::path small_demo_folder(const demo::DemoOptions& o, const std::string& lens_tag = "") {
   const std::filesystem::path folder =
       std::filesystem::path(SPLATLAB_BINARY_DIR) / "test-cache" /
-      ("demo-" + std::to_string(o.width) + "x" + std::to_string(o.height) + (lens_tag.empty() ? "" : "-" + lens_tag));
-  demo::ensure_demo_scene(folder, o);
+      ("demo-" + std::to_string(o.width) + "x" + std::to_string(o.height) + "-" + std::to_string(o.points) +
+       (lens_tag.empty() ? "" : "-" + lens_tag));
+  std::filesystem::create_directories(folder.parent_path());
+  const std::string lock_file = folder.string() + ".lock";
+  const int fd = ::open(lock_file.c_str(), O_CREAT | O_RDWR, 0644);
+  if (fd < 0 || ::flock(fd, LOCK_EX) != 0) throw std::runtime_error(lock_file + ": cannot lock");
+  try {
+    demo::ensure_demo_scene(folder, o);
+  } catch (...) {
+    ::close(fd);  // closing releases the lock
+    throw;
+  }
+  ::close(fd);
   return folder;
 }
 

@@ -4,54 +4,26 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
-#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "core/transport/run_ranks.h"
+#include "tests/ranks/rank_outcome.h"
 
 using namespace splat;
 using namespace splat::transport;
-using Clock = std::chrono::steady_clock;
 
 namespace {
 
 const ContextFor on_cpu = [](int) { return kernels::ComputeContext(kernels::Device::CPU); };
 
-// What each rank's share() threw, and what run_ranks threw.
-struct Outcome {
-  std::vector<std::string> rank_errors;
-  std::string error;
-  int failed_rank = -2;
-  double seconds = 0;
-};
+using Outcome = test::RankOutcome;
 
 Outcome run_and_catch(int ranks, const std::function<void(int rank, ControlChannel&)>& work, CommOptions options) {
-  Outcome out;
-  out.rank_errors.resize(ranks);
-  std::mutex m;
-  const auto start = Clock::now();
-  try {
-    run_ranks_with_control(
-        ranks, on_cpu,
-        [&](Communicator& comm, ControlChannel& channel) {
-          try {
-            work(comm.rank(), channel);
-          } catch (const CommError& e) {
-            std::lock_guard lock(m);
-            out.rank_errors[comm.rank()] = e.what();
-            throw;
-          }
-        },
-        RankBackend::Auto, options);
-  } catch (const CommError& e) {
-    out.error = e.what();
-    out.failed_rank = e.failed_rank();
-  }
-  out.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  return out;
+  return test::catch_ranks(ranks, [&](Communicator& comm, ControlChannel& channel) { work(comm.rank(), channel); },
+                           options);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/transport/run_ranks.h"
+#include "tests/ranks/rank_outcome.h"
 #include "kernels/buffer.h"
 
 using namespace splat;
@@ -20,41 +21,10 @@ namespace {
 
 const ContextFor on_cpu = [](int) { return kernels::ComputeContext(kernels::Device::CPU); };
 
-// What each rank's own collective threw (empty: it threw nothing), and what run_ranks threw.
-struct Outcome {
-  std::vector<std::string> rank_errors;
-  std::string error;
-  int failed_rank = -2;
-  std::string nested;  // the original exception's message, when run_ranks nested one
-  double seconds = 0;
-};
+using Outcome = test::RankOutcome;
 
 Outcome run_and_catch(int ranks, const std::function<void(Communicator&)>& work, CommOptions options) {
-  Outcome out;
-  out.rank_errors.resize(ranks);
-  std::mutex m;
-  const auto start = Clock::now();
-  try {
-    run_ranks(ranks, on_cpu, [&](Communicator& comm) {
-      try {
-        work(comm);
-      } catch (const CommError& e) {
-        std::lock_guard lock(m);
-        out.rank_errors[comm.rank()] = e.what();
-        throw;
-      }
-    }, RankBackend::Auto, options);
-  } catch (const CommError& e) {
-    out.error = e.what();
-    out.failed_rank = e.failed_rank();
-    try {
-      std::rethrow_if_nested(e);
-    } catch (const std::exception& cause) {
-      out.nested = cause.what();
-    }
-  }
-  out.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  return out;
+  return test::catch_ranks(ranks, [&](Communicator& comm, ControlChannel&) { work(comm); }, options);
 }
 
 }  // namespace
