@@ -35,6 +35,23 @@ bool poll_until(TrainingController& training, ViewerState& state, const std::fun
 }
 
 int checkpoint_images(const fs::path& file) { return read_checkpoint(file).trainer.at("images").get<int>(); }
+// The tiny demo open in a viewer and a CPU training of it with a budget it never reaches, no
+// evaluation and no periodic checkpoints, writing the run folder dir/run_rel.
+struct EndlessRun {
+  EndlessRun(const std::string& name, const fs::path& run_rel)
+      : dir(splat::test::scratch_dir(name)), run(dir / run_rel), state(kernels::Device::CPU, dir / "recent.json"),
+        training(kernels::Device::CPU) {
+    splat::test::open_tiny_demo(state, dir);
+    training.settings.steps = 100000;
+    training.settings.eval_every = 0;
+    training.settings.checkpoint_every = 0;
+    training.settings.run_dir = run.string();
+  }
+  fs::path dir, run;
+  ViewerState state;
+  TrainingController training;
+};
+
 }  // namespace
 
 TEST_CASE("GUI training writes a run folder and its files at the end", "[ui][run]") {
@@ -110,15 +127,10 @@ TEST_CASE("GUI training writes a run folder and its files at the end", "[ui][run
 }
 
 TEST_CASE("Stop saves and Continue goes on; Pause is not Stop; Reset discards", "[ui][run]") {
-  const fs::path dir = splat::test::scratch_dir("ui_run_stop");
-  ViewerState state(kernels::Device::CPU, dir / "recent.json");
-  splat::test::open_tiny_demo(state, dir);
-  TrainingController training(kernels::Device::CPU);
-  training.settings.steps = 100000;
-  training.settings.eval_every = 0;
-  training.settings.checkpoint_every = 0;
-  const fs::path run = dir / "run";
-  training.settings.run_dir = run.string();
+  EndlessRun r("ui_run_stop", "run");
+  const fs::path& run = r.run;
+  ViewerState& state = r.state;
+  TrainingController& training = r.training;
   training.start(state);
   REQUIRE(poll_until(training, state, [&] { return training.history.last_images >= 30; }));
   CHECK(training.in_progress());
@@ -156,14 +168,10 @@ TEST_CASE("Stop saves and Continue goes on; Pause is not Stop; Reset discards", 
 }
 
 TEST_CASE("a reset run that saved nothing leaves no folder behind; periodic checkpoints stay", "[ui][run]") {
-  const fs::path dir = splat::test::scratch_dir("ui_run_reset");
-  ViewerState state(kernels::Device::CPU, dir / "recent.json");
-  splat::test::open_tiny_demo(state, dir);
-  TrainingController training(kernels::Device::CPU);
-  training.settings.steps = 100000;
-  training.settings.eval_every = 0;
-  training.settings.checkpoint_every = 0;
-  training.settings.run_dir = (dir / "runs" / "gone").string();
+  EndlessRun r("ui_run_reset", fs::path("runs") / "gone");
+  const fs::path& dir = r.dir;
+  ViewerState& state = r.state;
+  TrainingController& training = r.training;
   training.start(state);
   REQUIRE(poll_until(training, state, [&] { return training.history.last_images >= 5; }));
   CHECK(fs::exists(dir / "runs" / "gone" / run_files::kConfig));
