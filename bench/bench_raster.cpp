@@ -21,7 +21,6 @@
 #include <vector>
 
 #include "kernels/buffer.h"
-#include "kernels/cuda/cuda_rasterizer.h"
 #include "kernels/rasterizer.h"
 
 using namespace splat::kernels;
@@ -164,7 +163,6 @@ void bench_case(const DeviceScene& scene, int cameras, bool packed, bool breakdo
   size_t free0, total;
   cuda_ok(cudaMemGetInfo(&free0, &total), "meminfo");
   Case c(scene, cameras, packed);
-  auto* probe = dynamic_cast<cuda::CudaRasterizerProbe*>(c.r.get());
   auto fwd = [&] { c.fwd(); };
   auto fwd_bwd = [&] { c.fwd_bwd(); };
   const float t_fwd = median_ms(fwd);
@@ -175,8 +173,8 @@ void bench_case(const DeviceScene& scene, int cameras, bool packed, bool breakdo
   std::printf("%6.0fk  %d  %-6s  fwd %7.2f ms  fwd+bwd %7.2f ms  %6.2f G pairs/s  workspace %.2f GiB  "
               "total %.2f GiB (params, grads, images, workspace)  %.1fM intersections\n",
               scene.n / 1e3, cameras, packed ? "packed" : "dense", t_fwd, t_both, pairs / (t_both * 1e-3) / 1e9,
-              gib(probe->workspace_peak_bytes()), gib(free0 - free1 + size_t(scene.n) * 59 * 4),
-              probe->last_intersections() / 1e6);
+              gib(c.r->workspace_peak_bytes()), gib(free0 - free1 + size_t(scene.n) * 59 * 4),
+              c.r->last_intersections() / 1e6);
   if (breakdown) {
     c.r->set_stage_timing(true);
     std::vector<std::vector<StageTime>> runs;

@@ -213,6 +213,10 @@ class Rasterizer {
   // Device memory the rasterizer's cached workspace holds now (bytes; the memory breakdown). The CPU
   // backend's scratch is ordinary host memory, not counted: 0.
   virtual size_t workspace_bytes() const { return 0; }
+  // The most device memory that workspace has held (bytes; benchmarks report it), and the (camera,
+  // tile, Gaussian) intersections of the last forward; 0 where a backend does not count them (CPU).
+  virtual size_t workspace_peak_bytes() const { return 0; }
+  virtual long long last_intersections() const { return 0; }
 
   // Renders C = cameras.size() views of the Gaussians. Keeps what backward needs until the
   // next forward call on this object; the arrays of `g` must stay valid and unchanged until

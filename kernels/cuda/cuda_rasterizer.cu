@@ -18,7 +18,6 @@
 #include <vector>
 
 #include "kernels/cuda/cuda_check.cuh"
-#include "kernels/cuda/cuda_rasterizer.h"
 #include "kernels/cuda/cuda_workspace.cuh"
 #include "kernels/cuda/raster_stages.cuh"
 #include "kernels/cuda/stage_clock.cuh"
@@ -88,7 +87,7 @@ void validate_outputs(const RenderOutputs& out) {
   if (!out.rgb) fail("RenderOutputs.rgb is required");
 }
 
-class CudaRasterizer final : public Rasterizer, public CudaRasterizerProbe {
+class CudaRasterizer final : public Rasterizer {
  public:
   // Every entry point that touches the device opens a DeviceScope for where_.ordinal.
   explicit CudaRasterizer(const ComputeContext& where)

@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "kernels/cuda/cuda_rasterizer.h"
+#include "kernels/rasterizer.h"
 
 namespace splat::kernels::cuda {
 
