@@ -49,13 +49,6 @@ bool can_step(const TrainingRun& run, int ranks) {
   return !run.done() && !(left < t.options().batch_size && left < ranks);
 }
 
-void check_batch_covers_ranks(int batch_size, int ranks, const std::string& batch_name) {
-  if (batch_size < ranks)
-    throw std::invalid_argument(batch_name + " " + std::to_string(batch_size) + " is smaller than the " +
-                                std::to_string(ranks) + " ranks: every rank renders at least one image of a step, " +
-                                "so a batch needs at least " + std::to_string(ranks));
-}
-
 void drive_rank(const RankRunSpec& spec, transport::Communicator* comm, transport::ControlChannel& channel,
                 RankController& controller, const DriverOptions& options) {
   const DrivenRank at{comm ? comm->rank() : 0, comm ? comm->size() : 1, comm};

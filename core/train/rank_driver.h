@@ -95,9 +95,6 @@ struct DriverOptions {
 // step would leave some rank without an image (the run ends before it; a larger budget continues it).
 bool can_step(const TrainingRun& run, int ranks);
 
-// Throws std::invalid_argument unless every one of `ranks` ranks gets an image of a batch of `batch_size`
-// (the sharded step splits a batch's cameras over the ranks). `batch_name` names the setting.
-void check_batch_covers_ranks(int batch_size, int ranks, const std::string& batch_name = "batch size");
 
 // Runs plan.ranks ranks of this process on the plan's devices: rank threads (run_ranks), or, for one rank
 // on the CPU or GPU 0, the calling thread without a communicator. Returns once every rank has returned;

@@ -1,9 +1,18 @@
 #include "core/train/train_step.h"
 
+#include <stdexcept>
+
 namespace splat {
 
 StepRows step_rows(DeviceGaussians& g, bool stats) {
   return {g.view(), [&g](GradWrite how) { return g.grad(how); }, stats ? g.stats() : kernels::DensifyStats{}};
+}
+
+void check_batch_covers_ranks(int batch_size, int ranks, const std::string& batch_name) {
+  if (batch_size < ranks)
+    throw std::invalid_argument(batch_name + " " + std::to_string(batch_size) + " is smaller than the " +
+                                std::to_string(ranks) + " ranks: every rank renders at least one image of a step, " +
+                                "so a batch needs at least " + std::to_string(ranks));
 }
 
 std::vector<size_t> size_run_ends(std::span<const kernels::Camera> cameras) {

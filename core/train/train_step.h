@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "core/model/device_gaussians.h"
@@ -42,6 +43,11 @@ struct StepRows {
 };
 // A trainer's rows: `g`'s arrays, with its statistics when `stats`.
 StepRows step_rows(DeviceGaussians& g, bool stats);
+
+// Throws std::invalid_argument unless every one of `ranks` ranks gets an image of a batch of `batch_size`
+// (the sharded step splits a batch's cameras over the ranks). `batch_name` names the setting. The one
+// check of it, for the command line, the GUI, the trainer and the sharded step.
+void check_batch_covers_ranks(int batch_size, int ranks, const std::string& batch_name = "batch size");
 
 // Where the runs of equal image size in `cameras` end (ascending; the last is cameras.size()): a
 // rasterizer or loss call takes one image size, so both step paths work run by run.

@@ -112,12 +112,7 @@ Trainer::~Trainer() = default;
 
 void Trainer::set_batch_size(int b) {
   if (b < 1) throw std::invalid_argument("batch size must be at least 1, got " + std::to_string(b));
-  // Every rank renders at least one image of a step (sharded::camera_block).
-  if (b < sharding_->ranks())
-    throw std::invalid_argument("batch size " + std::to_string(b) + " is smaller than the " +
-                                std::to_string(sharding_->ranks()) +
-                                " ranks: every rank renders at least one image of a step, so use a batch size of "
-                                "at least the rank count");
+  check_batch_covers_ranks(b, sharding_->ranks());
   opt_.batch_size = b;
 }
 

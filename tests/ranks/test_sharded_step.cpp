@@ -275,7 +275,7 @@ TEST_CASE("a batch's cameras split into contiguous blocks of nearly equal size",
       CHECK(smallest >= 1);
       CHECK(largest - smallest <= 1);
     }
-  CHECK_THROWS_WITH(camera_block(0, 4, 3), Catch::Contains("batch of 3 camera(s) cannot be split over 4 ranks"));
+  CHECK_THROWS_WITH(camera_block(0, 4, 3), Catch::Contains("batch size 3 is smaller than the 4 ranks"));
 }
 
 TEST_CASE("pairs are counted per camera block like a scan of the camera column", "[dist][sharded_step]") {
@@ -334,7 +334,7 @@ TEST_CASE("shard sizes that do not match the rank's shard are refused, naming th
 TEST_CASE("a batch smaller than the rank count is refused with a clear message", "[dist][sharded_step]") {
   const HostScene s = random_scene(1, 20, 3, true);
   CHECK_THROWS_WITH(run_sharded(s, 4, [](int) { return ComputeContext(Device::CPU); }),
-                    Catch::Contains("batch of 3 camera(s) cannot be split over 4 ranks"));
+                    Catch::Contains("batch size 3 is smaller than the 4 ranks"));
 }
 
 TEST_CASE("a sharded step on 2 and 4 ranks sharing one GPU equals the one-rank step", "[gpu][dist][sharded_step]") {

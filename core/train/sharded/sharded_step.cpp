@@ -69,10 +69,7 @@ std::unique_ptr<kernels::Rasterizer> rasterizer_on(const kernels::ComputeContext
 CameraBlock camera_block(int rank, int ranks, int batch) {
   if (ranks < 1 || rank < 0 || rank >= ranks)
     throw std::invalid_argument("camera_block: rank " + std::to_string(rank) + " of " + std::to_string(ranks));
-  if (batch < ranks)
-    throw std::invalid_argument("a batch of " + std::to_string(batch) + " camera(s) cannot be split over " +
-                                std::to_string(ranks) + " ranks: every rank renders at least one camera, so use a "
-                                "batch size of at least the rank count");
+  check_batch_covers_ranks(batch, ranks);
   const int first = kernels::block_first_camera(rank, batch, ranks);
   return {first, kernels::block_first_camera(rank + 1, batch, ranks) - first};
 }
