@@ -138,6 +138,7 @@ class DeviceGaussians {
   kernels::Buffer<float>& grad(Group g) { return grads_[static_cast<int>(g)]; }
   bool rest_grad_narrow() const { return rest_grad_narrow_; }
   // A group's Adam moments as stored (read-only here: Adam writes them through adam_group).
+  const StoredColumnArray& stored_param(Group g) const { return params_[static_cast<int>(g)]; }
   const StoredColumnArray& exp_avg(Group g) const { return m1_[static_cast<int>(g)]; }
   const StoredColumnArray& exp_avg_sq(Group g) const { return m2_[static_cast<int>(g)]; }
   // One group's arrays for Adam (kernels/adam.h); the caller sets the hyper-parameters and seed.

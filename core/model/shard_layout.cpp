@@ -95,25 +95,36 @@ GaussianState shard_of(const GaussianState& whole, int rank, int ranks) {
   return take_rows(whole, rows);
 }
 
-GaussianState gather_shards(Communicator& comm, const GaussianState& shard, int root) {
+GaussianState gather_state(Communicator& comm, const DeviceGaussians& shard, int root) {
   const std::vector<int64_t> sizes = comm.all_gather_value(shard.size());
   const int64_t total = std::accumulate(sizes.begin(), sizes.end(), int64_t(0));
   const bool here = comm.rank() == root;
   GaussianState whole(shard.sh_degree(), here ? total : 0, shard.columns());
-  // Through buffers on the rank's context: the collective moves context memory (device memory on a GPU).
-  kernels::Buffer<float> send(comm.context()), recv(comm.context());
+  kernels::Buffer<float> scratch_f32(comm.context());
+  kernels::Buffer<uint16_t> scratch_b16(comm.context());
   for (Group g : kAllGroups) {
-    const int64_t w = shard.width(g);
-    std::vector<int64_t> bytes(sizes.size());
-    for (size_t r = 0; r < sizes.size(); ++r) bytes[r] = sizes[r] * w * int64_t(sizeof(float));
-    const HostColumn& mine = shard.col(g);
-    HostColumn& all = whole.col(g);
-    for (auto part : {&HostColumn::value, &HostColumn::exp_avg, &HostColumn::exp_avg_sq}) {
-      send.upload(mine.*part);
-      recv.resize(here ? size_t(total * w) : 0);
-      comm.gather(send.data(), bytes[size_t(comm.rank())], recv.data(), bytes, root);
-      if (here) all.*part = recv.download();
+    const int64_t w = group_width(g, shard.sh_degree());
+    const StoredColumnArray* parts[3] = {&shard.stored_param(g), &shard.exp_avg(g), &shard.exp_avg_sq(g)};
+    std::vector<float> HostColumn::*into[3] = {&HostColumn::value, &HostColumn::exp_avg, &HostColumn::exp_avg_sq};
+    for (int k = 0; k < 3; ++k) {
+      const StoredColumnArray& mine = *parts[k];
+      const int64_t row_bytes = w * int64_t(mine.element_bytes());
+      std::vector<int64_t> bytes(sizes.size());
+      for (size_t r = 0; r < sizes.size(); ++r) bytes[r] = sizes[r] * row_bytes;
+      const int64_t my_bytes = bytes[size_t(comm.rank())];
+      if (!here) {
+        comm.gather(mine.data(), my_bytes, nullptr, bytes, root);
+        continue;
+      }
+      StoredColumnArray all(comm.context(), mine.precision(), mine.two_bytes());
+      all.refill(size_t(total * w), [&](const void*, size_t, void* out) { comm.gather(mine.data(), my_bytes, out, bytes, root); },
+                 scratch_f32, scratch_b16);
+      whole.col(g).*into[k] = all.download();
     }
+  }
+  if (here) {
+    whole.round_to_storage();
+    whole.check_consistent();
   }
   return whole;
 }

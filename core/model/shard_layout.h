@@ -47,9 +47,11 @@ GaussianState initial_shard(const GaussianModel& whole, int rank, int ranks,
 // Rank `rank`'s shard of a whole state (a checkpoint): a block of its rows as they are.
 GaussianState shard_of(const GaussianState& whole, int rank, int ranks);
 
-// The shards of every rank concatenated in rank order (values and moments), on rank `root`; an empty state
-// (same columns and SH degree) elsewhere. A collective: every rank calls it.
-GaussianState gather_shards(Communicator& comm, const GaussianState& shard, int root = 0);
+// The shards of every rank concatenated in rank order (values and moments, as stored), on rank `root`;
+// an empty state (same columns and SH degree) elsewhere. A collective: every rank calls it. Each array
+// is gathered as stored, device to device, onto root's context, which then downloads the whole model
+// once (a shard never goes through the host first).
+GaussianState gather_state(Communicator& comm, const DeviceGaussians& shard, int root = 0);
 
 // Offset of this rank's first row in the whole model: the sum of the sizes of the ranks before it.
 int64_t first_global_id(std::span<const int64_t> sizes, int rank);

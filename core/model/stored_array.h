@@ -27,6 +27,10 @@ class StoredColumnArray {
   // Bytes allocated (the size plus the spare capacity kept for growth).
   size_t capacity_bytes() const { return two_bytes_ ? b16_.capacity() * 2 : f32_.capacity() * 4; }
 
+  // The elements as stored (fp32 or bf16) and the size of one.
+  const void* data() const { return two_bytes_ ? static_cast<const void*>(b16_.data()) : f32_.data(); }
+  size_t element_bytes() const { return two_bytes_ ? 2 : 4; }
+
   void upload(std::span<const float> values);
   std::vector<float> download() const;
   void zero();

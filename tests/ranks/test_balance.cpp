@@ -79,7 +79,7 @@ Rebalanced rebalance_shards(const GaussianState& model, const std::vector<int64_
     DeviceGaussians shard(Device::CPU, rows_of(model, first_global_id(counts, r), counts[size_t(r)]));
     moved[size_t(r)] = rebalance_if_uneven(comm, shard, threshold);
     const std::vector<int64_t> after = comm.all_gather_value(shard.size());
-    GaussianState whole = gather_shards(comm, shard.download());
+    GaussianState whole = gather_state(comm, shard);
     if (r == 0) out.counts = after, out.whole = std::move(whole);
   });
   for (int m : moved) CHECK(m == moved[0]);  // every rank took the same decision

@@ -27,7 +27,7 @@ class CommSharding final : public Sharding {
   bool rebalance(DeviceGaussians& rows, double threshold) override {
     return rebalance_if_uneven(comm_, rows, threshold);
   }
-  GaussianState gather_state(const DeviceGaussians& rows) override { return gather_shards(comm_, rows.download()); }
+  GaussianState gather_state(const DeviceGaussians& rows) override { return sharded::gather_state(comm_, rows); }
   std::shared_ptr<const ModelSnapshot> gather_snapshot(const DeviceGaussians& rows, uint64_t version,
                                                        int step) override {
     return ModelSnapshot::gather(rows, comm_, version, step);
