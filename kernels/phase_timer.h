@@ -1,9 +1,12 @@
 #pragma once
-// Opt-in timing of the phases of a repeated sequence (the training step), on the device's own
-// timeline: on CUDA each mark records an event on the stream, so marking costs no host wait and
-// the durations are what the GPU saw, idle gaps (a host that is late to enqueue) included; on the
-// CPU backend, whose work is synchronous, each mark reads the host clock. Durations are only read
-// back in collect(), which waits for the sequence's last mark.
+// Timing on the device's own timeline, the one mechanism of the project: on CUDA each mark records an
+// event on the context's stream, so marking costs no host wait and the durations are what the GPU saw,
+// idle gaps (a host that is late to enqueue) included; on the CPU backend, whose work is synchronous,
+// each mark reads the host clock. Two ways to read the same marks:
+//   PhaseTimer  named phases of one sequence, read back by waiting for its last mark (profiling: the
+//               trainer's step phases, the rasterizer's stages);
+//   StepMarks   a sequence repeated every step, read without ever waiting (figures reported every
+//               step: a rank's render and exchange times).
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -40,10 +43,16 @@ class PhaseTimer {
 
   // Begins a sequence: the first phase starts here.
   void start();
-  // Ends the phase called `name` (the time since the previous mark or start()).
+  // Whether a sequence was started (mark and skip need one).
+  bool started() const;
+  // Ends the phase called `name` (the time since the previous mark, skip or start()).
   void mark(const char* name);
-  // Waits for the last mark and adds each phase of this sequence to totals().
+  // Starts the next phase without counting the time since the previous mark: work of the caller's
+  // between two of its own phases (the loss between a rasterizer's forward and backward).
+  void skip();
+  // Waits for the last mark and adds each phase of this sequence to totals(), or to `into`.
   void collect();
+  void collect(PhaseTotals& into) const;
   const PhaseTotals& totals() const { return totals_; }
 
  private:

@@ -118,32 +118,32 @@ cub::DoubleBuffer<V> radix_sort(CudaWorkspace& ws, int temp_slot, cub::DoubleBuf
 template <class Key>
 const int32_t* group_by_tile(const ProjectedSlots& slots, const TileGrid& grid, const int32_t* order,
                              const int32_t* sorted_start, int64_t S, int64_t M, uint32_t past_last_tile, int2* ranges,
-                             CudaWorkspace& ws, int first_slot, StageClock& clock, cudaStream_t stream) {
+                             CudaWorkspace& ws, int first_slot, PhaseTimer* timer, cudaStream_t stream) {
   auto slot = [&](int k) { return first_slot + k; };
   const Key sentinel = static_cast<Key>(past_last_tile);
   Key* tk_a = ws.get<Key>(slot(kTileKeysA), M);
   int32_t* ent_a = ws.get<int32_t>(slot(kEntriesA), M);
   emit_entries<<<stride_blocks(S, 256), 256, 0, stream>>>(slots, grid, order, sorted_start, S, sentinel, tk_a, ent_a);
   check_launch("emit_entries");
-  clock.mark("emit keys", stream);
+  if (timer) timer->mark("emit keys");
 
   cub::DoubleBuffer<Key> tkeys(tk_a, ws.get<Key>(slot(kTileKeysB), M));
   const int32_t* sorted = radix_sort(ws, slot(kTemp), tkeys, ent_a, ws.get<int32_t>(slot(kEntriesB), M), M,
                                      bits_for(past_last_tile), stream, "tile sort")
                               .Current();
-  clock.mark("tile sort", stream);
+  if (timer) timer->mark("tile sort");
 
   find_ranges<<<stride_blocks(M, 256), 256, 0, stream>>>(tkeys.Current(), static_cast<unsigned>(M), sentinel,
                                                          ranges);
   check_launch("find_ranges");
-  clock.mark("tile ranges", stream);
+  if (timer) timer->mark("tile ranges");
   return sorted;
 }
 
 }  // namespace
 
 TileBins bin_and_sort(const ProjectedSlots& slots, const TileGrid& grid, int64_t intersections, CudaWorkspace& ws,
-                      int first_slot, StageClock& clock, cudaStream_t stream) {
+                      int first_slot, PhaseTimer* timer, cudaStream_t stream) {
   if (intersections >= (int64_t(1) << 31))
     throw std::runtime_error("CUDA rasterizer: " + std::to_string(intersections) +
                              " tile intersections exceed the 2^31 the sorted index supports");
@@ -184,17 +184,17 @@ TileBins bin_and_sort(const ProjectedSlots& slots, const TileGrid& grid, int64_t
     check(cub::DeviceScan::ExclusiveSum(ws.bytes(slot(kTemp), bytes), bytes, counts, sorted_start, S, stream),
           "entry offsets");
   }
-  clock.mark("depth sort", stream);
+  if (timer) timer->mark("depth sort");
 
   // 2. + 3. Entries in depth order, keyed by (camera, tile), then grouped by tile. 16-bit keys halve
   // the key traffic of the emission and of every sort pass where the tiles of all cameras (and the
   // sentinel) fit: up to 8 cameras at 1080p.
   if (past_last_tile <= 0xffffu)
     bins.slot_of_entry = group_by_tile<uint16_t>(slots, grid, order, sorted_start, S, M, past_last_tile, ranges, ws,
-                                                 first_slot, clock, stream);
+                                                 first_slot, timer, stream);
   else
     bins.slot_of_entry = group_by_tile<uint32_t>(slots, grid, order, sorted_start, S, M, past_last_tile, ranges, ws,
-                                                 first_slot, clock, stream);
+                                                 first_slot, timer, stream);
   return bins;
 }
 

@@ -14,7 +14,7 @@
 
 #include "kernels/cuda/cuda_workspace.cuh"
 #include "kernels/cuda/projected.cuh"
-#include "kernels/cuda/stage_clock.cuh"
+#include "kernels/phase_timer.h"
 
 namespace splat::kernels::cuda {
 
@@ -28,9 +28,9 @@ struct TileBins {
 constexpr int kBinningSlots = 11;
 
 // `intersections` is the total of slots.tile_count (known on the host from the single count copy).
-// Marks the stages "depth sort", "emit keys", "tile sort" and "tile ranges" on `clock`.
+// Marks the stages "depth sort", "emit keys", "tile sort" and "tile ranges" on `timer` (null: none).
 TileBins bin_and_sort(const ProjectedSlots& slots, const TileGrid& grid, int64_t intersections, CudaWorkspace& ws,
-                      int first_slot, StageClock& clock, cudaStream_t stream);
+                      int first_slot, PhaseTimer* timer, cudaStream_t stream);
 
 // Number of bits needed to represent v (0 for v == 0).
 inline int bits_for(uint64_t v) {

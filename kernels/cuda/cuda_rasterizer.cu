@@ -20,7 +20,7 @@
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/cuda_workspace.cuh"
 #include "kernels/cuda/raster_stages.cuh"
-#include "kernels/cuda/stage_clock.cuh"
+#include "kernels/phase_timer.h"
 #include "kernels/cuda_util.h"
 
 namespace splat::kernels {
@@ -91,7 +91,7 @@ class CudaRasterizer final : public Rasterizer {
  public:
   // Every entry point that touches the device opens a DeviceScope for where_.ordinal.
   explicit CudaRasterizer(const ComputeContext& where)
-      : where_(where), stream_(static_cast<cudaStream_t>(where.stream)), ws_(where.ordinal), clock_(where.ordinal) {
+      : where_(where), stream_(static_cast<cudaStream_t>(where.stream)), ws_(where.ordinal) {
     const DeviceScope scope(where_.ordinal);
     check(cudaMallocHost(&host_totals_, 2 * sizeof(int64_t)), "allocating pinned totals");
     check(cudaEventCreateWithFlags(&staged_, cudaEventDisableTiming), "creating the staging event");
@@ -108,10 +108,14 @@ class CudaRasterizer final : public Rasterizer {
   size_t workspace_peak_bytes() const override { return ws_.peak_bytes(); }
   size_t workspace_bytes() const override { return ws_.held_bytes(); }
   long long last_intersections() const override { return bins_.intersections; }
-  void set_stage_timing(bool on) override { clock_.enable(on); }
+  void set_stage_timing(bool on) override { timer_ = on ? std::make_unique<PhaseTimer>(where_) : nullptr; }
   std::vector<StageTime> stage_times() override {
-    const DeviceScope scope(where_.ordinal);
-    return clock_.read();
+    std::vector<StageTime> out;
+    if (!timer_) return out;
+    PhaseTotals last;
+    timer_->collect(last);  // the stages of the last forward and backward, waiting for them
+    for (const PhaseTotals::Phase& p : last.phases()) out.push_back({p.name, float(p.total_ms)});
+    return out;
   }
 
   void forward(const GaussiansView& g, std::span<const Camera> cameras, const RasterSettings& settings,
@@ -121,8 +125,7 @@ class CudaRasterizer final : public Rasterizer {
     validate_outputs(out);
     const DeviceScope scope(where_.ordinal);
     ws_.trim();  // a forward overwrites both stages' kept state: nothing in the workspace is live
-    clock_.restart();
-    clock_.mark("start", stream_);
+    if (timer_) timer_->start();
     const std::vector<ImageLayout> layouts = image_layouts(cameras);
     const ImageLayout* images = upload_cameras(cameras, layouts);
     const int64_t intersections = project_pairs(g, settings, /*public_pairs=*/false, /*count_intersections=*/true);
@@ -134,7 +137,7 @@ class CudaRasterizer final : public Rasterizer {
       throw std::logic_error("CUDA rasterizer: backward called without a successful forward");
     check_gradient_targets(grad, slots_.packed, "CUDA rasterizer");
     const DeviceScope scope(where_.ordinal);
-    clock_.resume(stream_);
+    if (timer_ && timer_->started()) timer_->skip();  // the caller's work since the last stage
     if (slots_.count == 0) return cuda::project_backward(g_, setup_, slots_, {}, grad, stats, stream_);  // zeros
     const size_t n = static_cast<size_t>(slots_.count);
     float4* all = ws_.get<float4>(kSlotGrads, 3 * n);
@@ -142,9 +145,9 @@ class CudaRasterizer final : public Rasterizer {
     const ProjectedGrads d{all, all + n, all + 2 * n};
     blend_backward(raster_slots_, bins_, grid_, background_, state_, dout, d, stats.grad2d_abs_norm != nullptr,
                    stream_);
-    clock_.mark("blend backward", stream_);
+    stage("blend backward");
     cuda::project_backward(g_, setup_, slots_, d, grad, stats, stream_);
-    clock_.mark("project backward", stream_);
+    stage("project backward");
   }
 
   kernels::ProjectedGaussians project(const GaussiansView& g, std::span<const Camera> cameras,
@@ -152,8 +155,7 @@ class CudaRasterizer final : public Rasterizer {
     validate_gaussians(g, settings);
     validate_cameras(cameras);
     const DeviceScope scope(where_.ordinal);
-    clock_.restart();
-    clock_.mark("start", stream_);
+    if (timer_) timer_->start();
     have_raster_ = false;  // forward's rasterization read the projection this call replaces
     upload_cameras(cameras, image_layouts(cameras));
     // rasterize counts the intersections of the pairs it is given: a dense projection needs no host wait.
@@ -169,7 +171,7 @@ class CudaRasterizer final : public Rasterizer {
                                 reinterpret_cast<float4*>(const_cast<float*>(d.conic_opacity)),
                                 reinterpret_cast<float4*>(const_cast<float*>(d.color_depth))};
     cuda::project_backward(g_, setup_, slots_, dslots, grad, stats, stream_);
-    clock_.mark("project backward", stream_);
+    stage("project backward");
   }
 
   void rasterize(const kernels::ProjectedGaussians& pairs, std::span<const Camera> cameras, int first_camera,
@@ -179,7 +181,7 @@ class CudaRasterizer final : public Rasterizer {
     if (pairs.count >= (int64_t(1) << 31)) fail("more than 2^31 projected pairs in one call");
     const ProjectedSlots input = ProjectedSlots::over(pairs);
     const DeviceScope scope(where_.ordinal);
-    clock_.resume(stream_);
+    if (timer_ && timer_->started()) timer_->skip();  // the caller's work since the last stage
     const std::vector<ImageLayout> layouts = image_layouts(cameras);
     const ImageLayout* images = upload(kRasterLayouts, layouts.data(), layouts.size() * sizeof(ImageLayout));
     int64_t intersections = 0;
@@ -199,7 +201,7 @@ class CudaRasterizer final : public Rasterizer {
     const ProjectedGrads dslots{reinterpret_cast<float4*>(d.mean2d), reinterpret_cast<float4*>(d.conic_opacity),
                                 reinterpret_cast<float4*>(d.color_depth)};
     blend_backward(raster_slots_, bins_, grid_, background_, state_, dout, dslots, /*abs_stats=*/true, stream_);
-    clock_.mark("blend backward", stream_);
+    stage("blend backward");
   }
 
  private:
@@ -265,28 +267,28 @@ class CudaRasterizer final : public Rasterizer {
         slots_.id_of = ws_.get<int64_t>(kIdOf, pairs);
       }
       project_dense(g, setup_, slots_, stream_);
-      clock_.mark("project", stream_);
+      stage("project");
       if (count_intersections) {
         intersections = read_totals(slots_.tile_count, nullptr, pairs)[0];
-        clock_.mark("count copy", stream_);
+        stage("count copy");
       }
     } else {
       int32_t* pair_tiles = ws_.get<int32_t>(kPairTiles, pairs);
       int32_t* pair_slot_end = ws_.get<int32_t>(kPairSlotEnd, pairs);
       count_pair_tiles(g, setup_, pair_tiles, stream_);
-      clock_.mark("project (count)", stream_);
+      stage("project (count)");
       inclusive_flag_scan(pair_tiles, pair_slot_end, pairs);
       const auto totals = read_totals(pair_tiles, pair_slot_end, pairs);
       intersections = totals[0];
       slots_.count = totals[1];
-      clock_.mark("scan + count copy", stream_);
+      stage("scan + count copy");
       if (slots_.count > 0) {
         allocate_slot_arrays(slots_.count);
         slots_.camera_of = ws_.get<int32_t>(kCameraOf, slots_.count);
         slots_.id_of = ws_.get<int64_t>(kIdOf, slots_.count);
         project_packed(g, setup_, pair_tiles, pair_slot_end, slots_, stream_);
       }
-      clock_.mark("project (packed write)", stream_);
+      stage("project (packed write)");
     }
     have_project_ = true;
     return intersections;
@@ -299,13 +301,14 @@ class CudaRasterizer final : public Rasterizer {
     raster_slots_ = input;
     grid_ = grid;
     for (int c = 0; c < 3; ++c) background_[c] = settings.background[c];
-    bins_ = bin_and_sort(raster_slots_, grid_, intersections, ws_, kBinning, clock_, stream_);
+    PhaseTimer* const timer = timer_ && timer_->started() ? timer_.get() : nullptr;
+    bins_ = bin_and_sort(raster_slots_, grid_, intersections, ws_, kBinning, timer, stream_);
     const int64_t pixels = grid_.total_pixels;
     state_.final_transmittance = ws_.get<float>(kFinalT, pixels);
     state_.contributors = ws_.get<int32_t>(kContributors, pixels);
     state_.depth = ws_.get<float>(kDepth, pixels);
     blend_forward(raster_slots_, bins_, grid_, background_, out, state_, stream_);
-    clock_.mark("blend forward", stream_);
+    stage("blend forward");
     have_raster_ = true;
   }
 
@@ -349,7 +352,12 @@ class CudaRasterizer final : public Rasterizer {
   ComputeContext where_;
   cudaStream_t stream_;
   CudaWorkspace ws_;
-  StageClock clock_;
+  std::unique_ptr<PhaseTimer> timer_;  // while stage timing is on
+
+  // Ends a stage of the current forward or backward (nothing while timing is off).
+  void stage(const char* name) {
+    if (timer_ && timer_->started()) timer_->mark(name);
+  }
   int64_t* host_totals_ = nullptr;
   void* staging_ = nullptr;
   size_t staging_capacity_ = 0;
