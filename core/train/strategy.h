@@ -21,6 +21,8 @@ struct StepInfo {
   int total_images = 0;    // the run's image budget
   double scene_extent = 1; // Scene::extent
   float means_lr = 0;      // learning rate the means had in this step, batch scaling included (MCMC's noise)
+  int64_t first_row = 0;   // global id of this rank's row 0 (0 for one rank)
+  int64_t model_rows = 0;  // rows of the whole model, every rank's (a mean over the model divides by it)
 };
 
 class Strategy {

@@ -110,10 +110,11 @@ void McmcStrategy::set_model_share(int64_t rows, int64_t total_rows, int ranks) 
   o_.cap = total_rows > 0 ? int64_t(cap * double(rows) / double(total_rows)) : int64_t(cap / double(ranks));
 }
 
-void McmcStrategy::add_loss_gradients(const StepInfo&, DeviceGaussians& g) {
+// The regularisers are means over the whole model: a shard adds its rows' part of them.
+void McmcStrategy::add_loss_gradients(const StepInfo& info, DeviceGaussians& g) {
   kernels::mcmc_add_regularizer_gradients(g.context(), g.param(Group::Opacity).data(), g.param(Group::LogScales).data(),
                                           g.grad(Group::Opacity).data(), g.grad(Group::LogScales).data(), g.size(),
-                                          o_.opacity_reg, o_.scale_reg);
+                                          std::max(info.model_rows, g.size()), o_.opacity_reg, o_.scale_reg);
 }
 
 bool McmcStrategy::after_step(const StepInfo& info, DeviceGaussians& g) {
@@ -135,6 +136,7 @@ bool McmcStrategy::after_step(const StepInfo& info, DeviceGaussians& g) {
   p.scale = double(o_.noise_lr) * double(info.means_lr);
   p.seed = noise_seed_;
   p.step = uint64_t(first);
+  p.first = uint64_t(info.first_row);  // the rows draw as the same rows of the whole model do
   kernels::mcmc_add_position_noise(g.context(), g.param(Group::Means).data(), g.param(Group::Quats).data(),
                                    g.param(Group::LogScales).data(), g.param(Group::Opacity).data(), g.size(), p);
   return changed;

@@ -229,6 +229,8 @@ StepResult Trainer::step() {
   info.batch_size = B;
   info.total_images = opt_.images;
   info.scene_extent = scene_.extent;
+  info.first_row = first_id_;
+  info.model_rows = known_total();
   kernels::AdamHyperParams means_h;
   means_h.lr = static_cast<float>(means_lr(images_done_));
   info.means_lr = kernels::scale_for_batch(means_h, B).lr;

@@ -23,7 +23,7 @@ __global__ void noise_kernel(float* __restrict__ means, const float* __restrict_
     const float* ls = log_scales + 3 * i;
     const Vec3d d = mcmc_noise_delta<double>({double(q[0]), double(q[1]), double(q[2]), double(q[3])},
                                              {double(ls[0]), double(ls[1]), double(ls[2])},
-                                             double(opacity_logits[i]), p.scale, mcmc_normal3(p.seed, p.step, i));
+                                             double(opacity_logits[i]), p.scale, mcmc_normal3(p.seed, p.step, p.first + uint64_t(i)));
     means[3 * i + 0] += float(d.x);
     means[3 * i + 1] += float(d.y);
     means[3 * i + 2] += float(d.z);
@@ -56,16 +56,16 @@ void mcmc_add_position_noise(const ComputeContext& where, float* means, const fl
 }
 
 void mcmc_add_regularizer_gradients(const ComputeContext& where, const float* opacity_logits, const float* log_scales,
-                                    float* grad_opacity, float* grad_log_scales, int64_t n, float opacity_reg,
-                                    float scale_reg) {
-  if (where.device == Device::CPU || n < 0)
+                                    float* grad_opacity, float* grad_log_scales, int64_t n, int64_t model_rows,
+                                    float opacity_reg, float scale_reg) {
+  if (where.device == Device::CPU || n < 0 || model_rows < n)
     return mcmc_add_regularizer_gradients_reference<float>(opacity_logits, log_scales, grad_opacity, grad_log_scales,
-                                                           n, opacity_reg, scale_reg);
+                                                           n, model_rows, opacity_reg, scale_reg);
   if (n == 0) return;
   const cuda::DeviceScope scope(where.ordinal);
   regularizer_kernel<<<blocks_for(3 * n), kThreads, 0, static_cast<cudaStream_t>(where.stream)>>>(
-      opacity_logits, log_scales, grad_opacity, grad_log_scales, n, mcmc_opacity_reg_weight(opacity_reg, n),
-      mcmc_scale_reg_weight(scale_reg, n));
+      opacity_logits, log_scales, grad_opacity, grad_log_scales, n, mcmc_opacity_reg_weight(opacity_reg, model_rows),
+      mcmc_scale_reg_weight(scale_reg, model_rows));
   cuda::check_launch("MCMC regulariser gradients");
 }
 

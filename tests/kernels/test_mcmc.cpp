@@ -71,7 +71,7 @@ TEST_CASE("mcmc regulariser gradients match finite differences (double)", "[mcmc
   // The kernel accumulates: start from nonzero gradients and take them off again.
   const splat::test::Vector before = splat::test::random_vector(size_t(4 * n), -1.0, 1.0, rng);
   splat::test::Vector grad = before;
-  mcmc_add_regularizer_gradients_reference<double>(x.data(), x.data() + n, grad.data(), grad.data() + n, n,
+  mcmc_add_regularizer_gradients_reference<double>(x.data(), x.data() + n, grad.data(), grad.data() + n, n, n,
                                                    opacity_reg, scale_reg);
   for (size_t i = 0; i < grad.size(); ++i) grad[i] -= before[i];
   const splat::test::FdStats st = splat::test::check_gradient(loss, x, grad, "mcmc regularisers", 1e-6, 1e-6);
@@ -184,8 +184,49 @@ TEST_CASE("mcmc position noise leaves opaque Gaussians where they are", "[mcmc]"
 TEST_CASE("mcmc kernels reject a negative count by name", "[mcmc]") {
   float x = 0;
   CHECK_THROWS_WITH(mcmc_add_position_noise(Device::CPU, &x, &x, &x, &x, -1, {}), Catch::Contains("noise"));
-  CHECK_THROWS_WITH(mcmc_add_regularizer_gradients(Device::CPU, &x, &x, &x, &x, -2, 0.1f, 0.1f),
+  CHECK_THROWS_WITH(mcmc_add_regularizer_gradients(Device::CPU, &x, &x, &x, &x, -2, 0, 0.1f, 0.1f),
                     Catch::Contains("regulariser"));
+  CHECK_THROWS_WITH(mcmc_add_regularizer_gradients(Device::CPU, &x, &x, &x, &x, 3, 2, 0.1f, 0.1f),
+                    Catch::Contains("3 rows of a model of 2"));
+}
+
+// With ranks each shard applies the strategy's per-step work to its rows: together they must do what
+// the whole model's step does (the regularisers are means over the whole model; each row draws the
+// noise of its global id). Rows [0, n) against shards [0, k) and [k, n).
+TEST_CASE("mcmc shards add the whole model's regulariser gradients and draw its noise", "[mcmc][dist]") {
+  std::mt19937_64 rng(7);
+  const int64_t n = 37, k = 15;
+  std::normal_distribution<float> normal(0.f, 1.f);
+  auto random = [&](size_t count) {
+    std::vector<float> v(count);
+    for (float& x : v) x = normal(rng);
+    return v;
+  };
+  const std::vector<float> logits = random(size_t(n)), log_scales = random(size_t(3 * n)), quats = random(size_t(4 * n));
+  std::vector<float> whole_op(size_t(n), 0.f), whole_ls(size_t(3 * n), 0.f), shard_op = whole_op, shard_ls = whole_ls;
+  mcmc_add_regularizer_gradients(Device::CPU, logits.data(), log_scales.data(), whole_op.data(), whole_ls.data(), n, n,
+                                 0.01f, 0.02f);
+  for (const auto& [first, count] : {std::pair<int64_t, int64_t>{0, k}, {k, n - k}})
+    mcmc_add_regularizer_gradients(Device::CPU, logits.data() + first, log_scales.data() + 3 * first,
+                                   shard_op.data() + first, shard_ls.data() + 3 * first, count, n, 0.01f, 0.02f);
+  CHECK(shard_op == whole_op);
+  CHECK(shard_ls == whole_ls);
+
+  const std::vector<float> means0 = random(size_t(3 * n));
+  std::vector<float> whole_means = means0, shard_means = means0;
+  McmcNoiseParams p;
+  p.scale = 0.3;
+  p.seed = 11;
+  p.step = 5;
+  mcmc_add_position_noise(Device::CPU, whole_means.data(), quats.data(), log_scales.data(), logits.data(), n, p);
+  for (const auto& [first, count] : {std::pair<int64_t, int64_t>{0, k}, {k, n - k}}) {
+    McmcNoiseParams mine = p;
+    mine.first = uint64_t(first);
+    mcmc_add_position_noise(Device::CPU, shard_means.data() + 3 * first, quats.data() + 4 * first,
+                            log_scales.data() + 3 * first, logits.data() + first, count, mine);
+  }
+  CHECK(shard_means == whole_means);
+  CHECK(shard_means != means0);
 }
 
 TEST_CASE("mcmc CUDA kernels match the CPU reference", "[mcmc][gpu]") {
@@ -219,7 +260,7 @@ TEST_CASE("mcmc CUDA kernels match the CPU reference", "[mcmc][gpu]") {
   SECTION("position noise") {
     // Means start at zero so that the comparison is of the displacements themselves.
     std::vector<float> cpu(size_t(3 * n), 0.f);
-    const McmcNoiseParams p{5e5 * 1.6e-4, 0xC0FFEE, 1234};
+    const McmcNoiseParams p{5e5 * 1.6e-4, 0xC0FFEE, 1234, 1000};  // a shard whose rows start at id 1000
     Buffer<float> means = on_gpu(cpu), q = on_gpu(quats), ls = on_gpu(log_scales), lo = on_gpu(logits);
     mcmc_add_position_noise(Device::CUDA, means.data(), q.data(), ls.data(), lo.data(), n, p);
     mcmc_add_position_noise(Device::CPU, cpu.data(), quats.data(), log_scales.data(), logits.data(), n, p);
@@ -228,9 +269,10 @@ TEST_CASE("mcmc CUDA kernels match the CPU reference", "[mcmc][gpu]") {
   SECTION("regulariser gradients") {
     std::vector<float> cpu_op = grad_op, cpu_ls = grad_ls;
     Buffer<float> lo = on_gpu(logits), ls = on_gpu(log_scales), go = on_gpu(grad_op), gs = on_gpu(grad_ls);
-    mcmc_add_regularizer_gradients(Device::CUDA, lo.data(), ls.data(), go.data(), gs.data(), n, 0.01f, 0.02f);
+    // A shard's part (a model of 3n rows) through both backends.
+    mcmc_add_regularizer_gradients(Device::CUDA, lo.data(), ls.data(), go.data(), gs.data(), n, 3 * n, 0.01f, 0.02f);
     mcmc_add_regularizer_gradients(Device::CPU, logits.data(), log_scales.data(), cpu_op.data(), cpu_ls.data(), n,
-                                   0.01f, 0.02f);
+                                   3 * n, 0.01f, 0.02f);
     check_close(go.download(), cpu_op, "grad opacity");
     check_close(gs.download(), cpu_ls, "grad log scales");
   }
