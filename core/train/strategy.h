@@ -38,9 +38,6 @@ class Strategy {
   // (MCMC's regularisers) to g.grad(). The default adds none.
   virtual void add_loss_gradients(const StepInfo&, DeviceGaussians&) {}
 
-  // Before after_step: this rank's rows and the whole model's, over `ranks` ranks (one rank: rows ==
-  // total_rows). A strategy with a bound on the whole model takes its share of it here.
-  virtual void set_model_share(int64_t /*rows*/, int64_t /*total_rows*/, int /*ranks*/) {}
   // After the optimizer step: densify, prune, relocate, perturb. Returns true when the number
   // or order of rows changed (the trainer then drops anything sized by the old count).
   virtual bool after_step(const StepInfo& info, DeviceGaussians& g) = 0;

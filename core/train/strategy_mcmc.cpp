@@ -103,12 +103,7 @@ int64_t grow_towards_cap(RowEditPlan& s, const McmcStrategyOptions& o, Rng& rng)
 }
 
 McmcStrategy::McmcStrategy(const McmcStrategyOptions& o, uint64_t seed)
-    : o_(o), whole_cap_(o.cap), rng_(seed), noise_seed_(seed) {}
-
-void McmcStrategy::set_model_share(int64_t rows, int64_t total_rows, int ranks) {
-  const double cap = double(whole_cap_);
-  o_.cap = total_rows > 0 ? int64_t(cap * double(rows) / double(total_rows)) : int64_t(cap / double(ranks));
-}
+    : o_(o), rng_(seed), noise_seed_(seed) {}
 
 // The regularisers are means over the whole model: a shard adds its rows' part of them.
 void McmcStrategy::add_loss_gradients(const StepInfo& info, DeviceGaussians& g) {
@@ -122,9 +117,14 @@ bool McmcStrategy::after_step(const StepInfo& info, DeviceGaussians& g) {
   // One refinement when an image of this step is on the schedule (core/train/image_schedule.h).
   const int first = info.first_image, end = std::min(first + info.batch_size, o_.refine_stop);
   if (first_multiple_in(std::max(first, o_.refine_start + 1), end, o_.refine_every)) {
+    // The cap bounds the whole model: with ranks each shard grows to its share of it, in proportion to
+    // its size (rounded down), so the shards together never pass it.
+    McmcStrategyOptions mine = o_;
+    if (info.model_rows > g.size())
+      mine.cap = int64_t(double(o_.cap) * double(g.size()) / double(info.model_rows));
     RowEditPlan plan(g);
-    relocate_dead(plan, o_, rng_);
-    grow_towards_cap(plan, o_, rng_);
+    relocate_dead(plan, mine, rng_);
+    grow_towards_cap(plan, mine, rng_);
     plan.apply(g);
     changed = true;
   }

@@ -59,9 +59,6 @@ class McmcStrategy final : public Strategy {
   explicit McmcStrategy(const McmcStrategyOptions& o = {}, uint64_t seed = 0);
   std::string name() const override { return "mcmc"; }
   bool wants_stats(int) const override { return false; }
-  // With ranks each shard may grow to its share of the whole cap, in proportion to its size (rounded
-  // down), so the shards together never pass it.
-  void set_model_share(int64_t rows, int64_t total_rows, int ranks) override;
   void add_loss_gradients(const StepInfo& info, DeviceGaussians& g) override;
   bool after_step(const StepInfo& info, DeviceGaussians& g) override;
   nlohmann::json state() const override;
@@ -69,7 +66,6 @@ class McmcStrategy final : public Strategy {
 
  private:
   McmcStrategyOptions o_;
-  int64_t whole_cap_;    // o_.cap of the whole model; o_.cap itself is this shard's share
   Rng rng_;              // refinement: which live Gaussians the dead and the new ones copy
   uint64_t noise_seed_;  // position noise
 };

@@ -242,7 +242,6 @@ StepResult Trainer::step() {
   r.step = step_;
   r.first_image = images_done_;
   r.batch_size = B;
-  strategy_->set_model_share(g_->size(), known_total(), sharding_->ranks());
   r.structure_changed = strategy_->after_step(info, *g_);
   // Steps that changed the rows are the refinements (host round trip of every column).
   mark(r.structure_changed ? "strategy: refinement steps" : "strategy: other steps");
