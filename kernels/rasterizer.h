@@ -214,9 +214,14 @@ class Rasterizer {
   // backend's scratch is ordinary host memory, not counted: 0.
   virtual size_t workspace_bytes() const { return 0; }
   // The most device memory that workspace has held (bytes; benchmarks report it), and the (camera,
-  // tile, Gaussian) intersections of the last forward; 0 where a backend does not count them (CPU).
+  // tile, Gaussian) intersections of the latest rasterization whose count has reached the host (the
+  // CUDA backend reads counts without waiting, a few calls late); 0 where a backend does not count
+  // them (CPU).
   virtual size_t workspace_peak_bytes() const { return 0; }
   virtual long long last_intersections() const { return 0; }
+  // Rasterizations whose intersections outgrew the room planned for them from earlier calls
+  // (kernels/capacity_plan.h): each left out its deepest entries. Counted as their counts come back.
+  virtual unsigned long long intersection_overflows() const { return 0; }
 
   // Renders C = cameras.size() views of the Gaussians. Keeps what backward needs until the
   // next forward call on this object; the arrays of `g` must stay valid and unchanged until

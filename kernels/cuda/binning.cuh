@@ -19,18 +19,21 @@
 namespace splat::kernels::cuda {
 
 struct TileBins {
-  int64_t intersections = 0;
-  const int32_t* slot_of_entry = nullptr;  // [intersections] slot ids sorted by (camera, tile, depth)
+  int64_t entries = 0;                     // room for intersections: the planned capacity
+  const int32_t* slot_of_entry = nullptr;  // [entries] slot ids sorted by (camera, tile, depth)
   const int2* ranges = nullptr;            // [grid.total_tiles] half-open [begin, end) into slot_of_entry
 };
 
 // Workspace slots this stage uses, from `first_slot` on.
 constexpr int kBinningSlots = 11;
 
-// `intersections` is the total of slots.tile_count (known on the host from the single count copy).
-// Marks the stages "depth sort", "emit keys", "tile sort" and "tile ranges" on `timer` (null: none).
-TileBins bin_and_sort(const ProjectedSlots& slots, const TileGrid& grid, int64_t intersections, CudaWorkspace& ws,
-                      int first_slot, PhaseTimer* timer, cudaStream_t stream);
+// Room for `capacity` entries (the host's plan, kernels/capacity_plan.h); `needed` points to the
+// device's total of slots.tile_count. Where the need exceeds the room, the deepest slots' entries are
+// left out (the ones most hidden behind the others); unused room gets keys past every tile, so it is
+// sorted last and never blended. Marks the stages "depth sort", "emit keys", "tile sort" and "tile
+// ranges" on `timer` (null: none).
+TileBins bin_and_sort(const ProjectedSlots& slots, const TileGrid& grid, int64_t capacity, const int64_t* needed,
+                      CudaWorkspace& ws, int first_slot, PhaseTimer* timer, cudaStream_t stream);
 
 // Number of bits needed to represent v (0 for v == 0).
 inline int bits_for(uint64_t v) {

@@ -1,11 +1,12 @@
 // The CUDA backend of the Rasterizer contract: strings the stages of raster_stages.cuh together.
 //
 // project:   cameras (+ image layouts) -> device; dense [C,N] or packed (count, prefix sum,
-//            compact); ONE small device->host copy of the intersection (and packed slot) totals.
-// rasterize: bin + sort the pairs' tile entries; blend. Pairs from elsewhere (the rasterize stage)
-//            need their own totals copy; forward reuses the one of its projection.
+//            compact: the packed slot count is read on the host, its one wait).
+// rasterize: bin + sort the pairs' tile entries into a capacity planned from earlier calls' counts
+//            (kernels/capacity_plan.h; the count itself goes to the host asynchronously); blend.
 // backward:  blend backward into per-pair gradients; project backward into the Gaussians.
-// Everything else stays asynchronous on the caller's stream.
+// Everything else stays asynchronous on the caller's stream: a dense step makes the host wait only
+// at the very first rasterization (no count has come back yet) and when the workspace grows.
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 #include <thrust/iterator/transform_iterator.h>
@@ -13,15 +14,20 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "kernels/capacity_plan.h"
+#include "kernels/cuda/count_readback.cuh"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/cuda_workspace.cuh"
 #include "kernels/cuda/raster_stages.cuh"
-#include "kernels/phase_timer.h"
 #include "kernels/cuda_util.h"
+#include "kernels/host_waits.h"
+#include "kernels/phase_timer.h"
 
 namespace splat::kernels {
 namespace cuda {
@@ -94,20 +100,25 @@ class CudaRasterizer final : public Rasterizer {
       : where_(where), stream_(static_cast<cudaStream_t>(where.stream)), ws_(where.ordinal) {
     const DeviceScope scope(where_.ordinal);
     check(cudaMallocHost(&host_totals_, 2 * sizeof(int64_t)), "allocating pinned totals");
-    check(cudaEventCreateWithFlags(&staged_, cudaEventDisableTiming), "creating the staging event");
+    for (Staging& st : staging_) check(cudaEventCreateWithFlags(&st.copied, cudaEventDisableTiming), "creating a staging event");
+    counts_ = std::make_unique<CountReadback>(where_.ordinal);
   }
   ~CudaRasterizer() override {
     const DeviceScope scope(where_.ordinal, std::nothrow);
     if (!scope.ok()) return;
+    counts_.reset();
     cudaFreeHost(host_totals_);
-    cudaFreeHost(staging_);
-    cudaEventDestroy(staged_);
+    for (Staging& st : staging_) {
+      cudaFreeHost(st.host);
+      cudaEventDestroy(st.copied);
+    }
   }
 
   ComputeContext context() const override { return where_; }
   size_t workspace_peak_bytes() const override { return ws_.peak_bytes(); }
   size_t workspace_bytes() const override { return ws_.held_bytes(); }
-  long long last_intersections() const override { return bins_.intersections; }
+  long long last_intersections() const override { return last_needed_; }
+  unsigned long long intersection_overflows() const override { return plan_.overflows(); }
   void set_stage_timing(bool on) override { timer_ = on ? std::make_unique<PhaseTimer>(where_) : nullptr; }
   std::vector<StageTime> stage_times() override {
     std::vector<StageTime> out;
@@ -128,7 +139,7 @@ class CudaRasterizer final : public Rasterizer {
     if (timer_) timer_->start();
     const std::vector<ImageLayout> layouts = image_layouts(cameras);
     const ImageLayout* images = upload_cameras(cameras, layouts);
-    const int64_t intersections = project_pairs(g, settings, /*public_pairs=*/false, /*count_intersections=*/true);
+    const std::optional<int64_t> intersections = project_pairs(g, settings, /*public_pairs=*/false);
     rasterize_pairs(slots_, tile_grid(layouts, images), intersections, settings, out);
   }
 
@@ -158,8 +169,7 @@ class CudaRasterizer final : public Rasterizer {
     if (timer_) timer_->start();
     have_raster_ = false;  // forward's rasterization read the projection this call replaces
     upload_cameras(cameras, image_layouts(cameras));
-    // rasterize counts the intersections of the pairs it is given: a dense projection needs no host wait.
-    project_pairs(g, settings, /*public_pairs=*/true, /*count_intersections=*/false);
+    project_pairs(g, settings, /*public_pairs=*/true);
     return slots_.view();
   }
 
@@ -184,11 +194,9 @@ class CudaRasterizer final : public Rasterizer {
     if (timer_ && timer_->started()) timer_->skip();  // the caller's work since the last stage
     const std::vector<ImageLayout> layouts = image_layouts(cameras);
     const ImageLayout* images = upload(kRasterLayouts, layouts.data(), layouts.size() * sizeof(ImageLayout));
-    int64_t intersections = 0;
-    if (input.count > 0) intersections = read_totals(input.tile_count, nullptr, input.count)[0];
     TileGrid grid = tile_grid(layouts, images);
     grid.first_camera = first_camera;
-    rasterize_pairs(input, grid, intersections, settings, out);
+    rasterize_pairs(input, grid, std::nullopt, settings, out);
   }
 
   void rasterize_backward(const RenderOutputGrads& dout, const kernels::ProjectedGrads& d) override {
@@ -205,23 +213,26 @@ class CudaRasterizer final : public Rasterizer {
   }
 
  private:
-  // Copies `bytes` from the host into workspace slot `slot` through pinned staging. The staging
-  // buffer is rewritten only once the previous upload's copy has run (an event: in a step that
-  // copy is long done by the next upload), so no stage has to synchronise the stream for it.
+  // Copies `bytes` from the host into workspace slot `slot` through a ring of pinned staging
+  // buffers. A buffer is rewritten only once its previous copy has run (its event): that copy was
+  // queued kStagings uploads ago, so the host waits there only when it has run that far ahead of the
+  // device, which then still has all those calls to run (a limit on running ahead, not a drain).
   template <class T>
   const T* upload(int slot, const T* host, size_t bytes) {
-    check(cudaEventSynchronize(staged_), "waiting for the previous staged upload");
-    if (bytes > staging_capacity_) {
-      cudaFreeHost(staging_);
-      staging_ = nullptr;
-      staging_capacity_ = 0;
-      check(cudaMallocHost(&staging_, bytes), "allocating pinned staging");
-      staging_capacity_ = bytes;
+    Staging& st = staging_[next_staging_];
+    next_staging_ = (next_staging_ + 1) % kStagings;
+    check(cudaEventSynchronize(st.copied), "waiting for a staged upload");
+    if (bytes > st.capacity) {
+      cudaFreeHost(st.host);
+      st.host = nullptr;
+      st.capacity = 0;
+      check(cudaMallocHost(&st.host, bytes), "allocating pinned staging");
+      st.capacity = bytes;
     }
-    std::memcpy(staging_, host, bytes);
+    std::memcpy(st.host, host, bytes);
     void* dev = ws_.bytes(slot, bytes);
-    check(cudaMemcpyAsync(dev, staging_, bytes, cudaMemcpyHostToDevice, stream_), "uploading cameras");
-    check(cudaEventRecord(staged_, stream_), "recording the staged upload");
+    check(cudaMemcpyAsync(dev, st.host, bytes, cudaMemcpyHostToDevice, stream_), "uploading cameras");
+    check(cudaEventRecord(st.copied, stream_), "recording the staged upload");
     return static_cast<const T*>(dev);
   }
 
@@ -239,11 +250,9 @@ class CudaRasterizer final : public Rasterizer {
   }
 
   // The project stage into slots_ (cameras uploaded already). public_pairs: name every pair with its
-  // camera and global id also in the dense layout. Returns the intersections of the pairs; a dense
-  // projection reads them back (a host wait) only with count_intersections, else returns 0 (the
-  // packed layout always reads them, with its slot count).
-  int64_t project_pairs(const GaussiansView& g, const RasterSettings& settings, bool public_pairs,
-                        bool count_intersections) {
+  // camera and global id also in the dense layout. The packed layout reads its slot count on the host
+  // and returns the intersections it read with it; a dense projection reads nothing (nullopt).
+  std::optional<int64_t> project_pairs(const GaussiansView& g, const RasterSettings& settings, bool public_pairs) {
     have_project_ = false;
     g_ = g;
     setup_.sh_degree = settings.sh_degree;
@@ -252,7 +261,7 @@ class CudaRasterizer final : public Rasterizer {
     setup_.eps2d = settings.eps2d;
     setup_.antialiased = settings.antialiased;
     const int64_t pairs = int64_t(setup_.cameras_count) * g.n;
-    int64_t intersections = 0;
+    std::optional<int64_t> intersections;
     slots_ = ProjectedSlots{};
     slots_.gaussians = g.n;
     slots_.packed = settings.packed;
@@ -268,10 +277,6 @@ class CudaRasterizer final : public Rasterizer {
       }
       project_dense(g, setup_, slots_, stream_);
       stage("project");
-      if (count_intersections) {
-        intersections = read_totals(slots_.tile_count, nullptr, pairs)[0];
-        stage("count copy");
-      }
     } else {
       int32_t* pair_tiles = ws_.get<int32_t>(kPairTiles, pairs);
       int32_t* pair_slot_end = ws_.get<int32_t>(kPairSlotEnd, pairs);
@@ -295,14 +300,17 @@ class CudaRasterizer final : public Rasterizer {
   }
 
   // The rasterize stage: bins `input` (which must stay valid until backward) and blends it.
-  void rasterize_pairs(const ProjectedSlots& input, const TileGrid& grid, int64_t intersections,
+  // `intersections`: their count where the projection read it on the host (packed), else planned.
+  void rasterize_pairs(const ProjectedSlots& input, const TileGrid& grid, std::optional<int64_t> intersections,
                        const RasterSettings& settings, const RenderOutputs& out) {
     have_raster_ = false;
     raster_slots_ = input;
     grid_ = grid;
     for (int c = 0; c < 3; ++c) background_[c] = settings.background[c];
+    if (intersections) last_needed_ = *intersections;
+    const Entries room = intersections ? Entries{*intersections, ws_.get<int64_t>(kTotals, 2)} : plan_entries(input);
     PhaseTimer* const timer = timer_ && timer_->started() ? timer_.get() : nullptr;
-    bins_ = bin_and_sort(raster_slots_, grid_, intersections, ws_, kBinning, timer, stream_);
+    bins_ = bin_and_sort(raster_slots_, grid_, room.capacity, room.needed, ws_, kBinning, timer, stream_);
     const int64_t pixels = grid_.total_pixels;
     state_.final_transmittance = ws_.get<float>(kFinalT, pixels);
     state_.contributors = ws_.get<int32_t>(kContributors, pixels);
@@ -330,10 +338,9 @@ class CudaRasterizer final : public Rasterizer {
     check(cub::DeviceScan::InclusiveSum(temp, bytes, it, out, n, stream_), "prefix sum of visibility");
   }
 
-  // The one host synchronisation of forward: the totals that size the sort and the packed slots.
-  // totals[0]: intersections, the sum of the tile counts (in int64, so that sums past 2^31 are seen,
-  // not wrapped); totals[1]: packed slots (when slot_end is given).
-  std::array<int64_t, 2> read_totals(const int32_t* count, const int32_t* slot_end, int64_t pairs) {
+  // The device totals of `pairs` pairs: [0] intersections, the sum of the tile counts (in int64, so
+  // that sums past 2^31 are seen, not wrapped); [1] packed slots (when slot_end is given).
+  int64_t* sum_totals(const int32_t* count, const int32_t* slot_end, int64_t pairs) {
     int64_t* dev = ws_.get<int64_t>(kTotals, 2);
     auto it = thrust::make_transform_iterator(count, ToInt64{});
     size_t bytes = 0;
@@ -343,10 +350,46 @@ class CudaRasterizer final : public Rasterizer {
       packed_slot_total<<<1, 1, 0, stream_>>>(slot_end, pairs - 1, dev);
       check_launch("packed slot total");
     }
+    return dev;
+  }
+
+  // The totals read on the host: a host wait.
+  std::array<int64_t, 2> read_totals(const int32_t* count, const int32_t* slot_end, int64_t pairs) {
+    const int64_t* dev = sum_totals(count, slot_end, pairs);
     check(cudaMemcpyAsync(host_totals_, dev, 2 * sizeof(int64_t), cudaMemcpyDeviceToHost, stream_),
           "copying the intersection count");
+    note_host_wait("rasterizer: reading the projection's totals");
     check(cudaStreamSynchronize(stream_), "forward projection");
     return {host_totals_[0], slot_end ? host_totals_[1] : 0};
+  }
+
+  // Room for the entries of `input`: the plan's capacity from the counts that came back, the count
+  // itself queued to come back later. Before any came back (the first call), this call's count is
+  // read on the host.
+  struct Entries {
+    int64_t capacity = 0;
+    const int64_t* needed = nullptr;  // device
+  };
+  Entries plan_entries(const ProjectedSlots& input) {
+    if (input.count == 0) return {0, nullptr};
+    for (const CountReadback::Arrived& a : counts_->take(/*wait=*/false)) learn(a);
+    const int64_t limit = (int64_t(1) << 31) - 1;
+    if (const std::optional<int64_t> planned = plan_.capacity(input.count, limit)) {
+      const int64_t* needed = sum_totals(input.tile_count, nullptr, input.count);
+      counts_->queue(needed, {input.count, *planned}, stream_);
+      return {*planned, needed};
+    }
+    const int64_t count = read_totals(input.tile_count, nullptr, input.count)[0];
+    learn({{input.count, count}, count});
+    return {count, ws_.get<int64_t>(kTotals, 2)};
+  }
+  void learn(const CountReadback::Arrived& a) {
+    last_needed_ = a.count;
+    if (a.count >= (int64_t(1) << 31))
+      throw std::runtime_error("CUDA rasterizer: " + std::to_string(a.count) +
+                               " tile intersections in one call exceed the 2^31 the sorted index supports "
+                               "(render fewer cameras at once, or fewer Gaussians)");
+    plan_.record(a.tag.pairs, a.count, a.tag.capacity);
   }
 
   ComputeContext where_;
@@ -359,9 +402,17 @@ class CudaRasterizer final : public Rasterizer {
     if (timer_ && timer_->started()) timer_->mark(name);
   }
   int64_t* host_totals_ = nullptr;
-  void* staging_ = nullptr;
-  size_t staging_capacity_ = 0;
-  cudaEvent_t staged_ = nullptr;  // recorded after each staged upload's copy
+  struct Staging {
+    void* host = nullptr;  // pinned
+    size_t capacity = 0;
+    cudaEvent_t copied = nullptr;  // recorded after the buffer's last copy
+  };
+  static constexpr int kStagings = 4;
+  std::array<Staging, kStagings> staging_{};
+  int next_staging_ = 0;
+  CapacityPlan plan_;  // the room for tile entries
+  std::unique_ptr<CountReadback> counts_;
+  int64_t last_needed_ = 0;  // the latest call's intersections that came back
 
   // What the project stage keeps for its backward.
   bool have_project_ = false;

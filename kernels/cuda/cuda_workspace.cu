@@ -4,6 +4,7 @@
 
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda_util.h"
+#include "kernels/host_waits.h"
 
 namespace splat::kernels::cuda {
 
@@ -24,7 +25,10 @@ void* CudaWorkspace::bytes(int slot, size_t n) {
   if (n <= b.capacity) return b.ptr;
   // Growth frees first so that the old block's memory is available to the new one; the device
   // must be idle with respect to that block, which cudaFree guarantees by synchronising.
-  if (b.ptr) check(cudaFree(b.ptr), "freeing a workspace block");
+  if (b.ptr) {
+    note_host_wait("rasterizer workspace: growing a block");
+    check(cudaFree(b.ptr), "freeing a workspace block");
+  }
   held_ -= b.capacity;
   b.ptr = nullptr;
   b.capacity = 0;
@@ -42,6 +46,7 @@ void CudaWorkspace::trim() {
   constexpr size_t kSlack = size_t(1) << 20;
   for (Block& b : blocks_) {
     if (b.ptr && b.capacity > 2 * b.window_need + kSlack) {
+      note_host_wait("rasterizer workspace: giving a block back");
       check(cudaFree(b.ptr), "freeing a workspace block");
       held_ -= b.capacity;
       b.ptr = nullptr;

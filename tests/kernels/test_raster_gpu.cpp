@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernels/buffer.h"
+#include "kernels/capacity_plan.h"
 #include "kernels/cuda/cuda_workspace.cuh"
 #include "kernels/rasterizer.h"
 #include "tests/kernels/device_arrays.h"
@@ -319,4 +320,31 @@ TEST_CASE("CUDA workspace gives back a block far larger than its slot's recent n
   CHECK(ws.held_bytes() >= kSmall);  // slot 1, whose block fits its need, keeps it
   CHECK(ws.bytes(0, kSmall) != nullptr);
   CHECK(ws.peak_bytes() >= kBig + kSmall);
+}
+
+TEST_CASE("CUDA rasterizer plans its tile entries ahead; an overflow is counted and the next call has room",
+          "[raster][gpu]") {
+  if (!splat::test::gpu_or_skip("CUDA rasterizer, planned tile entries")) return;
+  const Scene small = random_scene(71, 1000, 0, false);
+  Scene big = small;  // the same pairs, each covering many more tiles than the plan learned from `small`
+  for (float& l : big.log_scales) l += std::log(12.f);
+  const OutputGrads og(small.pixels(), 72);
+  auto r = kernels::make_cuda_rasterizer();
+  auto run = [&](const Scene& s) {
+    Accumulators acc(Device::CUDA, s);
+    Result out;
+    run_cameras(*r, Device::CUDA, s, og, 0, s.cameras.size(), false, false, acc, out);  // downloads: in order
+    collect(acc, out);
+    return out;
+  };
+  run(small);  // the first call reads its count: the plan learns from it
+  const long long learned = r->last_intersections();
+  run(big);  // planned from `small`: too little room, and no wait to find out
+  CHECK(r->intersection_overflows() == 0);  // its count has not been taken in yet
+  const Result third = run(big);  // takes in the overflow, plans from it
+  CHECK(r->intersection_overflows() == 1);
+  REQUIRE(r->last_intersections() > learned * kernels::CapacityPlan::kFirstMargin + kernels::CapacityPlan::kSlack);
+  check_close(third, render(Device::CPU, big, og, false), 1e-4, 1e-3, "the call after the overflow");
+  run(big);
+  CHECK(r->intersection_overflows() == 1);
 }
