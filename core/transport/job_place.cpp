@@ -46,9 +46,10 @@ class Reader {
   const char* source_;
 };
 
-void check_consistent(const JobPlace& p, const char* launcher) {
+// `environment`: "OpenMPI's environment", as messages name it.
+void check_consistent(const JobPlace& p, const char* environment) {
   if (p.rank >= p.size || p.local_rank >= p.local_size || p.local_size > p.size)
-    throw std::invalid_argument(std::string(launcher) + "'s environment is inconsistent: rank " + std::to_string(p.rank) +
+    throw std::invalid_argument(std::string(environment) + " is inconsistent: rank " + std::to_string(p.rank) +
                                 " of " + std::to_string(p.size) + ", local rank " + std::to_string(p.local_rank) +
                                 " of " + std::to_string(p.local_size));
 }
@@ -82,7 +83,7 @@ std::optional<JobPlace> from_openmpi(const Environment& environment) {
              .local_size = env.required("OMPI_COMM_WORLD_LOCAL_SIZE", 1, by, how),
              .rendezvous = std::nullopt,
              .pmi = false};
-  check_consistent(p, "OpenMPI");
+  check_consistent(p, "OpenMPI's environment");
   return p;
 }
 
@@ -112,7 +113,7 @@ std::optional<JobPlace> from_slurm(const Environment& environment) {
     throw std::invalid_argument("neither SLURM_NTASKS_PER_NODE nor SLURM_TASKS_PER_NODE is set, though SLURM_PROCID "
                                 "is: " + how);
   }
-  check_consistent(p, "Slurm");
+  check_consistent(p, "Slurm's environment");
   p.rendezvous = master_address(env, nullptr);
   p.pmi = env.text("PMIX_RANK") || env.text("PMI_RANK");
   return p;
@@ -132,7 +133,7 @@ std::optional<JobPlace> from_torchrun(const Environment& environment) {
              .local_size = env.required("LOCAL_WORLD_SIZE", 1, by, how),
              .rendezvous = std::nullopt,
              .pmi = false};
-  check_consistent(p, "the torchrun-style");
+  check_consistent(p, "the torchrun-style environment");
   p.rendezvous = master_address(env, by);
   return p;
 }
