@@ -1,7 +1,7 @@
 // `splatlab train <scene>`: headless training on one device (or --ranks R ranks on it, or one rank per process
-// under mpirun: app/mpi_launch.h) with a live progress line, JSONL metrics, periodic test evaluation, a
-// checkpoint on Ctrl-C, SIGTERM or SIGHUP, and point_cloud.ply at the end. `train --resume RUN` continues
-// RUN in its folder with its recorded settings.
+// under mpirun, srun or a torchrun-style launcher: app/job_launch.h) with a live progress line, JSONL metrics,
+// periodic test evaluation, a checkpoint on Ctrl-C, SIGTERM or SIGHUP, and point_cloud.ply at the end.
+// `train --resume RUN` continues RUN in its folder with its recorded settings.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -15,7 +15,7 @@
 #include "app/path_args.h"
 #include "app/cli_checks.h"
 #include "app/device_arg.h"
-#include "app/mpi_launch.h"
+#include "app/job_launch.h"
 #include "app/stop_signals.h"
 #include "app/train_folder.h"
 #include "app/scene_args.h"
@@ -358,14 +358,15 @@ class CliController final : public RankController {
   int code_ = 0;  // the other ranks' code, and rank 0's until it ends
 };
 
-// The rank count --ranks/--gpus ask for (or, under mpirun, the job's processes), checked against the batch
+// The rank count --ranks/--gpus ask for (or, under a launcher, the job's processes), checked against the batch
 // and the budget before anything is made.
-int rank_count(const TrainArgs& a, kernels::Device dev, int images, const MpiLaunch* processes) {
+int rank_count(const TrainArgs& a, kernels::Device dev, int images, const transport::JobPlace* processes) {
   int ranks = 0;
   if (processes) {
     if (a.gpus != 1 || a.ranks_option->count() > 0)
-      throw std::invalid_argument("--gpus/--ranks: under mpirun every process is one rank (on the GPU its rank on "
-                                  "the node numbers): start one process per rank with mpirun -np N instead");
+      throw std::invalid_argument(std::string("--gpus/--ranks: under ") + transport::launcher_name(processes->launcher) +
+                                  " every process is one rank (on the GPU its rank on the node numbers): start one "
+                                  "process per rank instead");
     ranks = processes->size;
   } else {
     ranks = a.ranks_option->count() > 0 ? a.ranks : a.gpus;
@@ -390,7 +391,7 @@ int rank_count(const TrainArgs& a, kernels::Device dev, int images, const MpiLau
 }
 
 // What every rank of a run shares, made before any rank starts and before the run folder exists: in one
-// process for rank threads, on every process of an MPI job alike.
+// process for rank threads, on every process of a job alike.
 struct RunPlan {
   kernels::Device dev = kernels::Device::CPU;
   TrainFolderPlan folder;
@@ -410,9 +411,9 @@ void plan_run(TrainArgs& a, RunPlan& p) {
 }
 
 // The rest: the trainer's options, the rank count, the config and the scene (loaded from p.scene_folder).
-// `processes`: the MPI job this process is one rank of (null for rank threads); `speak`: print the notes
-// and the scene line (only rank 0 of a job does).
-void prepare_run(const TrainArgs& a, RunPlan& p, const MpiLaunch* processes, bool speak) {
+// `processes`: this process's place in the job it is one rank of (null for rank threads); `speak`: print the
+// notes and the scene line (only rank 0 of a job does).
+void prepare_run(const TrainArgs& a, RunPlan& p, const transport::JobPlace* processes, bool speak) {
   if (speak)
     for (const std::string& note : p.folder.notes) std::fprintf(stderr, "note: %s\n", note.c_str());
   p.options = trainer_options(a, p.dev);
@@ -431,7 +432,9 @@ void prepare_run(const TrainArgs& a, RunPlan& p, const MpiLaunch* processes, boo
                  scene.root.c_str(), scene.views.size(), scene.train_indices().size(), scene.test_indices().size(),
                  scene.points.size(), scene.extent, p.dev == kernels::Device::CUDA ? "cuda" : "cpu",
                  p.ranks > 1 || processes ? (", " + std::to_string(p.ranks) + (p.ranks > 1 ? " ranks" : " rank") +
-                                             (processes ? " (mpirun processes)" : "")).c_str()
+                                             (processes ? std::string(" (") + transport::launcher_name(processes->launcher) +
+                                                              " processes)"
+                                                        : "")).c_str()
                                           : "");
 
   // A batch draws distinct training views (a larger one would repeat views within a step).
@@ -453,21 +456,20 @@ std::string what_remains(const RunFolder& run) {
              : std::string("nothing was saved");
 }
 
-#if SPLATLAB_HAVE_MPI
-// `splatlab train` as one rank of an mpirun job (app/mpi_launch.h): every process prepares the same run
+// `splatlab train` as one rank of a job of processes (app/job_launch.h): every process prepares the same run
 // and they agree that all did before rank 0 makes the run folder; then this process trains its rank.
-int train_mpi_rank(TrainArgs& a, const MpiLaunch& launch) {
-  MpiJob job(launch);
+int train_job_rank(TrainArgs& a, const transport::JobPlace& place) {
+  Job job(place);
   RunPlan p;
   job.setup([&] {
     plan_run(a, p);
     job.choose_device(p.dev);
   });
   job.setup_in_turn([&] { p.scene_folder = resolve_scene_folder(a.scene); });  // the demo scene made once
-  job.setup([&] { prepare_run(a, p, &launch, job.is_root()); });
+  job.setup([&] { prepare_run(a, p, &place, job.is_root()); });
   if (!job.agree_setup()) return 1;
   return job.run([&] {
-    StopSignals signals;  // on every process: mpirun passes its signals on, and rank 0's decide for all
+    StopSignals signals;  // on every process: launchers pass their signals on, and rank 0's decide for all
     if (job.is_root())
       std::fprintf(stderr, "rank 0 is process %d: `kill -INT %d` stops every rank after a step, with a checkpoint\n",
                    int(getpid()), int(getpid()));
@@ -475,13 +477,13 @@ int train_mpi_rank(TrainArgs& a, const MpiLaunch& launch) {
                                         : RunFolder::written_elsewhere(p.folder.dir);
     run.attach(p.run_options);
     std::unique_ptr<transport::Communicator> comm = job.make_communicator();
-    std::unique_ptr<transport::ControlChannel> control = transport::make_mpi_control_channel();
+    std::unique_ptr<transport::ControlChannel> control = job.make_control_channel();
     const RunSetup setup{a, p.folder, *p.scene, run, signals, p.config};
     CliController controller(setup, p.ranks);
     const GaussianModel init = initial_model(a, *p.scene);
     try {
       drive_rank({.scene = *p.scene, .init = init, .trainer = p.options, .run = p.run_options,
-                  .ranks_on_host = launch.local_size},
+                  .ranks_on_host = place.local_size},
                  comm.get(), *control, controller);
       return controller.exit_code();
     } catch (const std::exception& e) {
@@ -495,17 +497,10 @@ int train_mpi_rank(TrainArgs& a, const MpiLaunch& launch) {
     }
   });
 }
-#endif
 
 int run_train(TrainArgs& a) {
-  if (const std::optional<MpiLaunch> launch = mpi_launch_from_environment()) {
-#if SPLATLAB_HAVE_MPI
-    return train_mpi_rank(a, *launch);
-#else
-    throw std::invalid_argument("started by mpirun, but this splatlab was built without MPI (scripts/deps.sh "
-                                "installs libopenmpi-dev; rebuild)");
-#endif
-  }
+  if (const std::optional<transport::JobPlace> place = transport::job_place_from_environment())
+    return train_job_rank(a, *place);
   RunPlan p;
   plan_run(a, p);
   p.scene_folder = resolve_scene_folder(a.scene);

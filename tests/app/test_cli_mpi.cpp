@@ -1,4 +1,4 @@
-// `splatlab train` under mpirun (app/mpi_launch.h) as a user runs it, on the CPU: two processes train
+// `splatlab train` under mpirun (app/job_launch.h) as a user runs it, on the CPU: two processes train
 // the very model that two rank threads of one process train, rank 0 alone speaking and writing; and a
 // process that fails, before training or during it, stops the whole job within a bounded time with one
 // message naming its rank, leaving nothing half made (no run folder, or the last checkpoint untouched).

@@ -1,7 +1,7 @@
 #pragma once
 // The MPI backend: CPU ranks in separate processes started by mpirun, one rank per process (the world
 // rank). Built only where MPI is found (SPLATLAB_HAVE_MPI). For GPU ranks across processes or nodes MPI
-// only bootstraps NCCL (nccl_over_mpi.h).
+// only bootstraps NCCL, as the job's process group (make_mpi_process_group).
 //
 // A process that fails cannot reach its peers' pending calls the way a thread can: it ends the job
 // instead (abort_mpi_job, or mpirun, which stops every process when one exits with an error), and every
@@ -12,6 +12,7 @@
 
 #include "core/transport/communicator.h"
 #include "core/transport/control_channel.h"
+#include "core/transport/process_group.h"
 
 namespace splat::transport {
 
@@ -39,6 +40,10 @@ std::unique_ptr<Communicator> make_mpi_communicator(const CommOptions& options =
 // for). Like every call here it polls against the timeout and ends the job when that passes. Needs a
 // live MpiSession.
 std::unique_ptr<ControlChannel> make_mpi_control_channel(const CommOptions& options = {});
+
+// MPI's world as the job's process group (process_group.h): the setup's collectives wait up to
+// `setup.timeout`; it carries CPU ranks' training too. Needs a live MpiSession.
+std::unique_ptr<ProcessGroup> make_mpi_process_group(const CommOptions& setup);
 
 // "rank 1 (CUDA device 0) on host nodeB": how this process is named in messages. Needs a live MpiSession.
 std::string describe_process(const kernels::ComputeContext& where);

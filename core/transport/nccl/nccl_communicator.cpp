@@ -7,6 +7,7 @@
 #include <cstring>
 #include <thread>
 
+#include "core/transport/process_group.h"
 #include "core/transport/rendezvous.h"
 #include "kernels/buffer.h"
 #include "kernels/cuda_util.h"
@@ -191,6 +192,14 @@ std::unique_ptr<Communicator> make_nccl_communicator(const NcclId& id, int rank,
                                                      const kernels::ComputeContext& where, const CommOptions& options,
                                                      std::shared_ptr<Rendezvous> abort_channel) {
   return std::make_unique<NcclCommunicator>(id, rank, size, where, options, std::move(abort_channel));
+}
+
+std::unique_ptr<Communicator> make_nccl_communicator(ProcessGroup& group, const kernels::ComputeContext& where,
+                                                     const CommOptions& options) {
+  NcclId id;
+  if (group.rank() == 0) id = make_nccl_id();
+  group.broadcast(std::as_writable_bytes(std::span(id.bytes)));
+  return make_nccl_communicator(id, group.rank(), group.size(), where, options);
 }
 
 }  // namespace splat::transport
