@@ -59,6 +59,7 @@ struct ExchangeSizes {
   int64_t pairs_received = 0;   // pairs this rank rasterized (from every shard)
   int64_t bytes_sent = 0;       // pairs sent to other ranks plus gradients returned to them
   int64_t bytes_received = 0;
+  uint64_t overflows = 0;       // so far: exchange directions whose visible pairs outgrew their planned size
 };
 
 // Where a step's time went on the rank's own timeline (device time on CUDA, host time on the CPU).

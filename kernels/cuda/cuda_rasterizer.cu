@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -21,11 +22,11 @@
 #include <vector>
 
 #include "kernels/capacity_plan.h"
-#include "kernels/cuda/count_readback.cuh"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/cuda_workspace.cuh"
 #include "kernels/cuda/raster_stages.cuh"
 #include "kernels/cuda_util.h"
+#include "kernels/host_copies.h"
 #include "kernels/host_waits.h"
 #include "kernels/phase_timer.h"
 
@@ -101,7 +102,7 @@ class CudaRasterizer final : public Rasterizer {
     const DeviceScope scope(where_.ordinal);
     check(cudaMallocHost(&host_totals_, 2 * sizeof(int64_t)), "allocating pinned totals");
     for (Staging& st : staging_) check(cudaEventCreateWithFlags(&st.copied, cudaEventDisableTiming), "creating a staging event");
-    counts_ = std::make_unique<CountReadback>(where_.ordinal);
+    counts_ = std::make_unique<HostCopies>(where_);
   }
   ~CudaRasterizer() override {
     const DeviceScope scope(where_.ordinal, std::nothrow);
@@ -372,24 +373,29 @@ class CudaRasterizer final : public Rasterizer {
   };
   Entries plan_entries(const ProjectedSlots& input) {
     if (input.count == 0) return {0, nullptr};
-    for (const CountReadback::Arrived& a : counts_->take(/*wait=*/false)) learn(a);
+    // Counts that landed; where every slot is in flight, the oldest (the device has the rest queued).
+    while (!pending_.empty() && (pending_.size() == HostCopies::kSlots || counts_->landed(pending_.front().copy))) {
+      const Pending p = pending_.front();
+      pending_.pop_front();
+      learn(p.pairs, counts_->values(p.copy)[0], p.capacity);
+    }
     const int64_t limit = (int64_t(1) << 31) - 1;
     if (const std::optional<int64_t> planned = plan_.capacity(input.count, limit)) {
       const int64_t* needed = sum_totals(input.tile_count, nullptr, input.count);
-      counts_->queue(needed, {input.count, *planned}, stream_);
+      pending_.push_back({counts_->queue(needed, 1), input.count, *planned});
       return {*planned, needed};
     }
     const int64_t count = read_totals(input.tile_count, nullptr, input.count)[0];
-    learn({{input.count, count}, count});
+    learn(input.count, count, count);
     return {count, ws_.get<int64_t>(kTotals, 2)};
   }
-  void learn(const CountReadback::Arrived& a) {
-    last_needed_ = a.count;
-    if (a.count >= (int64_t(1) << 31))
-      throw std::runtime_error("CUDA rasterizer: " + std::to_string(a.count) +
+  void learn(int64_t pairs, int64_t count, int64_t capacity) {
+    last_needed_ = count;
+    if (count >= (int64_t(1) << 31))
+      throw std::runtime_error("CUDA rasterizer: " + std::to_string(count) +
                                " tile intersections in one call exceed the 2^31 the sorted index supports "
                                "(render fewer cameras at once, or fewer Gaussians)");
-    plan_.record(a.tag.pairs, a.count, a.tag.capacity);
+    plan_.record(pairs, count, capacity);
   }
 
   ComputeContext where_;
@@ -411,7 +417,12 @@ class CudaRasterizer final : public Rasterizer {
   std::array<Staging, kStagings> staging_{};
   int next_staging_ = 0;
   CapacityPlan plan_;  // the room for tile entries
-  std::unique_ptr<CountReadback> counts_;
+  std::unique_ptr<HostCopies> counts_;  // intersection counts on their way to the plan
+  struct Pending {
+    uint64_t copy = 0;
+    int64_t pairs = 0, capacity = 0;
+  };
+  std::deque<Pending> pending_;
   int64_t last_needed_ = 0;  // the latest call's intersections that came back
 
   // What the project stage keeps for its backward.
