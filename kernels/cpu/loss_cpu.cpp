@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "kernels/buffer.h"
 #include "kernels/loss.h"
 
 namespace splat::kernels {
@@ -93,7 +94,12 @@ class CpuPhotometricLoss final : public PhotometricLoss {
   }
 
   const float* loss_scalar() const override { return &loss_; }
-  float read_loss() const override { return loss_; }
+  // Through the host copy all the same: where a CUDA run waits, so it counts as its wait.
+  float read_loss() const override {
+    float v = 0;
+    copy_to_host(&v, &loss_, Device::CPU, sizeof v, "reading a loss");
+    return v;
+  }
 
  private:
   float weight_;
