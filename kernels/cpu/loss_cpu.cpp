@@ -195,6 +195,10 @@ template void loss_backward_reference<float>(const float*, TargetImages, const f
 template void loss_backward_reference<double>(const double*, BasicTargetImages<double>, const double*,
                                               const ImageBatchShape&, double, double, double*, const uint8_t*);
 
+void add_weighted_loss_reference(const float* value, float weight, bool first, float* total) {
+  *total = weighted_loss_sum(first ? 0.f : *total, *value, weight);
+}
+
 std::unique_ptr<PhotometricLoss> make_cpu_photometric_loss(float ssim_weight) {
   return std::make_unique<CpuPhotometricLoss>(ssim_weight);
 }

@@ -182,6 +182,10 @@ __global__ void loss_value_kernel(const ImageSums* sums, int cameras, double ssi
   *valid_elements = float(3 * n);
 }
 
+__global__ void add_weighted_loss_kernel(const float* value, float weight, bool first, float* total) {
+  *total = weighted_loss_sum(first ? 0.f : *total, *value, weight);
+}
+
 // Without a mask (kMasked false, mask null) `g` holds the gradient weights; with one they are
 // formed here from the valid-element count the forward left on the device (the host never
 // reads it).
@@ -330,6 +334,13 @@ std::unique_ptr<PhotometricLoss> make_cuda_photometric_loss(const ComputeContext
 std::unique_ptr<PhotometricLoss> make_photometric_loss(const ComputeContext& where, float ssim_weight) {
   if (where.device == Device::CPU) return make_cpu_photometric_loss(ssim_weight);
   return make_cuda_photometric_loss(where, ssim_weight);
+}
+
+void add_weighted_loss(const ComputeContext& where, const float* value, float weight, bool first, float* total) {
+  if (where.device == Device::CPU) return add_weighted_loss_reference(value, weight, first, total);
+  const cuda::DeviceScope scope(where.ordinal);
+  add_weighted_loss_kernel<<<1, 1, 0, static_cast<cudaStream_t>(where.stream)>>>(value, weight, first, total);
+  cuda::check_launch("loss: weighted sum");
 }
 
 std::vector<ImageMetrics> image_metrics(const ComputeContext& where, const float* pred, TargetImages target,
