@@ -68,7 +68,8 @@ class PhotometricLoss {
   // The loss of the last forward: one float on this backend's device, valid once the
   // forward's work has run (stream order on CUDA).
   virtual const float* loss_scalar() const = 0;
-  // Copies loss_scalar() to the host; on CUDA this waits for the forward to finish.
+  // Copies loss_scalar() to the host; on CUDA this waits for the forward to finish. A host wait
+  // (kernels/host_waits.h) on both backends.
   virtual float read_loss() const = 0;
 };
 
