@@ -40,8 +40,9 @@ void copy_from_host(void* dst, const ComputeContext& to, const void* host, size_
                     const char* what = "a copy from the host");
 
 // Copies `bytes` from src (living in `from`) to dst (living in `to`).
-//   host <-> host:   memcpy, not a wait (within the CPU backend's memory, as a device copy on CUDA);
-//                    a CPU buffer read on the host goes through copy_to_host, which counts.
+//   host <-> host:   memcpy, not counted: on the CPU backend it is also the copy between two
+//                    buffers that CUDA makes on the device; reading a buffer on the host goes
+//                    through copy_to_host, which counts.
 //   host <-> CUDA:   copy_to_host or copy_from_host (a counted wait).
 //   CUDA -> CUDA, same device and stream: enqueued and not waited for (as cudaMemcpy between device
 //                    buffers never waited either): stream order alone guarantees that later work on

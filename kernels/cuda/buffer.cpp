@@ -21,6 +21,22 @@ void check_on(cudaError_t e, const char* what, const ComputeContext& c) {
   if (e != cudaSuccess) cuda::check(e, (what + on_device(c)).c_str());
 }
 
+// The one host copy: counted, then a memcpy on the CPU backend, or enqueued on the CUDA stream and
+// waited for.
+void host_copy(void* dst, const void* src, size_t bytes, const ComputeContext& device, bool to_host,
+               const char* wait) {
+  if (bytes == 0) return;
+  note_host_wait(wait);
+  if (device.device == Device::CPU) {
+    std::memcpy(dst, src, bytes);
+    return;
+  }
+  const char* what = to_host ? "copying to the host from " : "copying from the host to ";
+  cuda::DeviceScope scope(device.ordinal);
+  check_on(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream_of(device)), what, device);
+  check_on(cudaStreamSynchronize(stream_of(device)), what, device);
+}
+
 }  // namespace
 
 void* device_alloc(const ComputeContext& where, size_t bytes) {
@@ -46,26 +62,6 @@ void device_free(const ComputeContext& where, void* p) {
   const cuda::DeviceScope scope(where.ordinal, std::nothrow);
   if (scope.ok()) cudaFree(p);
 }
-
-namespace {
-
-// The one host copy: counted, then a memcpy on the CPU backend, or enqueued on the CUDA stream and
-// waited for.
-void host_copy(void* dst, const void* src, size_t bytes, const ComputeContext& device, bool to_host,
-               const char* wait) {
-  if (bytes == 0) return;
-  note_host_wait(wait);
-  if (device.device == Device::CPU) {
-    std::memcpy(dst, src, bytes);
-    return;
-  }
-  const char* what = to_host ? "copying to the host from " : "copying from the host to ";
-  cuda::DeviceScope scope(device.ordinal);
-  check_on(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream_of(device)), what, device);
-  check_on(cudaStreamSynchronize(stream_of(device)), what, device);
-}
-
-}  // namespace
 
 void copy_to_host(void* host, const void* src, const ComputeContext& from, size_t bytes, const char* what) {
   host_copy(host, src, bytes, from, true, what);
