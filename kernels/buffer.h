@@ -28,16 +28,29 @@ class OutOfMemory : public std::runtime_error {
 void* device_alloc(const ComputeContext& where, size_t bytes);
 void device_free(const ComputeContext& where, void* p);
 
+// Copies between the host and the memory of `device`: the places where host code hands a device its
+// input or reads what it computed. On CUDA the copy is enqueued on the device's stream and then
+// waits for that stream (when it returns the copy is done, and the host side may be pageable memory
+// that the caller reuses), so it also waits for every kernel enqueued before it. On the CPU backend it
+// is a memcpy. Both backends count it as a host wait (kernels/host_waits.h): a CPU test sees the
+// waits a GPU run would make; `what` (a string literal) names the wait there.
+void copy_to_host(void* host, const void* src, const ComputeContext& from, size_t bytes,
+                  const char* what = "a copy to the host");
+void copy_from_host(void* dst, const ComputeContext& to, const void* host, size_t bytes,
+                    const char* what = "a copy from the host");
+
 // Copies `bytes` from src (living in `from`) to dst (living in `to`).
-//   host <-> host:   memcpy.
-//   host <-> CUDA:   enqueued on the CUDA side's stream, then waits for that stream: when it returns
-//                    the copy is done (the host side may be pageable memory that the caller reuses).
+//   host <-> host:   memcpy, not counted: on the CPU backend it is also the copy between two
+//                    buffers that CUDA makes on the device; reading a buffer on the host goes
+//                    through copy_to_host, which counts.
+//   host <-> CUDA:   copy_to_host or copy_from_host (a counted wait).
 //   CUDA -> CUDA, same device and stream: enqueued and not waited for (as cudaMemcpy between device
 //                    buffers never waited either): stream order alone guarantees that later work on
 //                    that stream sees the copy, and callers only use the result on that stream.
 //   CUDA -> CUDA otherwise (another stream or another device): waits for the source's stream (its
 //                    pending writes), copies on the destination's stream (a peer copy between
-//                    devices) and waits for it, so that neither side needs to know the other's stream.
+//                    devices) and waits for it, so that neither side needs to know the other's
+//                    stream (a counted wait).
 void copy_bytes(void* dst, const ComputeContext& to, const void* src, const ComputeContext& from, size_t bytes);
 // Zeroes `bytes` at p: on CUDA enqueued on the context's stream, not waited for.
 void zero_bytes(const ComputeContext& where, void* p, size_t bytes);
@@ -85,11 +98,11 @@ class Buffer {
   }
   void upload(std::span<const T> host) {
     resize(host.size());
-    if (n_) copy_bytes(ptr_, where_, host.data(), Device::CPU, bytes());
+    copy_from_host(ptr_, where_, host.data(), bytes());
   }
   std::vector<T> download() const {
     std::vector<T> h(n_);
-    if (n_) copy_bytes(h.data(), Device::CPU, ptr_, where_, bytes());
+    copy_to_host(h.data(), ptr_, where_, bytes());
     return h;
   }
 

@@ -1,13 +1,15 @@
 #pragma once
 // Counts the times this thread's host code waits for a device to drain its work (a stream or event
-// synchronisation, a device-to-host copy that has to wait for the stream): each one leaves the GPU
-// idle until the host has launched the next kernels, so a training step should make none in steady
-// state (docs/ARCHITECTURE.md, "No host wait in a step"). Every such wait in the code base goes
-// through note_host_wait(); tests read the count around steps.
+// synchronisation, a copy between the host and a device, which waits for the stream, a copy between
+// CUDA streams or devices, an NCCL collective watched until its stream has run it): each one leaves
+// the GPU idle until the host has launched the next kernels, so a training step should make none in
+// steady state (docs/ARCHITECTURE.md, "No host wait in a step"). Every such wait in the code base
+// goes through note_host_wait(), the CUDA rasterizer's own not yet (its copy of the intersection
+// count and its wait for the previous staged camera upload); tests read the count around steps.
 //
 // Per thread: every rank thread drives its own device, so each counts its own waits. The CPU backend
-// counts the same places (a copy to the host reads results the device computed), so the CPU tests
-// see the waits a GPU run would make.
+// counts the same places (the copies to and from the host of kernels/buffer.h, the phase timer's
+// wait), where it waits for nothing, so that the CPU tests see the waits a GPU run would make.
 #include <cstdint>
 
 namespace splat::kernels {

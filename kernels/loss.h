@@ -68,7 +68,8 @@ class PhotometricLoss {
   // The loss of the last forward: one float on this backend's device, valid once the
   // forward's work has run (stream order on CUDA).
   virtual const float* loss_scalar() const = 0;
-  // Copies loss_scalar() to the host; on CUDA this waits for the forward to finish.
+  // Copies loss_scalar() to the host; on CUDA this waits for the forward to finish. A host wait
+  // (kernels/host_waits.h) on both backends.
   virtual float read_loss() const = 0;
 };
 
@@ -79,6 +80,12 @@ std::unique_ptr<PhotometricLoss> make_cuda_photometric_loss(const ComputeContext
                                                             float ssim_weight = kDefaultSsimWeight);
 std::unique_ptr<PhotometricLoss> make_photometric_loss(const ComputeContext& where,
                                                        float ssim_weight = kDefaultSsimWeight);
+
+// *total = weight * *value for the first run of a batch, else *total + weight * *value: both one float
+// on `where`'s device. A batch of several image sizes sums its runs' losses (loss_scalar()) on the
+// device this way, so that nothing is read on the host until the batch's loss is asked for. On CUDA
+// it is enqueued on `where`'s stream, not waited for.
+void add_weighted_loss(const ComputeContext& where, const float* value, float weight, bool first, float* total);
 
 // Evaluation metrics of one image: PSNR (dB, peak 1) and mean SSIM over pixels and channels.
 struct ImageMetrics {
@@ -103,6 +110,9 @@ std::vector<ImageMetrics> image_metrics(const ComputeContext& where, const float
 template <class T>
 std::vector<ImageSums> image_sums_reference(const T* pred, BasicTargetImages<T> target, const ImageBatchShape& shape,
                                             bool clamp_pred, T* partials, const uint8_t* mask = nullptr);
+
+// add_weighted_loss on the host (the entry point above calls it for Device::CPU).
+void add_weighted_loss_reference(const float* value, float weight, bool first, float* total);
 
 // grad_scale * dL/dpred from the partials image_sums_reference wrote (clamp_pred false) with
 // the same mask.

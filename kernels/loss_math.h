@@ -142,6 +142,10 @@ SPLAT_HD double photometric_loss_value(double abs_sum, double ssim_sum, double c
   return (1.0 - ssim_weight) * abs_sum / count + ssim_weight * (1.0 - ssim_sum / count);
 }
 
+// A batch's loss summed over its runs of one image size, each weighted by its share of the batch
+// (add_weighted_loss): `earlier` the sum of the runs before (0 for the first).
+SPLAT_HD float weighted_loss_sum(float earlier, float value, float weight) { return earlier + weight * value; }
+
 // PSNR in dB for a peak of 1; +inf for identical images.
 SPLAT_HD double psnr_from_mse(double mse) { return mse > 0 ? -10.0 * std::log10(mse) : INFINITY; }
 

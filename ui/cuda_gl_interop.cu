@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 
 #include "kernels/cuda_util.h"
+#include "kernels/host_waits.h"
 #include "ui/cuda_gl_interop.h"
 
 namespace splat::ui {
@@ -56,6 +57,7 @@ void CudaGlTexture::write(const float* rgb, const float* alpha, const float* dep
     throw;
   }
   // The surface must outlive the kernel that writes through it.
+  kernels::note_host_wait("colourising the viewport");
   check(cudaStreamSynchronize(stream), "colourising the viewport");
   check(cudaDestroySurfaceObject(surface), "destroying the viewport surface");
   check(cudaGraphicsUnmapResources(1, &r, stream), "unmapping the viewport texture");

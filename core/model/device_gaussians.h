@@ -247,7 +247,7 @@ class RowEditPlan {
 template <class T>
 void download_into(const kernels::Buffer<T>& b, std::vector<T>& into) {
   into.resize(b.size());
-  if (b.size()) kernels::copy_bytes(into.data(), kernels::Device::CPU, b.data(), b.context(), b.bytes());
+  kernels::copy_to_host(into.data(), b.data(), b.context(), b.bytes(), "downloading a model column");
 }
 
 }  // namespace splat

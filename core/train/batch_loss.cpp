@@ -25,12 +25,10 @@ BatchLoss::BatchLoss(const kernels::ComputeContext& where, float ssim_weight)
     : where_(where),
       loss_(kernels::make_photometric_loss(where, ssim_weight)),
       target_(where),
-      mask_(where) {}
+      mask_(where),
+      total_(where, 1) {}
 
-void BatchLoss::clear() {
-  earlier_runs_ = 0;
-  last_weight_ = 0;
-}
+void BatchLoss::clear() { runs_ = 0; }
 
 void BatchLoss::add_run(const float* rgb, float* grad_rgb, const kernels::ImageBatchShape& shape,
                         std::span<const uint8_t* const> targets, std::span<const uint8_t* const> masks, int batch) {
@@ -42,15 +40,21 @@ void BatchLoss::add_run(const float* rgb, float* grad_rgb, const kernels::ImageB
   if (batch < shape.cameras)
     throw std::invalid_argument("batch loss: a run of " + std::to_string(shape.cameras) +
                                 " images in a batch of " + std::to_string(batch));
-  if (last_weight_ > 0) earlier_runs_ += loss_->read_loss() * last_weight_;
   const size_t pixels = size_t(shape.pixels_per_image());
   const uint8_t* target = gathered(targets, pixels * 3, where_, target_);
   const uint8_t* mask = masks.empty() ? nullptr : gathered(masks, pixels, where_, mask_);
   loss_->forward(rgb, target, shape, mask);
-  last_weight_ = float(shape.cameras) / float(batch);
-  loss_->backward(grad_rgb, last_weight_);
+  const float weight = float(shape.cameras) / float(batch);
+  kernels::add_weighted_loss(where_, loss_->loss_scalar(), weight, runs_ == 0, total_.data());
+  ++runs_;
+  loss_->backward(grad_rgb, weight);
 }
 
-float BatchLoss::read_loss() const { return last_weight_ > 0 ? earlier_runs_ + loss_->read_loss() * last_weight_ : 0.f; }
+float BatchLoss::read_loss() const {
+  if (runs_ == 0) return 0.f;
+  float total = 0;
+  kernels::copy_to_host(&total, total_.data(), where_, sizeof total, "reading a batch loss");
+  return total;
+}
 
 }  // namespace splat

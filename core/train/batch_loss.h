@@ -26,14 +26,13 @@ class BatchLoss {
   // Adds a run of shape.cameras images of one size: `rgb` the rendered images [C,H,W,3], `targets`
   // (the photos' 8-bit RGB, read as v / 255) and `masks` (empty: no masks; else one per image) the C
   // images' own arrays, all on this loss's
-  // context. Writes the run's gradient, weighted C / batch, to grad_rgb [C,H,W,3]. When a batch has
-  // several runs, starting the next one reads the previous run's loss on the host (a wait on CUDA);
-  // a batch of one run never waits.
+  // context. Writes the run's gradient, weighted C / batch, to grad_rgb [C,H,W,3], and adds the run's
+  // loss, weighted likewise, to the batch's on the device: no host wait, however many runs.
   void add_run(const float* rgb, float* grad_rgb, const kernels::ImageBatchShape& shape,
                std::span<const uint8_t* const> targets, std::span<const uint8_t* const> masks, int batch);
 
   // Sum of the weighted losses of the runs since clear(): the batch mean once every run of the batch
-  // was added. On CUDA this waits for the last run's loss.
+  // was added. A host wait (on CUDA for the last run's loss); 0 without a run.
   float read_loss() const;
 
  private:
@@ -41,8 +40,8 @@ class BatchLoss {
   std::unique_ptr<kernels::PhotometricLoss> loss_;
   kernels::Buffer<uint8_t> target_; // a run's targets (the photos' bytes) gathered into one batch
   kernels::Buffer<uint8_t> mask_;   // and its masks
-  float earlier_runs_ = 0;          // weighted losses of the runs before the last, read on the host
-  float last_weight_ = 0;           // weight of the last run (0: none since clear())
+  kernels::Buffer<float> total_;    // the weighted sum of the runs' losses since clear(), one float
+  int runs_ = 0;                    // runs since clear()
 };
 
 }  // namespace splat

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "kernels/buffer.h"
 #include "kernels/loss.h"
 
 namespace splat::kernels {
@@ -93,7 +94,12 @@ class CpuPhotometricLoss final : public PhotometricLoss {
   }
 
   const float* loss_scalar() const override { return &loss_; }
-  float read_loss() const override { return loss_; }
+  // Through the host copy all the same: where a CUDA run waits, so it counts as its wait.
+  float read_loss() const override {
+    float v = 0;
+    copy_to_host(&v, &loss_, Device::CPU, sizeof v, "reading a loss");
+    return v;
+  }
 
  private:
   float weight_;
@@ -188,6 +194,10 @@ template void loss_backward_reference<float>(const float*, TargetImages, const f
                                              float, float*, const uint8_t*);
 template void loss_backward_reference<double>(const double*, BasicTargetImages<double>, const double*,
                                               const ImageBatchShape&, double, double, double*, const uint8_t*);
+
+void add_weighted_loss_reference(const float* value, float weight, bool first, float* total) {
+  *total = weighted_loss_sum(first ? 0.f : *total, *value, weight);
+}
 
 std::unique_ptr<PhotometricLoss> make_cpu_photometric_loss(float ssim_weight) {
   return std::make_unique<CpuPhotometricLoss>(ssim_weight);

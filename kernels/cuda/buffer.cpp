@@ -8,6 +8,7 @@
 
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda_util.h"
+#include "kernels/host_waits.h"
 
 namespace splat::kernels {
 namespace {
@@ -18,6 +19,22 @@ cudaStream_t stream_of(const ComputeContext& c) { return static_cast<cudaStream_
 // cuda::check naming the device; the message is built only on failure (copies run every step).
 void check_on(cudaError_t e, const char* what, const ComputeContext& c) {
   if (e != cudaSuccess) cuda::check(e, (what + on_device(c)).c_str());
+}
+
+// The one host copy: counted, then a memcpy on the CPU backend, or enqueued on the CUDA stream and
+// waited for.
+void host_copy(void* dst, const void* src, size_t bytes, const ComputeContext& device, bool to_host,
+               const char* wait) {
+  if (bytes == 0) return;
+  note_host_wait(wait);
+  if (device.device == Device::CPU) {
+    std::memcpy(dst, src, bytes);
+    return;
+  }
+  const char* what = to_host ? "copying to the host from " : "copying from the host to ";
+  cuda::DeviceScope scope(device.ordinal);
+  check_on(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream_of(device)), what, device);
+  check_on(cudaStreamSynchronize(stream_of(device)), what, device);
 }
 
 }  // namespace
@@ -46,6 +63,14 @@ void device_free(const ComputeContext& where, void* p) {
   if (scope.ok()) cudaFree(p);
 }
 
+void copy_to_host(void* host, const void* src, const ComputeContext& from, size_t bytes, const char* what) {
+  host_copy(host, src, bytes, from, true, what);
+}
+
+void copy_from_host(void* dst, const ComputeContext& to, const void* host, size_t bytes, const char* what) {
+  host_copy(dst, host, bytes, to, false, what);
+}
+
 void copy_bytes(void* dst, const ComputeContext& to, const void* src, const ComputeContext& from, size_t bytes) {
   if (bytes == 0) return;
   const bool host_dst = to.device == Device::CPU, host_src = from.device == Device::CPU;
@@ -53,19 +78,14 @@ void copy_bytes(void* dst, const ComputeContext& to, const void* src, const Comp
     std::memcpy(dst, src, bytes);
     return;
   }
-  if (host_dst || host_src) {
-    const ComputeContext& gpu = host_dst ? from : to;
-    const char* what = host_dst ? "copying to the host from " : "copying from the host to ";
-    cuda::DeviceScope scope(gpu.ordinal);
-    check_on(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream_of(gpu)), what, gpu);
-    check_on(cudaStreamSynchronize(stream_of(gpu)), what, gpu);
-    return;
-  }
+  if (host_dst) return copy_to_host(dst, src, from, bytes);
+  if (host_src) return copy_from_host(dst, to, src, bytes);
   cuda::DeviceScope scope(to.ordinal);
   if (to == from) {  // one stream: stream order is all the caller needs
     check_on(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream_of(to)), "copying on ", to);
     return;
   }
+  note_host_wait("a copy between CUDA streams or devices");
   const std::string what = "copying from " + on_device(from) + " to " + on_device(to);
   {
     cuda::DeviceScope source(from.ordinal);

@@ -13,6 +13,7 @@
 
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda_util.h"
+#include "kernels/host_waits.h"
 
 namespace splat::kernels {
 
@@ -57,7 +58,9 @@ class Timeline {
     check(e, "timing: querying an event");
     return true;
   }
+  // Counted on both backends: on the CPU the timestamp is already taken, but a CUDA run waits here.
   void wait(size_t k) const {
+    note_host_wait("waiting for a timing event");
     if (where_.device == Device::CPU) return;
     const cuda::DeviceScope scope(where_.ordinal);
     check(cudaEventSynchronize(events_[k]), "timing: waiting for an event");

@@ -142,6 +142,30 @@ TEST_CASE("CUDA loss gradient scales with grad_scale", "[loss][gpu]") {
   for (size_t i = 0; i < a.size(); ++i) REQUIRE(b[i] == Approx(0.5f * a[i]).epsilon(1e-6));
 }
 
+namespace {
+
+// A batch's runs summed with their weights, on each backend: the first run overwrites whatever the
+// total held, the later ones add to it.
+float weighted_sum_on(const ComputeContext& where, const std::vector<float>& values, const std::vector<float>& weights) {
+  Buffer<float> value(where, 1), total(where, 1);
+  total.upload(std::vector<float>{123.f});  // the previous batch's sum: the first run must overwrite it
+  for (size_t k = 0; k < values.size(); ++k) {
+    value.upload(std::vector<float>{values[k]});
+    add_weighted_loss(where, value.data(), weights[k], k == 0, total.data());
+  }
+  return total.download()[0];
+}
+
+}  // namespace
+
+TEST_CASE("CUDA weighted loss sum of a batch's runs matches the CPU's", "[loss][gpu]") {
+  if (!splat::test::gpu_or_skip("CUDA weighted loss sum")) return;
+  const std::vector<float> values{0.31f, 0.072f, 0.55f}, weights{0.25f, 0.5f, 0.25f};
+  const float cpu = weighted_sum_on(Device::CPU, values, weights);
+  CHECK(cpu == Approx(0.25 * 0.31 + 0.5 * 0.072 + 0.25 * 0.55).epsilon(1e-6));
+  CHECK(weighted_sum_on(Device::CUDA, values, weights) == Approx(cpu).epsilon(1e-6));
+}
+
 TEST_CASE("CUDA PSNR and SSIM metrics match the CPU reference", "[loss][gpu]") {
   if (!splat::test::gpu_or_skip("CUDA metrics vs CPU")) return;
   const ImageBatchShape s{2, 97, 61};

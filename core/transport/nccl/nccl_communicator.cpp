@@ -11,6 +11,7 @@
 #include "core/transport/rendezvous.h"
 #include "kernels/buffer.h"
 #include "kernels/cuda_util.h"
+#include "kernels/host_waits.h"
 
 namespace splat::transport {
 
@@ -113,10 +114,10 @@ class NcclCommunicator final : public Communicator {
     throw_if_unusable(op);
     DeviceScope on(where_.ordinal);
     scratch_.resize(n * element_bytes);
-    if (n) kernels::copy_bytes(scratch_.data(), where_, host, kernels::Device::CPU, scratch_.bytes());
+    kernels::copy_from_host(scratch_.data(), where_, host, scratch_.bytes(), "an NCCL host sum");
     nccl_call(op, ncclAllReduce(scratch_.data(), scratch_.data(), n, type, ncclSum, comm_, stream_));
     wait(op, true);  // before the copy back, which would otherwise block on a stream that may never finish
-    if (n) kernels::copy_bytes(host, kernels::Device::CPU, scratch_.data(), where_, scratch_.bytes());
+    kernels::copy_to_host(host, scratch_.data(), where_, scratch_.bytes(), "an NCCL host sum");
   }
 
   void nccl_call(const char* op, ncclResult_t r) {
@@ -135,6 +136,7 @@ class NcclCommunicator final : public Communicator {
 
   // Polls until NCCL has accepted the work (and, with stream_too, the stream has run it), or fails.
   void wait(const char* op, bool stream_too) {
+    if (stream_too) kernels::note_host_wait("an NCCL collective waiting for its stream");
     const auto deadline = std::chrono::steady_clock::now() + options_.timeout;
     for (;;) {
       ncclResult_t state = ncclSuccess;
