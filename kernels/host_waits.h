@@ -4,8 +4,9 @@
 // CUDA streams or devices, an NCCL collective watched until its stream has run it): each one leaves
 // the GPU idle until the host has launched the next kernels, so a training step should make none in
 // steady state (docs/ARCHITECTURE.md, "No host wait in a step"). Every such wait in the code base
-// goes through note_host_wait(), the CUDA rasterizer's own not yet (its copy of the intersection
-// count and its wait for the previous staged camera upload); tests read the count around steps.
+// goes through note_host_wait(); tests read the count around steps. Waits for work that still has
+// later work queued behind it (the staging ring's and kernels/host_copies.h's throttles, which only
+// stop the host from running far ahead) leave the device busy and are not counted.
 //
 // Per thread: every rank thread drives its own device, so each counts its own waits. The CPU backend
 // counts the same places (the copies to and from the host of kernels/buffer.h, the phase timer's

@@ -123,9 +123,7 @@ using DensifyStats = BasicDensifyStats<float>;
 //    (cameras may interleave); the rasterize stage relies on it (depth ties break by global id, so
 //    a sharded render equals the unsharded one).
 //  - Dense (RasterSettings::packed false): every (camera, Gaussian) pair, culled ones with
-//    tiles 0 and every other attribute undefined, camera and id included (the multi-GPU exchange
-//    sends a peer only the pairs it sees and leaves the others unwritten). Packed: only the visible
-//    pairs.
+//    tiles 0 and undefined attributes. Packed: only the visible pairs.
 template <class T>
 struct BasicProjected {
   int64_t count = 0;

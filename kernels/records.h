@@ -45,27 +45,9 @@ void unpack_records(const ComputeContext& where, const uint32_t* records, int64_
 // same fields (std::invalid_argument otherwise).
 void copy_record_columns(const ComputeContext& where, const RecordSources& from, int64_t rows, const RecordTargets& to);
 
-// Only the rows a peer needs (the pairs it sees): records led by a row number, gathered from the
-// sender's columns and scattered into the receiver's. A negative row number marks an empty record
-// (nothing else of it is written or read). Record i is [row_of[i] | fields of that row], so its size
-// is 1 + from.record_words (to.record_words) words.
-//
-// select_rows: row_of[k] = the k-th row r < n with flags[r] > 0, in order; the rest of row_of[0, n)
-// = -1; *count (device) = their number.
-void select_rows(const ComputeContext& where, const int32_t* flags, int64_t n, int32_t* row_of, int64_t* count);
-// records[i] = [row_of[i] | row row_of[i] of `from`] for i < n.
-void pack_indexed_records(const ComputeContext& where, const RecordSources& from, const int32_t* row_of, int64_t n,
-                          uint32_t* records);
-// Row row(i) of `to` = record i's fields, for i < n with row(i) >= 0; row_of[i] = row(i) when given.
-void unpack_indexed_records(const ComputeContext& where, const uint32_t* records, int64_t n, const RecordTargets& to,
-                            int32_t* row_of);
-
 // CPU references (the entry points above call these for Device::CPU).
 void pack_records_reference(const RecordSources& from, int64_t rows, uint32_t* records);
 void unpack_records_reference(const uint32_t* records, int64_t rows, const RecordTargets& to);
 void copy_record_columns_reference(const RecordSources& from, int64_t rows, const RecordTargets& to);
-void select_rows_reference(const int32_t* flags, int64_t n, int32_t* row_of, int64_t* count);
-void pack_indexed_records_reference(const RecordSources& from, const int32_t* row_of, int64_t n, uint32_t* records);
-void unpack_indexed_records_reference(const uint32_t* records, int64_t n, const RecordTargets& to, int32_t* row_of);
 
 }  // namespace splat::kernels

@@ -33,13 +33,4 @@ SPLAT_HD I record_word(I i, int words, int start, int record_words) {
   return row * record_words + start + (i - row * words);
 }
 
-// Word w of an indexed record's row (kernels/records.h): field f's value v of that row, for w < the
-// field words; `index` is the record's word 0, so field words start at 1. Shared by both backends.
-template <class Word>
-SPLAT_HD void indexed_record_field(const BasicRecordFields<Word>& f, int w, int& field, int& value) {
-  field = 0;
-  while (field + 1 < f.count && w >= f.starts[field + 1]) ++field;
-  value = w - f.starts[field];
-}
-
 }  // namespace splat::kernels

@@ -1,5 +1,6 @@
 #include "core/train/local_step.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <vector>
 
@@ -32,9 +33,10 @@ void LocalStep::run(const StepBatch& batch, const StepRows& rows) {
   for (const size_t end : run_ends) {
     const size_t C = end - begin;
     const kernels::ImageBatchShape shape{int(C), cams[begin].height, cams[begin].width};
-    rgb_.resize(size_t(shape.elements()));
-    grad_rgb_.resize(size_t(shape.elements()));
-    alpha_.resize(C * size_t(shape.pixels_per_image()));
+    const size_t pixels = std::max(C * size_t(shape.pixels_per_image()), B * size_t(batch.largest_image_pixels));
+    rgb_.resize(3 * pixels);
+    grad_rgb_.resize(3 * pixels);
+    alpha_.resize(pixels);
     raster_->forward(rows.view, cams.subspan(begin, C), batch.settings, {rgb_.data(), alpha_.data(), nullptr});
     mark("render forward");
     loss_.add_run(rgb_.data(), grad_rgb_.data(), shape, batch.targets.subspan(begin, C),

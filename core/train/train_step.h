@@ -31,6 +31,10 @@ struct StepBatch {
   // Every rank's row count in rank order, when known: with a dense projection the exchange sizes
   // follow from them, with no host wait. Empty: counted on the device. Given on every rank or none.
   std::span<const int64_t> shard_sizes = {};
+  // The most pixels of any image the run draws (0: unknown). The step sizes its image buffers for the
+  // batch at that size from the first step on, so that a batch of larger images than any before does
+  // not grow them (freeing device memory waits for the device).
+  int64_t largest_image_pixels = 0;
 };
 
 // The rows a step reads and the arrays it writes: their parameters, their gradient arrays for each way
@@ -59,7 +63,6 @@ struct ExchangeSizes {
   int64_t pairs_received = 0;   // pairs this rank rasterized (from every shard)
   int64_t bytes_sent = 0;       // pairs sent to other ranks plus gradients returned to them
   int64_t bytes_received = 0;
-  uint64_t overflows = 0;       // so far: exchange directions whose visible pairs outgrew their planned size
 };
 
 // Where a step's time went on the rank's own timeline (device time on CUDA, host time on the CPU).

@@ -94,7 +94,11 @@ Trainer::Trainer(const Scene& scene, const GaussianModel& init, const TrainerOpt
   g_ = std::make_unique<DeviceGaussians>(where_, sharding_->initial_rows(init, wanted_columns()));
   // Only training targets live on the device for the whole run; evaluation uploads test views itself.
   for (size_t v = 0; v < scene.views.size(); ++v) images_.emplace_back(where_);
-  for (int v : scene.train_indices()) images_[v].upload(scene.images[v].pixels);
+  for (int v : scene.train_indices()) {
+    images_[v].upload(scene.images[v].pixels);
+    const auto& k = scene.views[v].intrinsics;
+    largest_image_pixels_ = std::max(largest_image_pixels_, int64_t(k.width) * k.height);
+  }
   // Masks only exist on the device when some view has ignored pixels; then every train view gets
   // one (all ones where nothing is ignored) so that a batch's masks gather like its targets.
   if (scene.has_masks()) {
@@ -165,7 +169,8 @@ void Trainer::run_batch(const std::vector<int>& views) {
                    .settings = render_settings(opt_, active_sh_degree()),
                    .targets = targets,
                    .masks = masks,
-                   .shard_sizes = shard_sizes_},
+                   .shard_sizes = shard_sizes_,
+                   .largest_image_pixels = largest_image_pixels_},
                   rows);
 }
 

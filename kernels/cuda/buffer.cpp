@@ -58,6 +58,10 @@ void device_free(const ComputeContext& where, void* p) {
     std::free(p);
     return;
   }
+  if (!p) return;
+  // cudaFree waits for the device to finish with the memory: buffers that grow (the model's columns
+  // under densification, a step's pair buffers after it) pay this rarely; it is counted.
+  note_host_wait("freeing device memory");
   // Errors here (e.g. a lost device) must not throw from destructors.
   const cuda::DeviceScope scope(where.ordinal, std::nothrow);
   if (scope.ok()) cudaFree(p);

@@ -98,7 +98,7 @@ class CudaRasterizer final : public Rasterizer {
  public:
   // Every entry point that touches the device opens a DeviceScope for where_.ordinal.
   explicit CudaRasterizer(const ComputeContext& where)
-      : where_(where), stream_(static_cast<cudaStream_t>(where.stream)), ws_(where.ordinal) {
+      : where_(where), stream_(static_cast<cudaStream_t>(where.stream)), ws_(where.ordinal, stream_) {
     const DeviceScope scope(where_.ordinal);
     check(cudaMallocHost(&host_totals_, 2 * sizeof(int64_t)), "allocating pinned totals");
     for (Staging& st : staging_) check(cudaEventCreateWithFlags(&st.copied, cudaEventDisableTiming), "creating a staging event");

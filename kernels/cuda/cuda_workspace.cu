@@ -4,7 +4,6 @@
 
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda_util.h"
-#include "kernels/host_waits.h"
 
 namespace splat::kernels::cuda {
 
@@ -23,17 +22,14 @@ void* CudaWorkspace::bytes(int slot, size_t n) {
   Block& b = blocks_[slot];
   if (n > b.window_need) b.window_need = n;
   if (n <= b.capacity) return b.ptr;
-  // Growth frees first so that the old block's memory is available to the new one; the device
-  // must be idle with respect to that block, which cudaFree guarantees by synchronising.
-  if (b.ptr) {
-    note_host_wait("rasterizer workspace: growing a block");
-    check(cudaFree(b.ptr), "freeing a workspace block");
-  }
+  // Growth frees first so that the old block's memory is available to the new one; stream order
+  // keeps the new block's users after the old one's.
+  if (b.ptr) check(cudaFreeAsync(b.ptr, stream_), "freeing a workspace block");
   held_ -= b.capacity;
   b.ptr = nullptr;
   b.capacity = 0;
   const size_t want = (n + n / 4 + 255) / 256 * 256;
-  check(cudaMalloc(&b.ptr, want), "allocating rasterizer workspace");
+  check(cudaMallocAsync(&b.ptr, want, stream_), "allocating rasterizer workspace");
   b.capacity = want;
   held_ += want;
   if (held_ > peak_) peak_ = held_;
@@ -46,8 +42,7 @@ void CudaWorkspace::trim() {
   constexpr size_t kSlack = size_t(1) << 20;
   for (Block& b : blocks_) {
     if (b.ptr && b.capacity > 2 * b.window_need + kSlack) {
-      note_host_wait("rasterizer workspace: giving a block back");
-      check(cudaFree(b.ptr), "freeing a workspace block");
+      check(cudaFreeAsync(b.ptr, stream_), "freeing a workspace block");
       held_ -= b.capacity;
       b.ptr = nullptr;
       b.capacity = 0;

@@ -1,9 +1,10 @@
 #pragma once
 // A caching device allocator for per-call scratch: each named slot keeps one device block that
-// grows (by 25 % headroom, so slowly growing Gaussian counts do not reallocate every step). After the
-// first steps of a run no cudaMalloc happens in forward/backward, which keeps those calls free of
-// the implicit synchronisation cudaMalloc/cudaFree cause. trim() bounds the high-water mark: a block
-// much larger than what its slot has recently needed is given back.
+// grows (by 25 % headroom, so slowly growing Gaussian counts do not reallocate every step). Blocks
+// come from the device's stream-ordered pool (cudaMallocAsync / cudaFreeAsync on the owner's
+// stream): growing or giving back a block is ordered after the work that used it, with no host
+// wait, so a model that grows (densification) does not stall the steps that follow. trim() bounds
+// the high-water mark: a block much larger than what its slot has recently needed is given back.
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -13,9 +14,9 @@ namespace splat::kernels::cuda {
 
 class CudaWorkspace {
  public:
-  // The blocks live on CUDA device `ordinal`; get()/bytes() are called with it current (inside the
-  // owner's DeviceScope), the destructor makes it current itself.
-  explicit CudaWorkspace(int ordinal = 0) : ordinal_(ordinal) {}
+  // The blocks live on CUDA device `ordinal` and are used on `stream` only; get()/bytes() are called
+  // with the device current (inside the owner's DeviceScope), the destructor makes it current itself.
+  explicit CudaWorkspace(int ordinal = 0, cudaStream_t stream = nullptr) : ordinal_(ordinal), stream_(stream) {}
   CudaWorkspace(const CudaWorkspace&) = delete;
   CudaWorkspace& operator=(const CudaWorkspace&) = delete;
   ~CudaWorkspace();
@@ -32,7 +33,7 @@ class CudaWorkspace {
   // kTrimWindow calls, each block larger than twice the largest request its slot served in that
   // window (plus 1 MiB) is freed; the next request allocates it anew with headroom. So a close-up
   // view or a densification burst does not keep its memory for the rest of the run, and a slot
-  // whose need swings by less than 2x is never reallocated. Freeing waits for the device.
+  // whose need swings by less than 2x is never reallocated.
   static constexpr int kTrimWindow = 100;
   void trim();
 
@@ -47,6 +48,7 @@ class CudaWorkspace {
     size_t window_need = 0;  // largest request since the last trim window ended
   };
   int ordinal_;
+  cudaStream_t stream_;
   int trim_calls_ = 0;
   std::vector<Block> blocks_;
   size_t held_ = 0;

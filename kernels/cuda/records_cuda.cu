@@ -2,8 +2,6 @@
 // moves a tile of rows through shared memory, so that both sides are coalesced: consecutive threads
 // read (or write) consecutive words of each column, and consecutive words of the tile's records.
 // Indices inside a tile are 32-bit (record_word divides by a field's width in int32).
-#include <cub/device/device_select.cuh>
-#include <thrust/iterator/counting_iterator.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -50,45 +48,6 @@ __global__ void unpack_kernel(const uint32_t* records, RecordTargets to, int64_t
   }
 }
 
-// Indexed records: a thread per record word (word 0 the row number), so that the record side is
-// coalesced; the column side is a gather (scatter) by row.
-__global__ void pack_indexed_kernel(RecordSources from, const int32_t* row_of, int64_t n, uint32_t* records) {
-  const int W = 1 + from.record_words;
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n * W; i += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t r = i / W;
-    const int w = int(i - r * W);
-    const int32_t row = row_of[r];
-    if (w == 0) {
-      records[i] = uint32_t(row);
-    } else if (row >= 0) {
-      int f = 0, v = 0;
-      indexed_record_field(from, w - 1, f, v);
-      records[i] = from.columns[f][int64_t(row) * from.words[f] + v];
-    }
-  }
-}
-
-__global__ void unpack_indexed_kernel(const uint32_t* records, int64_t n, RecordTargets to, int32_t* row_of) {
-  const int W = 1 + to.record_words;
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n * W; i += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t r = i / W;
-    const int w = int(i - r * W);
-    const int32_t row = int32_t(records[r * W]);
-    if (w == 0) {
-      if (row_of) row_of[r] = row;
-    } else if (row >= 0) {
-      int f = 0, v = 0;
-      indexed_record_field(to, w - 1, f, v);
-      to.columns[f][int64_t(row) * to.words[f] + v] = records[i];
-    }
-  }
-}
-
-struct Flagged {
-  const int32_t* flags;
-  __device__ bool operator()(int32_t r) const { return flags[r] > 0; }
-};
-
 // Checks the shape, then runs the CPU reference or launches `kernel` with one block per tile.
 template <class Word, class Reference, class Kernel, class... Args>
 void run(const char* what, const ComputeContext& where, const BasicRecordFields<Word>& f, int64_t rows,
@@ -120,49 +79,6 @@ void pack_records(const ComputeContext& where, const RecordSources& from, int64_
 void unpack_records(const ComputeContext& where, const uint32_t* records, int64_t rows, const RecordTargets& to) {
   run("unpack_records", where, to, rows, [&] { unpack_records_reference(records, rows, to); }, unpack_kernel, records,
       to);
-}
-
-void select_rows(const ComputeContext& where, const int32_t* flags, int64_t n, int32_t* row_of, int64_t* count) {
-  if (n < 0 || n >= (int64_t(1) << 31)) throw std::invalid_argument("select_rows: " + std::to_string(n) + " rows");
-  if (where.device == Device::CPU) return select_rows_reference(flags, n, row_of, count);
-  const cuda::DeviceScope scope(where.ordinal);
-  const auto stream = static_cast<cudaStream_t>(where.stream);
-  cuda::check(cudaMemsetAsync(row_of, 0xff, size_t(n) * sizeof(int32_t), stream), "select_rows: clearing");
-  if (n == 0) {
-    cuda::check(cudaMemsetAsync(count, 0, sizeof(int64_t), stream), "select_rows: no rows");
-    return;
-  }
-  const thrust::counting_iterator<int32_t> rows(0);
-  size_t bytes = 0;
-  cuda::check(cub::DeviceSelect::If(nullptr, bytes, rows, row_of, count, int(n), Flagged{flags}, stream),
-              "select_rows: sizing");
-  // Stream-ordered scratch from the device's pool: no synchronisation, reused from step to step.
-  void* temp = nullptr;
-  cuda::check(cudaMallocAsync(&temp, bytes, stream), "select_rows: scratch");
-  cuda::check(cub::DeviceSelect::If(temp, bytes, rows, row_of, count, int(n), Flagged{flags}, stream), "select_rows");
-  cuda::check(cudaFreeAsync(temp, stream), "select_rows: freeing scratch");
-}
-
-void pack_indexed_records(const ComputeContext& where, const RecordSources& from, const int32_t* row_of, int64_t n,
-                          uint32_t* records) {
-  if (where.device == Device::CPU) return pack_indexed_records_reference(from, row_of, n, records);
-  if (n <= 0) return;
-  const cuda::DeviceScope scope(where.ordinal);
-  const int64_t words = n * (1 + from.record_words);
-  pack_indexed_kernel<<<unsigned(std::min<int64_t>((words + kThreads - 1) / kThreads, 1 << 16)), kThreads, 0,
-                        static_cast<cudaStream_t>(where.stream)>>>(from, row_of, n, records);
-  cuda::check_launch("pack_indexed_records");
-}
-
-void unpack_indexed_records(const ComputeContext& where, const uint32_t* records, int64_t n, const RecordTargets& to,
-                            int32_t* row_of) {
-  if (where.device == Device::CPU) return unpack_indexed_records_reference(records, n, to, row_of);
-  if (n <= 0) return;
-  const cuda::DeviceScope scope(where.ordinal);
-  const int64_t words = n * (1 + to.record_words);
-  unpack_indexed_kernel<<<unsigned(std::min<int64_t>((words + kThreads - 1) / kThreads, 1 << 16)), kThreads, 0,
-                          static_cast<cudaStream_t>(where.stream)>>>(records, n, to, row_of);
-  cuda::check_launch("unpack_indexed_records");
 }
 
 void copy_record_columns(const ComputeContext& where, const RecordSources& from, int64_t rows, const RecordTargets& to) {

@@ -1,8 +1,9 @@
 #pragma once
 // Counting a training run's host waits step by step (kernels/host_waits.h; docs/ARCHITECTURE.md "No
 // host wait in a step"), for the one-rank and the rank-thread tests, on either backend. A step may wait
-// only where the design allows it: a refinement (the strategy plans it on the host) and a step that
-// records metrics (it reads the loss). Every other step must make none.
+// only where the design allows it: a refinement (the strategy plans it on the host), the step after
+// one (buffers sized by the model grow to its new size, freeing the old ones) and a step that records
+// metrics (it reads the loss). Every other step must make none.
 //
 // The counter is per thread, so a rank thread counts its own waits; the result is plain data that the
 // test's main thread checks (Catch2's assertions are not for rank threads).
@@ -11,6 +12,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/scene/scene.h"
@@ -28,11 +30,13 @@ struct StepWaits {
 // Runs `run` to its end. The first `warmup` steps (first allocations, first calls) are not looked at.
 inline StepWaits count_step_waits(TrainingRun& run, int warmup) {
   StepWaits w;
+  bool after_refinement = false;
   for (int step = 0; !run.done(); ++step) {
     const uint64_t before = kernels::host_waits();
     const RunStep s = run.step();
     const uint64_t waits = kernels::host_waits() - before;
-    if (step < warmup || s.metrics) continue;
+    const bool follows = std::exchange(after_refinement, s.result.structure_changed);
+    if (step < warmup || s.metrics || follows) continue;
     if (s.result.structure_changed) {
       ++w.refinements;
       continue;

@@ -218,39 +218,6 @@ StepOutput run_sharded(const HostScene& s, int ranks, const ContextFor& context_
   return out;
 }
 
-// Several steps of one ShardedStep per rank with the shard sizes given (a dense step sends each peer
-// only the pairs it sees, sized from the counts of steps ExchangePlan::kLag back): each step's
-// gradients are those of one rank, and no direction outgrew its plan.
-std::vector<StepOutput> run_sharded_steps(const HostScene& s, int ranks, int steps) {
-  std::vector<int64_t> sizes;
-  for (int r = 0; r < ranks; ++r) sizes.push_back(s.n * (r + 1) / ranks - s.n * r / ranks);
-  std::vector<StepOutput> outputs(static_cast<size_t>(steps));
-  std::vector<std::unique_ptr<RankShard>> shards(ranks);
-  std::vector<uint64_t> overflows(ranks);
-  std::vector<float> losses(ranks);
-  run_ranks(ranks, [](int) { return ComputeContext(Device::CPU); }, [&](Communicator& comm) {
-    const int r = comm.rank();
-    const int64_t first = s.n * r / ranks, last = s.n * (r + 1) / ranks;
-    ShardedStep step(comm, kSsimWeight, 1);
-    for (int k = 0; k < steps; ++k) {
-      shards[r] = std::make_unique<RankShard>(comm.context(), s, first, last - first);
-      step.run({s.cameras, s.settings, shards[r]->target_pointers(), {}, sizes}, rows_of(*shards[r]));
-      losses[r] = step.read_loss();
-      comm.barrier();
-      if (r == 0) {
-        std::vector<const RankShard*> in_order;
-        for (const auto& p : shards) in_order.push_back(p.get());
-        outputs[size_t(k)] = gather(in_order);
-        outputs[size_t(k)].loss = losses[0];
-      }
-      comm.barrier();
-    }
-    overflows[r] = step.exchange_sizes().overflows;
-  });
-  for (int r = 0; r < ranks; ++r) CHECK(overflows[r] == 0);
-  return outputs;
-}
-
 double rel_err(const Floats& a, const Floats& b) {
   REQUIRE(a.size() == b.size());
   double d = 0, n = 0;
@@ -332,19 +299,6 @@ TEST_CASE("pairs are counted per camera block like a scan of the camera column",
 
 TEST_CASE("the sharded step on 1, 2, 3 and 4 CPU ranks equals the local step", "[dist][sharded_step]") {
   check_against_one_rank({1, 2, 3, 4}, [](int) { return ComputeContext(Device::CPU); }, Device::CPU);
-}
-
-TEST_CASE("dense steps sized from earlier steps' counts send only visible pairs and equal the local step",
-          "[dist][sharded_step]") {
-  const HostScene s = random_scene(31, 150, 4, false);
-  const StepOutput want = one_rank(s, ComputeContext(Device::CPU));
-  for (const int ranks : {2, 3}) {
-    const std::vector<StepOutput> got = run_sharded_steps(s, ranks, ExchangePlan::kLag + 2);
-    for (size_t k = 0; k < got.size(); ++k) {
-      INFO(ranks << " ranks, step " << k);
-      check_equal(got[k], want, 1);
-    }
-  }
 }
 
 TEST_CASE("a CPU rank's step times its render and its exchanges, and its traffic adds up", "[dist][sharded_step]") {

@@ -58,8 +58,6 @@ class ReceivedPairs {
     camera_.resize(m), tiles_.resize(m), id_.resize(m), half_.resize(2 * m);
     mean2d_.resize(2 * m), conic_opacity_.resize(4 * m), color_depth_.resize(4 * m);
   }
-  // Every pair invisible (no tiles): the state before a culled exchange fills the visible ones.
-  void clear_tiles() { tiles_.zero(); }
   Columns columns() {
     return {camera_.data(), id_.data(), mean2d_.data(), conic_opacity_.data(), color_depth_.data(), half_.data(),
             tiles_.data()};

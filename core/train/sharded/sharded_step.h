@@ -34,7 +34,6 @@
 #include <vector>
 
 #include "core/transport/communicator.h"
-#include "core/train/sharded/exchange_plan.h"
 #include "core/train/sharded/pair_records.h"
 #include "core/train/batch_loss.h"
 #include "core/train/train_step.h"
@@ -83,14 +82,9 @@ class ShardedStep final : public TrainStep {
  // gradient return (likewise); project backward.
  private:
   void count_pairs(const kernels::ProjectedGaussians& mine, const StepBatch& batch, int64_t rows);
-  void select_visible(const kernels::ProjectedGaussians& mine);
   void exchange_pairs(const kernels::ProjectedGaussians& mine);
-  void exchange_all(const kernels::ProjectedGaussians& mine, const kernels::RecordSources& from,
-                    const kernels::RecordTargets& to, int64_t own);
-  void exchange_visible(const kernels::RecordSources& from, const kernels::RecordTargets& to, int64_t own);
   void compute_loss(const StepBatch& batch);
   void return_gradients(int64_t projected);
-  void return_visible(const kernels::RecordSources& from, const kernels::RecordTargets& to);
 
   Communicator& comm_;
   kernels::ComputeContext where_;
@@ -100,13 +94,6 @@ class ShardedStep final : public TrainStep {
   ExchangeSizes sizes_;
   // Pair counts per peer: sent (this rank's pairs for q's cameras), received (q's pairs for ours).
   kernels::Buffer<int64_t> counts_;  // [2R] on the device: send counts, then received counts
-  // A dense step with peers sends only the pairs each peer sees (culled_): the rows selected per peer
-  // (send_rows_, at send_at_), the rows received with their records (recv_rows_, peer after peer),
-  // and the records per peer, planned ahead (plan_).
-  bool culled_ = false;
-  ExchangePlan plan_;
-  kernels::Buffer<int32_t> send_rows_, recv_rows_;
-  std::vector<int64_t> send_records_count_, recv_records_count_;
   std::vector<int64_t> send_pairs_, recv_pairs_, send_at_, recv_at_;
   // Records sent and received (peers' pairs only); the forward exchange's buffers serve the reverse one too.
   kernels::Buffer<uint32_t> send_records_, recv_records_;
