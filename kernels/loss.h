@@ -52,6 +52,9 @@ class PhotometricLoss {
  public:
   virtual ~PhotometricLoss() = default;
   virtual ComputeContext context() const = 0;
+  // Sizes the scratch for runs of up to most.cameras images no taller and no wider than `most`, so that
+  // forward() allocates nothing for them later (growing device memory waits for the device).
+  virtual void reserve(const ImageBatchShape& /*most*/) {}
   Device device() const { return context().device; }
 
   // Computes the loss of the batch into loss_scalar(), over the pixels `mask` marks valid

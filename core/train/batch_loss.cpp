@@ -28,6 +28,14 @@ BatchLoss::BatchLoss(const kernels::ComputeContext& where, float ssim_weight)
       mask_(where),
       total_(where, 1) {}
 
+void BatchLoss::reserve(const kernels::ImageBatchShape& most) {
+  loss_->reserve(most);
+  // resize() keeps a larger allocation: the runs' gathers below then never grow these.
+  if (target_.capacity() < size_t(most.elements())) target_.resize(size_t(most.elements()));
+  const size_t pixels = size_t(most.cameras) * size_t(most.pixels_per_image());
+  if (mask_.capacity() < pixels) mask_.resize(pixels);
+}
+
 void BatchLoss::clear() { runs_ = 0; }
 
 void BatchLoss::add_run(const float* rgb, float* grad_rgb, const kernels::ImageBatchShape& shape,

@@ -23,6 +23,9 @@ class BatchLoss {
   // Starts a batch: forgets the losses of the previous one.
   void clear();
 
+  // Sizes the scratch for runs up to `most` (kernels::PhotometricLoss::reserve), masks included.
+  void reserve(const kernels::ImageBatchShape& most);
+
   // Adds a run of shape.cameras images of one size: `rgb` the rendered images [C,H,W,3], `targets`
   // (the photos' 8-bit RGB, read as v / 255) and `masks` (empty: no masks; else one per image) the C
   // images' own arrays, all on this loss's

@@ -25,6 +25,8 @@ void LocalStep::run(const StepBatch& batch, const StepRows& rows) {
     throw std::invalid_argument("step: " + std::to_string(B) + " cameras but " + std::to_string(batch.targets.size()) +
                                 " targets and " + std::to_string(batch.masks.size()) + " masks");
   marks_.mark(0);
+  const size_t most = B * size_t(batch.largest_width) * size_t(batch.largest_height);
+  if (most > 0) loss_.reserve({int(B), batch.largest_height, batch.largest_width});
   loss_.clear();
   const std::vector<size_t> run_ends = size_run_ends(cams);
   const GradWrite first_write =
@@ -33,7 +35,7 @@ void LocalStep::run(const StepBatch& batch, const StepRows& rows) {
   for (const size_t end : run_ends) {
     const size_t C = end - begin;
     const kernels::ImageBatchShape shape{int(C), cams[begin].height, cams[begin].width};
-    const size_t pixels = std::max(C * size_t(shape.pixels_per_image()), B * size_t(batch.largest_image_pixels));
+    const size_t pixels = std::max(C * size_t(shape.pixels_per_image()), most);
     rgb_.resize(3 * pixels);
     grad_rgb_.resize(3 * pixels);
     alpha_.resize(pixels);

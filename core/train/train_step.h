@@ -31,10 +31,10 @@ struct StepBatch {
   // Every rank's row count in rank order, when known: with a dense projection the exchange sizes
   // follow from them, with no host wait. Empty: counted on the device. Given on every rank or none.
   std::span<const int64_t> shard_sizes = {};
-  // The most pixels of any image the run draws (0: unknown). The step sizes its image buffers for the
-  // batch at that size from the first step on, so that a batch of larger images than any before does
-  // not grow them (freeing device memory waits for the device).
-  int64_t largest_image_pixels = 0;
+  // The largest width and height of any image the run draws (0: unknown). The step sizes its image
+  // buffers and loss scratch for the batch at that size from the first step on, so that a batch of
+  // larger images than any before does not grow them (freeing device memory waits for the device).
+  int largest_width = 0, largest_height = 0;
 };
 
 // The rows a step reads and the arrays it writes: their parameters, their gradient arrays for each way

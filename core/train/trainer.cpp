@@ -97,7 +97,8 @@ Trainer::Trainer(const Scene& scene, const GaussianModel& init, const TrainerOpt
   for (int v : scene.train_indices()) {
     images_[v].upload(scene.images[v].pixels);
     const auto& k = scene.views[v].intrinsics;
-    largest_image_pixels_ = std::max(largest_image_pixels_, int64_t(k.width) * k.height);
+    largest_width_ = std::max(largest_width_, k.width);
+    largest_height_ = std::max(largest_height_, k.height);
   }
   // Masks only exist on the device when some view has ignored pixels; then every train view gets
   // one (all ones where nothing is ignored) so that a batch's masks gather like its targets.
@@ -170,7 +171,8 @@ void Trainer::run_batch(const std::vector<int>& views) {
                    .targets = targets,
                    .masks = masks,
                    .shard_sizes = shard_sizes_,
-                   .largest_image_pixels = largest_image_pixels_},
+                   .largest_width = largest_width_,
+                   .largest_height = largest_height_},
                   rows);
 }
 

@@ -219,7 +219,7 @@ class Trainer {
   std::unique_ptr<Strategy> strategy_;
   std::unique_ptr<TrainStep> step_path_;
   int64_t first_id_ = 0;              // global id of this rank's row 0
-  int64_t largest_image_pixels_ = 0;  // of the training views (StepBatch::largest_image_pixels)
+  int largest_width_ = 0, largest_height_ = 0;  // of the training views (StepBatch::largest_width)
   std::vector<int64_t> shard_sizes_;  // every rank's row count, in rank order; empty: unknown
   CameraSampler sampler_;
   std::vector<kernels::Buffer<uint8_t>> images_;  // per view, the photo's bytes (a quarter of fp32); empty for views not used

@@ -275,6 +275,14 @@ class CudaPhotometricLoss final : public PhotometricLoss {
         valid_elements_(where, 1) {}
   ComputeContext context() const override { return where_; }
 
+  void reserve(const ImageBatchShape& most) override {
+    validate(most);
+    const cuda::DeviceScope scope(where_.ordinal);
+    ensure_size(partials_, 3 * size_t(most.elements()));
+    ensure_size(block_sums_, size_t(tile_grid(most).blocks_per_image) * most.cameras);
+    ensure_size(sums_, size_t(most.cameras));
+  }
+
   void forward(const float* pred, TargetImages target, const ImageBatchShape& shape, const uint8_t* mask) override {
     validate(shape);
     const cuda::DeviceScope scope(where_.ordinal);

@@ -98,8 +98,9 @@ void ShardedStep::run(const StepBatch& batch, const StepRows& rows) {
   exchange_pairs(mine);
   const kernels::ProjectedGaussians received = received_.view();
   const auto mine_cameras = batch.cameras.subspan(size_t(block_.first), size_t(block_.count));
-  const int64_t pixels =
-      std::max(kernels::image_offsets(mine_cameras).back(), int64_t(block_.count) * batch.largest_image_pixels);
+  const int64_t most = int64_t(block_.count) * batch.largest_width * batch.largest_height;
+  if (most > 0) loss_.reserve({block_.count, batch.largest_height, batch.largest_width});
+  const int64_t pixels = std::max(kernels::image_offsets(mine_cameras).back(), most);
   rgb_.resize(size_t(3 * pixels));
   alpha_.resize(size_t(pixels));
   grad_rgb_.resize(size_t(3 * pixels));
