@@ -190,14 +190,15 @@ TrainerOptions trainer_options(const TrainArgs& a, kernels::Device dev) {
 
 // One progress line; fields are dropped, least useful first, to fit `columns` (0: no limit).
 // `imbalance`: the ranks' Gaussian counts, max / mean (only with ranks).
-std::string progress_line(const TrainingRun& training, int start, int total, float loss, int64_t gaussians,
-                          std::optional<double> imbalance, int columns) {
+std::string progress_line(const TrainingRun& training, int start, int total, std::optional<float> loss,
+                          int64_t gaussians, std::optional<double> imbalance, int columns) {
   const Trainer& trainer = training.trainer();
   const int done = trainer.images_done();
   const double el = training.seconds();
   std::vector<ProgressPiece> pieces = progress_pieces("train", done - start, total - start, el);
   char text[64];
-  std::snprintf(text, sizeof text, "loss %.4f", loss);
+  if (loss) std::snprintf(text, sizeof text, "loss %.4f", *loss);
+  else std::snprintf(text, sizeof text, "loss -");  // with ranks, none until the first metrics record
   pieces.push_back({text, 1});
   if (training.last_psnr()) std::snprintf(text, sizeof text, "PSNR %.2f", *training.last_psnr());
   else std::snprintf(text, sizeof text, "PSNR -");
@@ -353,7 +354,7 @@ class CliController final : public RankController {
   // Rank 0's alone:
   int start_ = 0, total_ = 0;  // the images the progress line counts from and to
   std::optional<ProgressCadence> cadence_;
-  float loss_ = 0;
+  std::optional<float> loss_;
   std::optional<double> imbalance_;  // from the last metrics record, which gathers every rank's figures
   int code_ = 0;  // the other ranks' code, and rank 0's until it ends
 };
