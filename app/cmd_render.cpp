@@ -99,7 +99,8 @@ int run_render(const RenderArgs& a) {
   DeviceGaussians g(dev, GaussianState::from_model(model));
   auto raster = dev == kernels::Device::CPU ? kernels::make_cpu_rasterizer() : kernels::make_cuda_rasterizer();
   // Rendered as the run trained (background, packed, antialiased), up to the degree the PLY holds.
-  const kernels::RasterSettings s = render_settings(config.trainer_options(dev), std::min(config.sh_degree, model.sh_degree()));
+  kernels::RasterSettings s = render_settings(config.trainer_options(dev), std::min(config.sh_degree, model.sh_degree()));
+  s.count_entries = true;  // every frame whole: it is written at once
   const RenderFn render = [&](const kernels::Camera& cam) {
     kernels::Buffer<float> rgb(dev, size_t(cam.width) * cam.height * 3);
     raster->forward(g.view(), std::span<const kernels::Camera>(&cam, 1), s, {rgb.data(), nullptr, nullptr});

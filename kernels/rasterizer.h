@@ -161,6 +161,11 @@ struct RasterSettings {
   float near_plane = 0.01f;
   float far_plane = 1e10f;
   float eps2d = 0.3f;           // dilation added to the 2D covariance, px^2
+  // Read this call's tile intersection count before sorting (a host wait) instead of sizing the room
+  // from earlier calls' counts (CUDA; kernels/capacity_plan.h): for renders that must be whole when
+  // they return (evaluation, the viewer, renders to files), where a planned room that proved too small
+  // would leave entries out. Training steps leave it off.
+  bool count_entries = false;
 };
 
 // Images of the C cameras of one call, concatenated in camera order: camera c's pixels start at

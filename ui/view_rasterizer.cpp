@@ -59,6 +59,7 @@ void ViewRasterizer::render(const kernels::Camera& camera, const kernels::Raster
   const kernels::GaussiansView view = shown_ ? shown_->view() : model_->view();
   kernels::RasterSettings s = settings;
   s.sh_degree = std::min(s.sh_degree, shown_ ? shown_->sh_degree() : model_->sh_degree());
+  s.count_entries = true;  // the frame stays on screen until something changes: it must be whole
   const kernels::Camera cams[1] = {camera};
   rasterizer_->forward(view, cams, s, {rgb_.data(), alpha_.data(), depth_.data()});
 }

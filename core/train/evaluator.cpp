@@ -33,6 +33,8 @@ EvalResult evaluate(kernels::Rasterizer& raster, const kernels::GaussiansView& g
   kernels::Buffer<uint8_t> mask(dev);
   if (!options.render_dir.empty()) std::filesystem::create_directories(options.render_dir);
   EvalResult res;
+  kernels::RasterSettings settings = options.settings;
+  settings.count_entries = true;  // every render whole: the metrics read it at once
   const auto t0 = std::chrono::steady_clock::now();
   for (int v : views) {
     const SceneView& sv = scene.views[v];
@@ -41,7 +43,7 @@ EvalResult evaluate(kernels::Rasterizer& raster, const kernels::GaussiansView& g
     rgb.resize(size_t(shape.elements()));
     alpha.resize(size_t(shape.pixels_per_image()));
     target.upload(scene.images[v].pixels);
-    raster.forward(g, std::span<const kernels::Camera>(&cam, 1), options.settings, {rgb.data(), alpha.data(), nullptr});
+    raster.forward(g, std::span<const kernels::Camera>(&cam, 1), settings, {rgb.data(), alpha.data(), nullptr});
     // Ignored pixels (outside the undistorted photo, or masked by the user) are left out of the metrics.
     const uint8_t* m_host = scene.mask(v);
     if (m_host && std::none_of(m_host, m_host + shape.pixels_per_image(), [](uint8_t b) { return b != 0; })) {

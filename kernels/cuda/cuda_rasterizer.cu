@@ -309,7 +309,8 @@ class CudaRasterizer final : public Rasterizer {
     grid_ = grid;
     for (int c = 0; c < 3; ++c) background_[c] = settings.background[c];
     if (intersections) last_needed_ = *intersections;
-    const Entries room = intersections ? Entries{*intersections, ws_.get<int64_t>(kTotals, 2)} : plan_entries(input);
+    const Entries room =
+        intersections ? Entries{*intersections, ws_.get<int64_t>(kTotals, 2)} : plan_entries(input, settings.count_entries);
     PhaseTimer* const timer = timer_ && timer_->started() ? timer_.get() : nullptr;
     bins_ = bin_and_sort(raster_slots_, grid_, room.capacity, room.needed, ws_, kBinning, timer, stream_);
     const int64_t pixels = grid_.total_pixels;
@@ -365,13 +366,13 @@ class CudaRasterizer final : public Rasterizer {
   }
 
   // Room for the entries of `input`: the plan's capacity from the counts that came back, the count
-  // itself queued to come back later. Before any came back (the first call), this call's count is
-  // read on the host.
+  // itself queued to come back later. Before any came back (the first call), or when the caller asks
+  // (`count_now`), this call's count is read on the host.
   struct Entries {
     int64_t capacity = 0;
     const int64_t* needed = nullptr;  // device
   };
-  Entries plan_entries(const ProjectedSlots& input) {
+  Entries plan_entries(const ProjectedSlots& input, bool count_now) {
     if (input.count == 0) return {0, nullptr};
     // Counts that landed; where every slot is in flight, the oldest (the device has the rest queued).
     while (!pending_.empty() && (pending_.size() == HostCopies::kSlots || counts_->landed(pending_.front().copy))) {
@@ -380,7 +381,7 @@ class CudaRasterizer final : public Rasterizer {
       learn(p.pairs, counts_->values(p.copy)[0], p.capacity);
     }
     const int64_t limit = (int64_t(1) << 31) - 1;
-    if (const std::optional<int64_t> planned = plan_.capacity(input.count, limit)) {
+    if (const std::optional<int64_t> planned = count_now ? std::nullopt : plan_.capacity(input.count, limit)) {
       const int64_t* needed = sum_totals(input.tile_count, nullptr, input.count);
       pending_.push_back({counts_->queue(needed, 1), input.count, *planned});
       return {*planned, needed};

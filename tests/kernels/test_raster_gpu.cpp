@@ -347,4 +347,13 @@ TEST_CASE("CUDA rasterizer plans its tile entries ahead; an overflow is counted 
   check_close(third, render(Device::CPU, big, og, false), 1e-4, 1e-3, "the call after the overflow");
   run(big);
   CHECK(r->intersection_overflows() == 1);
+
+  // A call that counts its entries first is whole however far it is from what the plan learned.
+  r = kernels::make_cuda_rasterizer();
+  run(small);
+  Scene counted = big;
+  counted.settings.count_entries = true;
+  check_close(run(counted), render(Device::CPU, big, og, false), 1e-4, 1e-3, "a call that counts its entries");
+  run(small);  // takes in the counted call's count, with nothing to report
+  CHECK(r->intersection_overflows() == 0);
 }
