@@ -1,10 +1,12 @@
-// The per-GPU panel: one block per rank of the training session, from each rank's figures of
+// The per-GPU panel: what the viewer costs training (images/s against the viewport's render time
+// per second), then one block per rank of the training session, from each rank's figures of
 // its last step (TrainingSession::rank_stats): its device, its shard's Gaussians (a bar against the
 // largest shard), device memory, step time, time waiting on the exchanges and bytes exchanged; and the
 // imbalance (max / mean) of the Gaussians and of the step times.
 #include <imgui.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <vector>
 
@@ -35,10 +37,23 @@ void draw_rank(const sharded::RankStats& r, int64_t largest) {
     ImGui::TextDisabled(", %.0f MB", r.device_memory_mb);
   }
 }
+
+void draw_price(const ViewerState& state, const TrainingController& training) {
+  const bool gpu = state.raster.device() == kernels::Device::CUDA;
+  if (training.state() == SessionState::Running)
+    ImGui::Text("training: %.1f images/s", training.history.images_per_s);
+  else
+    ImGui::TextDisabled("training: not running");
+  ImGui::Text("viewer: %.1f %s ms/s", state.render_cost.ms_per_s(RenderCost::Clock::now()), gpu ? "GPU" : "CPU");
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("time the viewport spent rendering over the last second, taken from training\n"
+                      "(View panel: Viewer fps cap, Pause view while training)");
+}
 }  // namespace
 
-void draw_gpus_panel(const TrainingController& training) {
+void draw_gpus_panel(const ViewerState& state, const TrainingController& training) {
   if (!ImGui::CollapsingHeader("GPUs", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  draw_price(state, training);
   const std::vector<sharded::RankStats>& ranks = training.rank_stats();
   if (ranks.empty()) {
     ImGui::TextDisabled("per-rank figures appear while training");

@@ -59,6 +59,17 @@ void draw_orientation(ViewerState& state) {
   }
   if (changed) state.set_crop(crop, box);
 }
+
+// What watching a run may cost it (ui/frame_gate.h): how often a new snapshot is rendered, or
+// nothing new at all.
+void draw_training_view(ViewSettings& view) {
+  ImGui::SliderInt("Viewer fps cap", &view.fps_cap, 1, 240, "%d fps", ImGuiSliderFlags_AlwaysClamp);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Viewer fps cap while training: new snapshots render at most this often\n"
+                      "(moving the camera still renders every frame)");
+  ImGui::Checkbox("Pause view while training", &view.pause_while_training);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("keeps the last frame while training runs; the camera renders nothing new");
+}
 }  // namespace
 
 void draw_view_panel(ViewerState& state) {
@@ -88,6 +99,7 @@ void draw_view_panel(ViewerState& state) {
   ImGui::SameLine();
   ImGui::Checkbox("Cameras", &state.view.show_frustums);
   if (state.has_content()) draw_orientation(state);
+  draw_training_view(state.view);
 
   ImGui::Separator();
   if (ImGui::Button("Reset##view")) state.reset_view();

@@ -25,7 +25,8 @@ struct ViewerTools {
 
 // File and View menus; returns false when the user asked to quit.
 bool draw_main_menu(ViewerState& state, FolderBrowser& browser, ViewerTools& tools);
-// Scene summary, render mode, resolution, field of view, overlays, camera navigation.
+// Scene summary, render mode, resolution, field of view, overlays, the viewer's fps cap and pause
+// while training, camera navigation.
 void draw_view_panel(ViewerState& state);
 // PNG (at a chosen resolution) and PLY snapshots, and a checkpoint of the training session.
 void draw_snapshot_panel(ViewerState& state, TrainingController& training);
@@ -36,9 +37,10 @@ void draw_training_panel(ViewerState& state, TrainingController& training, Confi
 // on hover), #Gaussians, images/s, memory of each GPU, and the step-time share (profiled only while
 // its section is open).
 void draw_metrics_panel(TrainingController& training);
-// One block per rank of the training session: device, Gaussians, memory, step time, exchange wait and
+// The price of watching: training images/s beside the viewport's render time per second; then one
+// block per rank of the training session: device, Gaussians, memory, step time, exchange wait and
 // bytes, and the imbalance over the ranks (ui/panel_gpus.cpp).
-void draw_gpus_panel(const TrainingController& training);
+void draw_gpus_panel(const ViewerState& state, const TrainingController& training);
 // The test views' PSNR (the evaluator on what is shown; one view a frame while it runs), and which
 // view to compare with its photo.
 void draw_compare_panel(ViewerState& state, ViewCompare& compare);

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <thread>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "ui/camera_input.h"
 #include "ui/dialogs.h"
 #include "ui/folder_browser.h"
+#include "ui/frame_gate.h"
 #include "ui/gui_run.h"
 #include "ui/image_files.h"
 #include "ui/key_taps.h"
@@ -26,6 +28,7 @@
 #include "ui/presenter.h"
 #include "ui/scene_lines.h"
 #include "ui/training_controller.h"
+#include "ui/view_settings_file.h"
 #include "ui/viewer_state.h"
 #include "ui/viewport_texture.h"
 #include "ui/window_capture.h"
@@ -74,47 +77,58 @@ std::vector<LineVertex> overlay_lines(const ViewerState& s) {
   return lines;
 }
 
-// What a viewport frame depends on. While it stays the same the texture is still current, so an
-// idle viewer (or a paused run) does not render again; on the CPU backend that keeps the cores
-// free for training.
-struct FrameKey {
-  std::vector<float> values;  // camera, raster settings and colouring, flattened
-  uint64_t model_version = 0;
-  bool operator==(const FrameKey&) const = default;
-};
-
-FrameKey frame_key(const ViewerState& s, const kernels::Camera& c) {
+// What a viewport render depends on besides the Gaussians (ui/frame_gate.h).
+ViewKey view_key(const ViewerState& s, const kernels::Camera& c) {
   const kernels::RasterSettings rs = s.raster_settings();
   const ColorizeParams cp = s.colorize_params();
-  FrameKey k;
-  k.values.assign(c.R, c.R + 9);
-  k.values.insert(k.values.end(), c.t, c.t + 3);
-  k.values.insert(k.values.end(), {c.fx, c.fy, c.cx, c.cy, float(c.width), float(c.height), float(rs.sh_degree),
-                                   rs.background[0], rs.background[1], rs.background[2], float(cp.mode),
-                                   cp.depth_near, cp.depth_far});
-  k.model_version = s.model_version;
+  ViewKey k(c.R, c.R + 9);
+  k.insert(k.end(), c.t, c.t + 3);
+  k.insert(k.end(), {c.fx, c.fy, c.cx, c.cy, float(c.width), float(c.height), float(rs.sh_degree), rs.background[0],
+                     rs.background[1], rs.background[2], float(cp.mode), cp.depth_near, cp.depth_far});
   return k;
 }
 
-// Renders the Gaussians into the viewport texture (when anything changed since `last`) and draws
-// it with the line overlays.
+// Renders the Gaussians into the viewport texture (when the gate lets it) and draws it with the
+// line overlays, which cost nothing on the training device and follow every frame.
 void draw_viewport(ViewerState& state, ViewportTexture& texture, const Presenter& presenter, LineRenderer& lines,
-                   const PixelRect& vp, FrameKey& last) {
+                   const PixelRect& vp, FrameGate& gate, const GatePolicy& policy) {
   const float scale = std::clamp(state.view.resolution_scale, 0.05f, 1.f);
   const int rw = std::max(1, static_cast<int>(std::lround(vp.width * scale)));
   const int rh = std::max(1, static_cast<int>(std::lround(vp.height * scale)));
   const kernels::Camera camera = state.camera.camera(rw, rh);
-  FrameKey key = frame_key(state, camera);
-  if (key != last) {
-    last = {};  // a render that throws leaves no stale key behind
-    state.update_raster();
-    state.raster.render(camera, state.raster_settings());
-    texture.update(state.raster, state.colorize_params());
-    last = std::move(key);
+  const auto start = FrameGate::Clock::now();
+  if (gate.due(view_key(state, camera), state.model_version, policy, start)) {
+    try {
+      state.update_raster();
+      state.raster.render(camera, state.raster_settings());
+      texture.update(state.raster, state.colorize_params());
+    } catch (...) {
+      gate.forget();  // a render that throws leaves no stale frame behind
+      throw;
+    }
+    // Wall time of the render is its device time: texture.update waits for the device (the CUDA
+    // colouring synchronises its stream after the rasterizer's work; the CPU backend is synchronous).
+    const auto end = FrameGate::Clock::now();
+    state.render_cost.add(end, std::chrono::duration<double, std::milli>(end - start).count());
   }
   presenter.draw(texture.id(), vp);
   const double r = state.frame_radius();
   lines.draw(overlay_lines(state), clip_matrix(state.camera.camera(vp.width, vp.height), 1e-3 * r, 1e3 * r), vp);
+}
+
+// The display's refresh rate: the default fps cap of the viewer while training. 60 where the
+// display does not tell (Xvfb, some remote displays).
+int display_refresh_rate(GLFWwindow* window) {
+  GLFWmonitor* monitor = glfwGetWindowMonitor(window);  // only full-screen windows have one
+  if (!monitor) monitor = glfwGetPrimaryMonitor();
+  const GLFWvidmode* mode = monitor ? glfwGetVideoMode(monitor) : nullptr;
+  return mode && mode->refreshRate > 0 ? mode->refreshRate : 60;
+}
+
+// Says over the viewport that it shows an old frame on purpose.
+void draw_paused_note(float x, float y) {
+  ImGui::GetForegroundDrawList()->AddText(ImVec2(x, y), IM_COL32(255, 210, 80, 255),
+                                          "View paused while training (View panel: Pause view while training)");
 }
 
 void draw_left_column(ViewerState& state, TrainingController& training, ViewerTools& tools, Confirmations& confirm,
@@ -129,7 +143,7 @@ void draw_left_column(ViewerState& state, TrainingController& training, ViewerTo
   ImGui::PushItemWidth(-(ImGui::CalcTextSize("Checkpoint every").x + ImGui::GetStyle().ItemInnerSpacing.x));
   draw_view_panel(state);
   draw_training_panel(state, training, confirm);
-  draw_gpus_panel(training);
+  draw_gpus_panel(state, training);
   draw_metrics_panel(training);
   draw_compare_panel(state, tools.compare);
   draw_snapshot_panel(state, training);
@@ -247,6 +261,14 @@ int frame_loop(GLFWwindow* window, const GuiOptions& opt, float ui_scale) {
   LineRenderer lines;
   ViewportTexture texture;
   FolderBrowser browser;
+  state.view.fps_cap = display_refresh_rate(window);
+  const std::filesystem::path view_file = default_view_settings_file();
+  try {
+    load_view_settings(view_file, state.view);
+  } catch (const std::exception& e) {
+    state.notes.error(e.what());
+  }
+  ViewSettings saved_view = state.view;
   if (opt.demo) {
     state.open_demo();
   } else if (!opt.open.empty()) {
@@ -267,14 +289,19 @@ int frame_loop(GLFWwindow* window, const GuiOptions& opt, float ui_scale) {
   }
 
   int frames_after_load = 0;
-  FrameKey last_frame;
+  FrameGate gate;
   for (bool quit = false; !quit;) {
     // Idle, the loop waits for input (up to 0.1 s, so messages still fade) instead of spinning at
-    // full speed where vsync is not available (Xvfb, some remote displays).
-    const bool busy = scripted || state.loader.busy() || training.state() == SessionState::Running ||
-                      tools.path_export.running() || tools.compare.evaluating() || input_held();
+    // full speed where vsync is not available (Xvfb, some remote displays). While training alone
+    // it wakes at the fps cap: often enough for the next snapshot, without taking the cores or
+    // the device from training.
+    const bool training_runs = training.state() == SessionState::Running;
+    const bool busy = scripted || state.loader.busy() || tools.path_export.running() || tools.compare.evaluating() ||
+                      input_held();
     if (busy) {
       glfwPollEvents();
+    } else if (training_runs) {
+      glfwWaitEventsTimeout(1.0 / std::max(1, state.view.fps_cap));
     } else {
       glfwWaitEventsTimeout(0.1);
     }
@@ -320,6 +347,9 @@ int frame_loop(GLFWwindow* window, const GuiOptions& opt, float ui_scale) {
                        fb_h - static_cast<int>(menu_h * ratio)};
     handle_camera_input(state, vp, io.DeltaTime, ratio, events.taps);
     events.taps.clear();
+    const GatePolicy policy{training.state() == SessionState::Running, double(state.view.fps_cap),
+                            state.view.pause_while_training};
+    if (state.has_content() && FrameGate::paused(policy)) draw_paused_note(panel_w + 12.f, menu_h + 12.f);
     ImGui::Render();
 
     glViewport(0, 0, fb_w, fb_h);
@@ -327,7 +357,7 @@ int frame_loop(GLFWwindow* window, const GuiOptions& opt, float ui_scale) {
     glClear(GL_COLOR_BUFFER_BIT);
     if (state.has_content() && vp.width > 0 && vp.height > 0) {
       try {
-        draw_viewport(state, texture, presenter, lines, vp, last_frame);
+        draw_viewport(state, texture, presenter, lines, vp, gate, policy);
       } catch (const std::exception& e) {
         // A failing renderer would fail again every frame: report once and close the content.
         state.notes.error(std::string("rendering failed: ") + e.what());
@@ -349,6 +379,15 @@ int frame_loop(GLFWwindow* window, const GuiOptions& opt, float ui_scale) {
       if (opt.exit) break;
     }
     glfwSwapBuffers(window);
+    // Saved once a change is done (not at every step of a slider's drag).
+    if (state.view != saved_view && !input_held()) {
+      saved_view = state.view;
+      try {
+        save_view_settings(view_file, saved_view);
+      } catch (const std::exception& e) {
+        state.notes.error(e.what());
+      }
+    }
   }
   return scripted && state.notes.error_count() > 0 ? 1 : 0;
 }

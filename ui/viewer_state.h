@@ -14,6 +14,7 @@
 #include "ui/notifications.h"
 #include "ui/orbit_camera.h"
 #include "ui/recent_scenes.h"
+#include "ui/render_cost.h"
 #include "ui/view_colorize.h"
 #include "ui/view_rasterizer.h"
 #include "ui/viewer_content.h"
@@ -26,6 +27,11 @@ struct ViewSettings {
   int sh_degree = 3;
   float background[3] = {0.f, 0.f, 0.f};
   bool show_grid = true, show_axes = true, show_frustums = true;
+  // While training (ui/frame_gate.h): new snapshots render at most fps_cap times a second (the app
+  // starts it at the display's refresh rate), and a paused view renders nothing new.
+  int fps_cap = 60;
+  bool pause_while_training = false;
+  bool operator==(const ViewSettings&) const = default;
 };
 
 struct SnapshotSettings {
@@ -118,6 +124,7 @@ class ViewerState {
   ContentLoader loader;
   RecentScenes recent;
   ViewRasterizer raster;
+  RenderCost render_cost;  // of the viewport's renders (the GPUs panel shows it)
 
  private:
   void apply(ViewerContent loaded);

@@ -272,3 +272,34 @@ TEST_CASE("scripted GUI: the crop box limits the Gaussians shown and is drawn", 
   CHECK(edges > 500);
   CHECK(none < 50);
 }
+
+TEST_CASE("scripted GUI: the saved view settings apply at start; a malformed file is reported", "[ui][script]") {
+  if (!display_or_skip()) return;
+  const fs::path scratch = splat::test::scratch_dir("ui_gui_view_settings");
+  fs::create_directories(scratch / "config" / "splatlab");
+  const fs::path file = scratch / "config" / "splatlab" / "view.json";
+  std::ofstream(file) << R"({"background": [1.0, 0.0, 0.0], "show_grid": false, "show_frustums": false,
+                            "fps_cap": 30, "pause_while_training": true})";
+  const fs::path png = scratch / "red.png";
+  std::string log;
+  int code = run_splatlab("gui --demo --window-size 1600x900 --screenshot '" + png.string() + "' --exit", scratch, log);
+  INFO(log);
+  REQUIRE(code == 0);
+  // The top of the viewport shows the background above the demo scene: red, as the file says.
+  const Image img = load_png(png);
+  REQUIRE(img.w == 1600);
+  double red = 0, other = 0;
+  for (int y = 30; y < 60; ++y)
+    for (int x = 1000; x < 1200; ++x) {
+      red += img.at(x, y)[0];
+      other += img.at(x, y)[1] + img.at(x, y)[2];
+    }
+  CHECK(red / (30 * 200) > 200);
+  CHECK(other / (2 * 30 * 200) < 60);
+
+  std::ofstream(file, std::ios::trunc) << "{\"fps_cap\": ";
+  code = run_splatlab("gui --demo --exit", scratch, log);
+  INFO(log);
+  CHECK(code == 1);
+  CHECK(log.find("view.json") != std::string::npos);
+}
