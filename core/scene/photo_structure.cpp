@@ -16,9 +16,12 @@ namespace splat {
 namespace {
 
 // Every chunk up to IEND (4-byte big-endian length, 4-byte type, the data, a 4-byte CRC) must fit
-// in the file. A file that ends between chunks is left to the decoder's truncation check.
+// in the file. A file that ends between chunks is left to the decoder's truncation check. The first
+// image data chunk (IDAT) must not be empty: stb copies its zero bytes from a null buffer (undefined
+// behaviour, which the sanitizers stop on).
 void check_png_chunks(const std::filesystem::path& file, std::span<const unsigned char> bytes) {
   constexpr size_t kSignature = 8, kHeader = 8, kCrc = 4;
+  bool image_data = false;  // an IDAT with data seen
   for (size_t pos = kSignature; pos + kHeader <= bytes.size();) {
     const uint32_t length = uint32_t{bytes[pos]} << 24 | uint32_t{bytes[pos + 1]} << 16 | uint32_t{bytes[pos + 2]} << 8 | bytes[pos + 3];
     const size_t left = bytes.size() - pos - kHeader;
@@ -26,6 +29,12 @@ void check_png_chunks(const std::filesystem::path& file, std::span<const unsigne
       throw SceneError(file, "damaged or truncated: a PNG chunk claims " + std::to_string(length) +
                                  " bytes of data where the file has " + std::to_string(left) + " left");
     if (std::memcmp(bytes.data() + pos + 4, "IEND", 4) == 0) return;
+    if (std::memcmp(bytes.data() + pos + 4, "IDAT", 4) == 0) {
+      if (length == 0 && !image_data)
+        throw SceneError(file, "a PNG whose first image data chunk (IDAT) is empty: valid, but the decoder this "
+                               "build uses (stb_image) mishandles it; save the photo again with any image editor");
+      image_data = image_data || length > 0;
+    }
     pos += kHeader + length + kCrc;
   }
 }

@@ -8,10 +8,11 @@
 //    table, into the heap; a JPEG scan that decodes with a table no DHT defined: stb reads its
 //    uninitialised table and indexes out of bounds with it;
 //  - a 16-bit PNM (a maximum above 255): stb reads its samples in the wrong byte order, and
-//    converts a greyscale one to RGB as 8-bit data, then reads twice that buffer's length.
+//    converts a greyscale one to RGB as 8-bit data, then reads twice that buffer's length;
+//  - a PNG whose first image data chunk (IDAT) is empty: stb copies zero bytes from a null pointer.
 // The first three are damaged files (a JPEG without its tables may come from a video stream that
-// relies on the standard ones, which stb does not know); the last is valid but cannot be read
-// correctly by this stb.
+// relies on the standard ones, which stb does not know); the last two are valid but cannot be read
+// correctly (or safely) by this stb.
 // The caller has checked that the file's length fits in an int (stb's lengths are ints).
 #include <filesystem>
 #include <span>

@@ -74,6 +74,23 @@ TEST_CASE("photo structure: a PNG chunk longer than the file is refused before s
              Contains("damaged or truncated: a PNG chunk claims 1728053320 bytes of data where the file has"));
 }
 
+TEST_CASE("photo structure: a PNG whose first IDAT is empty is refused; an empty one after data is not",
+          "[photos][bad]") {
+  const fs::path dir = splat::test::scratch_dir("photo_structure_png_empty_idat");
+  const std::string png = encoded(".png");
+  const size_t idat = png.find("IDAT") - 4;
+  REQUIRE(idat == 33);
+  const std::string empty_idat("\0\0\0\0IDAT\0\0\0\0", 12);  // no data; stb does not check the CRC
+  CHECK_THAT(refusal(dir / "first_empty.png", png.substr(0, idat) + empty_idat + png.substr(idat)),
+             Contains("a PNG whose first image data chunk (IDAT) is empty"));
+  const size_t length = size_t(uint8_t(png[idat])) << 24 | size_t(uint8_t(png[idat + 1])) << 16 |
+                        size_t(uint8_t(png[idat + 2])) << 8 | uint8_t(png[idat + 3]);
+  const size_t after = idat + 12 + length;
+  const fs::path later = dir / "later_empty.png";
+  CHECK(refusal(later, png.substr(0, after) + empty_idat + png.substr(after)).empty());
+  CHECK(splat::decode_image(later).pixels == gradient_rgb());
+}
+
 TEST_CASE("photo structure: stb's failure reason is quoted, control bytes escaped", "[photos][bad]") {
   // An unknown critical chunk type: stb splices its four bytes into the reason it gives.
   const std::string png = encoded(".png");
