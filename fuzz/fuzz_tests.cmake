@@ -28,15 +28,19 @@ ExternalProject_Add(splat_fuzz
   INSTALL_COMMAND ""
   BUILD_ALWAYS ON)
 
-# Each run starts from the checked-in seeds and the inputs that once failed (regressions/<target>,
-# replayed at the start), both read only, and the inputs earlier runs in this build folder found
-# (<build>/fuzz/corpus/<target>, where libFuzzer adds new ones). It fails on a crash,
+# Each run starts from the checked-in seeds, the corpus the long campaign kept (campaign_corpus/<target>,
+# run_long.sh) and the inputs that once failed (regressions/<target>, replayed at the start), all read
+# only, and the inputs earlier runs in this build folder found (<build>/fuzz/corpus/<target>, where
+# libFuzzer adds new ones). It fails on a crash,
 # a sanitizer report, a refusal that breaks the message rules (fuzz_file.h), a leak, an input that
 # runs longer than 10 s (a hang) or one malloc above 128 MB: the inputs are kilobytes, and
 # a reader that allocates that much for them let a header field size the allocation. The input
 # that failed is written to <build>/fuzz/crashes/<target>/ and its path printed.
 foreach(target IN LISTS SPLATLAB_FUZZ_TARGETS)
   set(inputs ${fuzz_dir}/corpus/${target} ${CMAKE_CURRENT_LIST_DIR}/corpus/${target})
+  if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/campaign_corpus/${target})
+    list(APPEND inputs ${CMAKE_CURRENT_LIST_DIR}/campaign_corpus/${target})
+  endif()
   if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/regressions/${target})
     list(APPEND inputs ${CMAKE_CURRENT_LIST_DIR}/regressions/${target})
   endif()
