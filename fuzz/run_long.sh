@@ -3,14 +3,18 @@
 # (corpus/), the inputs that once failed (regressions/) and the corpus kept by earlier campaigns
 # (campaign_corpus/); then that corpus merged and minimised back into campaign_corpus/<target>/,
 # which is kept in the repository (CI's short runs start from it too).
-#   fuzz/run_long.sh SECONDS [FUZZ_BUILD_DIR]     FUZZ_BUILD_DIR: default build/fuzz (the main build)
+#   fuzz/run_long.sh SECONDS [FUZZ_BUILD_DIR [RUNS]]
+# FUZZ_BUILD_DIR: default build/fuzz (the main build). RUNS: a target also stops after about that many
+# executions in all (each of the parallel jobs runs its share).
 # Prints one row per target: executions, failures, corpus files kept. A failing input is copied to
 # FUZZ_BUILD_DIR/crashes/<target>/; the script then exits 1.
 set -euo pipefail
-seconds=${1:?usage: fuzz/run_long.sh SECONDS [FUZZ_BUILD_DIR]}
+seconds=${1:?usage: fuzz/run_long.sh SECONDS [FUZZ_BUILD_DIR [RUNS]]}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bin=$(cd "${2:-$root/build/fuzz}" && pwd)
 workers=$(nproc)
+runs_each=-1  # libFuzzer: no limit
+[ -n "${3:-}" ] && runs_each=$(( ($3 + workers - 1) / workers ))
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failed=0
@@ -26,7 +30,7 @@ for exe in "$bin"/fuzz_*; do
   # -jobs: independent processes sharing the first corpus folder, each for the whole time; their
   # logs (fuzz-N.log) hold the statistics.
   (cd "$dir" && "$exe" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=128 \
-    -print_final_stats=1 -artifact_prefix="$dir/crashes/" -jobs="$workers" -workers="$workers" \
+    -runs="$runs_each" -print_final_stats=1 -artifact_prefix="$dir/crashes/" -jobs="$workers" -workers="$workers" \
     new "${inputs[@]}" > "$dir/main.log" 2>&1) || true
   runs=$(cat "$dir"/fuzz-*.log | awk '/^stat::number_of_executed_units:/ { s += $2 } END { print s + 0 }')
   failures=$(find "$dir/crashes" -type f | wc -l)
