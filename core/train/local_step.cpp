@@ -25,8 +25,9 @@ void LocalStep::run(const StepBatch& batch, const StepRows& rows) {
     throw std::invalid_argument("step: " + std::to_string(B) + " cameras but " + std::to_string(batch.targets.size()) +
                                 " targets and " + std::to_string(batch.masks.size()) + " masks");
   marks_.mark(0);
-  const size_t most = B * size_t(batch.largest_width) * size_t(batch.largest_height);
-  if (most > 0) loss_.reserve({int(B), batch.largest_height, batch.largest_width});
+  const kernels::ImageBatchShape largest = largest_run(batch, int(B));
+  if (largest.cameras > 0) loss_.reserve(largest);
+  const size_t most = size_t(largest.cameras) * size_t(largest.pixels_per_image());
   loss_.clear();
   const std::vector<size_t> run_ends = size_run_ends(cams);
   const GradWrite first_write =

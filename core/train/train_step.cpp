@@ -15,6 +15,11 @@ void check_batch_covers_ranks(int batch_size, int ranks, const std::string& batc
                                 "so a batch needs at least " + std::to_string(ranks));
 }
 
+kernels::ImageBatchShape largest_run(const StepBatch& batch, int cameras) {
+  if (batch.largest_width <= 0 || batch.largest_height <= 0) return {};
+  return {cameras, batch.largest_height, batch.largest_width};
+}
+
 std::vector<size_t> size_run_ends(std::span<const kernels::Camera> cameras) {
   std::vector<size_t> ends;
   for (size_t k = 1; k <= cameras.size(); ++k)

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/model/device_gaussians.h"
+#include "kernels/loss.h"
 #include "kernels/phase_timer.h"
 #include "kernels/rasterizer.h"
 
@@ -56,6 +57,11 @@ void check_batch_covers_ranks(int batch_size, int ranks, const std::string& batc
 // Where the runs of equal image size in `cameras` end (ascending; the last is cameras.size()): a
 // rasterizer or loss call takes one image size, so both step paths work run by run.
 std::vector<size_t> size_run_ends(std::span<const kernels::Camera> cameras);
+
+// The largest run of `cameras` images a step of `batch` may draw: the run's largest width and height
+// (StepBatch::largest_width); 0 cameras when the batch does not say. What a step sizes its image
+// buffers and loss scratch for.
+kernels::ImageBatchShape largest_run(const StepBatch& batch, int cameras);
 
 // Sizes of the last step's exchange of projected pairs (zeros for one rank), for balance and traffic.
 struct ExchangeSizes {

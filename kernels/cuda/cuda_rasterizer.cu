@@ -6,7 +6,8 @@
 //            (kernels/capacity_plan.h; the count itself goes to the host asynchronously); blend.
 // backward:  blend backward into per-pair gradients; project backward into the Gaussians.
 // Everything else stays asynchronous on the caller's stream: a dense step makes the host wait only
-// at the very first rasterization (no count has come back yet) and when the workspace grows.
+// at the very first rasterization (no count has come back yet) and where the caller asks for the
+// count (RasterSettings::count_entries); the workspace grows through the stream-ordered pool.
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 #include <thrust/iterator/transform_iterator.h>

@@ -98,8 +98,9 @@ void ShardedStep::run(const StepBatch& batch, const StepRows& rows) {
   exchange_pairs(mine);
   const kernels::ProjectedGaussians received = received_.view();
   const auto mine_cameras = batch.cameras.subspan(size_t(block_.first), size_t(block_.count));
-  const int64_t most = int64_t(block_.count) * batch.largest_width * batch.largest_height;
-  if (most > 0) loss_.reserve({block_.count, batch.largest_height, batch.largest_width});
+  const kernels::ImageBatchShape largest = largest_run(batch, block_.count);
+  if (largest.cameras > 0) loss_.reserve(largest);
+  const int64_t most = largest.cameras * largest.pixels_per_image();
   const int64_t pixels = std::max(kernels::image_offsets(mine_cameras).back(), most);
   rgb_.resize(size_t(3 * pixels));
   alpha_.resize(size_t(pixels));
