@@ -19,8 +19,9 @@ namespace {
 enum : int {
   kDepthKeysA, kDepthKeysB, kOrderA, kOrderB, kSortedStart,
   kTileKeysA, kTileKeysB, kEntriesA, kEntriesB, kRanges, kTemp,
+  kWorkKeysA, kWorkKeysB, kTileOrderA, kTileOrderB,
 };
-static_assert(kTemp + 1 == kBinningSlots);
+static_assert(kTileOrderB + 1 == kBinningSlots);
 
 // Depth keys: positive floats order like their bit patterns; culled slots go last (they emit nothing).
 __global__ void depth_keys(ProjectedSlots s, uint32_t* keys, int32_t* order) {
@@ -114,6 +115,16 @@ __global__ void find_ranges(const Key* keys, unsigned n, Key past_last_tile, int
   }
 }
 
+// A tile's work for the dispatch order: its entry count, saturated at 16 bits (a tile past 65535
+// entries is among the first whatever its exact count).
+__global__ void tile_work(const int2* ranges, unsigned tiles, uint16_t* work, int32_t* index) {
+  for (unsigned t = blockIdx.x * blockDim.x + threadIdx.x; t < tiles; t += gridDim.x * blockDim.x) {
+    const int2 r = ranges[t];
+    work[t] = static_cast<uint16_t>(min(r.y - r.x, 0xffff));
+    index[t] = static_cast<int32_t>(t);
+  }
+}
+
 template <class K, class V>
 cub::DoubleBuffer<V> radix_sort(CudaWorkspace& ws, int temp_slot, cub::DoubleBuffer<K>& keys, V* va, V* vb, int64_t n,
                                 int end_bit, cudaStream_t stream, const char* what) {
@@ -123,6 +134,25 @@ cub::DoubleBuffer<V> radix_sort(CudaWorkspace& ws, int temp_slot, cub::DoubleBuf
   void* temp = ws.bytes(temp_slot, bytes);
   check(cub::DeviceRadixSort::SortPairs(temp, bytes, keys, vals, static_cast<int>(n), 0, end_bit, stream), what);
   return vals;
+}
+
+// The tiles' dispatch order, most entries first (TileBins::heavy_first).
+const int32_t* heavy_first_order(const int2* ranges, int64_t tiles, CudaWorkspace& ws, int first_slot,
+                                 cudaStream_t stream) {
+  auto slot = [&](int k) { return first_slot + k; };
+  uint16_t* work_a = ws.get<uint16_t>(slot(kWorkKeysA), tiles);
+  int32_t* order_a = ws.get<int32_t>(slot(kTileOrderA), tiles);
+  tile_work<<<stride_blocks(tiles, 256), 256, 0, stream>>>(ranges, static_cast<unsigned>(tiles), work_a, order_a);
+  check_launch("tile_work");
+  cub::DoubleBuffer<uint16_t> work(work_a, ws.get<uint16_t>(slot(kWorkKeysB), tiles));
+  cub::DoubleBuffer<int32_t> order(order_a, ws.get<int32_t>(slot(kTileOrderB), tiles));
+  size_t bytes = 0;
+  check(cub::DeviceRadixSort::SortPairsDescending(nullptr, bytes, work, order, static_cast<int>(tiles), 0, 16, stream),
+        "sizing tile order");
+  check(cub::DeviceRadixSort::SortPairsDescending(ws.bytes(slot(kTemp), bytes), bytes, work, order,
+                                                  static_cast<int>(tiles), 0, 16, stream),
+        "tile order");
+  return order.Current();
 }
 
 // Emits the entries of the slots in depth order with Key-typed (camera, tile) keys, sorts them stably
@@ -176,7 +206,7 @@ TileBins bin_and_sort(const ProjectedSlots& slots, const TileGrid& grid, int64_t
   int2* ranges = ws.get<int2>(slot(kRanges), tiles_total);
   check(cudaMemsetAsync(ranges, 0, tiles_total * sizeof(int2), stream), "clearing tile ranges");
   bins.ranges = ranges;
-  if (capacity == 0) {
+  if (capacity == 0) {  // nothing to blend: every tile is empty, raster order will do
     bins.slot_of_entry = ws.get<int32_t>(slot(kEntriesA), 1);
     return bins;
   }
@@ -212,6 +242,8 @@ TileBins bin_and_sort(const ProjectedSlots& slots, const TileGrid& grid, int64_t
   else
     bins.slot_of_entry = group_by_tile<uint32_t>(slots, grid, order, sorted_start, S, M, needed, past_last_tile,
                                                  ranges, ws, first_slot, timer, stream);
+  bins.heavy_first = heavy_first_order(ranges, int64_t(tiles_total), ws, first_slot, stream);
+  if (timer) timer->mark("tile order");
   return bins;
 }
 

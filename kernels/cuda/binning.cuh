@@ -4,7 +4,11 @@
 //  2. every slot emits one entry per tile its screen box covers, in that depth order, and a STABLE
 //     radix sort on the (camera, tile) index alone (bits(C * tiles) bits, two 8-bit passes for up
 //     to 8 cameras at 1080p) groups them by tile keeping depth order inside. The keys are 16-bit
-//     wherever C * tiles + 1 fits (less traffic in every pass), 32-bit otherwise.
+//     wherever C * tiles + 1 fits (less traffic in every pass), 32-bit otherwise;
+//  3. the tiles are ordered by their entry counts, most first, for the blending kernels: blocks are
+//     dispatched roughly in launch order, so the heaviest tiles start first and the light ones fill
+//     the tail, instead of a heavy tile that happens to sit late in raster order ending the kernel
+//     alone (the longest-job-first rule; a call of few images has few tiles to hide a tail behind).
 // Compared with sorting 64-bit (camera, tile, depth) keys this sorts 16- or 32-bit keys over ~15
 // bits instead of 64-bit keys over ~45. Ties in depth keep slot order (the depth sort is stable too),
 // i.e. increasing global id within a camera (the order kernels::ProjectedGaussians promises).
@@ -22,16 +26,17 @@ struct TileBins {
   int64_t entries = 0;                     // room for intersections: the planned capacity
   const int32_t* slot_of_entry = nullptr;  // [entries] slot ids sorted by (camera, tile, depth)
   const int2* ranges = nullptr;            // [grid.total_tiles] half-open [begin, end) into slot_of_entry
+  const int32_t* heavy_first = nullptr;    // [grid.total_tiles] tile indices, most entries first
 };
 
 // Workspace slots this stage uses, from `first_slot` on.
-constexpr int kBinningSlots = 11;
+constexpr int kBinningSlots = 15;
 
 // Room for `capacity` entries (the host's plan, kernels/capacity_plan.h); `needed` points to the
 // device's total of slots.tile_count. Where the need exceeds the room, the deepest slots' entries are
 // left out (the ones most hidden behind the others); unused room gets keys past every tile, so it is
-// sorted last and never blended. Marks the stages "depth sort", "emit keys", "tile sort" and "tile
-// ranges" on `timer` (null: none).
+// sorted last and never blended. Marks the stages "depth sort", "emit keys", "tile sort", "tile
+// ranges" and "tile order" on `timer` (null: none).
 TileBins bin_and_sort(const ProjectedSlots& slots, const TileGrid& grid, int64_t capacity, const int64_t* needed,
                       CudaWorkspace& ws, int first_slot, PhaseTimer* timer, cudaStream_t stream);
 

@@ -1,6 +1,7 @@
-// Backward blending: one block per (camera, tile) replays each pixel's composited Gaussians back to
-// front (raster::PixelReplay), starting from the last contributor forward recorded. Each thread owns
-// kP pixels of one column and sums their gradients in registers, so a warp covers 8 x 4kP pixels.
+// Backward blending: one block per (camera, tile), heaviest tiles first, replays each pixel's
+// composited Gaussians back to front (raster::PixelReplay), starting from the last contributor
+// forward recorded. Each thread owns kP pixels of one column and sums their gradients in registers,
+// so a warp covers 8 x 4kP pixels.
 // A Gaussian's gradient values are then summed across the warp with butterfly shuffles and added by
 // one lane with three float4 atomics; warps where no pixel composited a Gaussian skip it entirely.
 // The kernel is bound by issued instructions: the per-pixel replay and the shuffles per (warp,
@@ -91,20 +92,21 @@ __global__ void __launch_bounds__(kThreads)
   __shared__ float4 s_color_depth[kThreads];
   __shared__ int s_max_contributors;
 
-  const ImageLayout im = grid.images[blockIdx.z];
-  if (int(blockIdx.x) >= im.tiles_x || int(blockIdx.y) >= im.tiles_y) return;  // the whole block: a smaller camera
+  const int64_t tile = bins.heavy_first ? bins.heavy_first[blockIdx.x] : blockIdx.x;
+  const TilePlace at = tile_place(grid, tile);
+  const ImageLayout im = grid.images[at.camera];
   // Each warp covers an 8 x 4kP pixel block, lane l the column l % 8 at rows l / 8 + 4i: a compact
   // footprint leaves more warps with no pixel touched by a small Gaussian, and those skip it.
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int px = blockIdx.x * raster::kTileSize + (warp % 2) * 8 + lane % 8;
-  const int py0 = blockIdx.y * raster::kTileSize + (warp / 2) * 4 * kP + lane / 8;
+  const int px = at.x * raster::kTileSize + (warp % 2) * 8 + lane % 8;
+  const int py0 = at.y * raster::kTileSize + (warp / 2) * 4 * kP + lane / 8;
   ThreadPixels t = load_pixels(std::make_index_sequence<kP>{}, px, py0, im, bg, state, dout);
   auto& pixels = t.p;
   int thread_max = 0;
 #pragma unroll
   for (int i = 0; i < kP; ++i) thread_max = max(thread_max, pixels[i].contributors);
 
-  const int2 range = bins.ranges[im.tile_offset + blockIdx.y * im.tiles_x + blockIdx.x];
+  const int2 range = bins.ranges[tile];
   if (threadIdx.x == 0) s_max_contributors = 0;
   __syncthreads();
   const int warp_max = __reduce_max_sync(0xffffffffu, thread_max);  // uniform skip bound of the warp
@@ -171,7 +173,8 @@ __global__ void __launch_bounds__(kThreads)
 void blend_backward(const ProjectedSlots& slots, const TileBins& bins, const TileGrid& grid, const float* background,
                     const PixelState& state, const RenderOutputGrads& dout, const ProjectedGrads& dslots,
                     bool abs_stats, cudaStream_t stream) {
-  const dim3 blocks(grid.max_tiles_x, grid.max_tiles_y, grid.cameras);
+  if (grid.total_tiles == 0) return;
+  const auto blocks = static_cast<unsigned>(grid.total_tiles);  // one per tile, in bins.heavy_first order
   Background bg{{background[0], background[1], background[2]}};
   const bool depth_alpha = dout.depth || dout.alpha;
   auto kernel = abs_stats ? (depth_alpha ? blend_backward_kernel<true, true> : blend_backward_kernel<true, false>)

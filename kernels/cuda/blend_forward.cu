@@ -1,5 +1,5 @@
-// Forward blending: one block per (camera, tile), one thread per pixel (outputs laid out as
-// RenderOutputs says: each camera at its own size, one after the other). The tile's depth-sorted
+// Forward blending: one block per (camera, tile), heaviest tiles first, one thread per pixel
+// (outputs laid out as RenderOutputs says: each camera at its own size, one after the other). The tile's depth-sorted
 // Gaussians are staged through shared memory in batches of one per thread, so each is read from
 // global memory once per tile instead of once per pixel; the block stops as soon as every pixel
 // is saturated or the list is exhausted.
@@ -21,14 +21,15 @@ __global__ void __launch_bounds__(kBlockPixels)
   __shared__ float4 s_conic_opacity[kBlockPixels];
   __shared__ float4 s_color_depth[kBlockPixels];
 
-  const ImageLayout im = grid.images[blockIdx.z];
-  if (int(blockIdx.x) >= im.tiles_x || int(blockIdx.y) >= im.tiles_y) return;  // the whole block: a smaller camera
-  const int px = blockIdx.x * raster::kTileSize + threadIdx.x % raster::kTileSize;
-  const int py = blockIdx.y * raster::kTileSize + threadIdx.x / raster::kTileSize;
+  const int64_t tile = bins.heavy_first ? bins.heavy_first[blockIdx.x] : blockIdx.x;
+  const TilePlace at = tile_place(grid, tile);
+  const ImageLayout im = grid.images[at.camera];
+  const int px = at.x * raster::kTileSize + threadIdx.x % raster::kTileSize;
+  const int py = at.y * raster::kTileSize + threadIdx.x / raster::kTileSize;
   const bool inside = px < im.width && py < im.height;
   const Vec2f pixel{px + 0.5f, py + 0.5f};
 
-  const int2 range = bins.ranges[im.tile_offset + blockIdx.y * im.tiles_x + blockIdx.x];
+  const int2 range = bins.ranges[tile];
   raster::PixelCompositor<float> comp;
   bool done = !inside;
   int contributors = 0;
@@ -75,7 +76,8 @@ __global__ void __launch_bounds__(kBlockPixels)
 
 void blend_forward(const ProjectedSlots& slots, const TileBins& bins, const TileGrid& grid, const float* background,
                    const RenderOutputs& out, const PixelState& state, cudaStream_t stream) {
-  const dim3 blocks(grid.max_tiles_x, grid.max_tiles_y, grid.cameras);
+  if (grid.total_tiles == 0) return;
+  const auto blocks = static_cast<unsigned>(grid.total_tiles);  // one per tile, in bins.heavy_first order
   Background bg{{background[0], background[1], background[2]}};
   blend_forward_kernel<<<blocks, kBlockPixels, 0, stream>>>(slots, bins, grid, bg, out, state);
   check_launch("blend forward");

@@ -65,8 +65,6 @@ TileGrid tile_grid(std::span<const ImageLayout> layouts, const ImageLayout* imag
   g.cameras = static_cast<int>(layouts.size());
   g.images = images;
   for (const ImageLayout& l : layouts) {
-    g.max_tiles_x = std::max(g.max_tiles_x, l.tiles_x);
-    g.max_tiles_y = std::max(g.max_tiles_y, l.tiles_y);
     g.total_tiles += int64_t(l.tiles_x) * l.tiles_y;
     g.total_pixels += int64_t(l.width) * l.height;
   }

@@ -61,15 +61,32 @@ struct ImageLayout {
   int64_t pixel_offset = 0;
 };
 
-// The images of one call. The blending kernels launch max_tiles_x x max_tiles_y x cameras blocks;
-// a block past its camera's tiles returns at once.
+// The images of one call. Tile t of the call (an index into its tile ranges) is tile
+// t - images[c].tile_offset of the camera c whose tiles hold it, in raster order.
 struct TileGrid {
   int cameras = 0;
   int first_camera = 0;  // pairs name camera first_camera + c for images[c]
-  int max_tiles_x = 0, max_tiles_y = 0;
   int64_t total_tiles = 0, total_pixels = 0;
   const ImageLayout* images = nullptr;  // [cameras] on the device
 };
+
+// Where tile t of a call lies: its camera (an index into images) and its tile column and row.
+struct TilePlace {
+  int camera, x, y;
+};
+__device__ inline TilePlace tile_place(const TileGrid& grid, int64_t t) {
+  int lo = 0, hi = grid.cameras - 1;  // the last camera whose tiles start at or before t
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (grid.images[mid].tile_offset <= t)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  const int64_t local = t - grid.images[lo].tile_offset;
+  const int tiles_x = grid.images[lo].tiles_x;
+  return {lo, int(local % tiles_x), int(local / tiles_x)};
+}
 
 // Layouts of the cameras' images, and the grid over them (images: the device copy of `layouts`).
 std::vector<ImageLayout> image_layouts(std::span<const Camera> cameras);
