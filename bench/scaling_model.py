@@ -33,7 +33,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_PROFILES = os.path.join(HERE, "results", "profiles_h100x2_2026-11-25")
 PROFILES = {"g1b2": (1, 2), "g1b4": (1, 4), "g2b4": (2, 4), "g2b8": (2, 8)}  # name: (R, B)
 
-PAIR_BYTES = 64  # forward record of one projected pair (core/train/sharded/pair_records.h)
+PAIR_BYTES = 64  # the exchanged columns of one projected pair (core/train/sharded/exchange_columns.h)
 GRAD_BYTES = 48  # reverse record: the pair's gradients
 
 # Visible fraction of (camera, Gaussian) pairs: packed / dense pairs projected per rank in

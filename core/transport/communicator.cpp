@@ -25,6 +25,10 @@ void Communicator::check_slices(PeerSlices sends, PeerSlices recvs) const {
   }
 }
 
+void Communicator::all_to_all_buffers(std::span<const ExchangeBuffer> buffers) {
+  for (const ExchangeBuffer& b : buffers) all_to_all_v(b.send, b.sends, b.recv, b.recvs);
+}
+
 void Communicator::all_to_all_counts(const int64_t* send_counts, int64_t* recv_counts) {
   const size_t n = static_cast<size_t>(size());
   const std::vector<int64_t> eight(n, sizeof(int64_t));

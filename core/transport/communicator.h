@@ -3,7 +3,8 @@
 //
 // The training step needs four things from its peers, and this interface is exactly those:
 //   - counts first: how many projected Gaussians each rank sends each other rank (all_to_all_counts),
-//   - the sparse payload and, in reverse, its gradients (all_to_all_v of byte slices),
+//   - the sparse payload and, in reverse, its gradients (all_to_all_v of byte slices; all_to_all_buffers
+//     for several columns at once),
 //   - global decisions (the MCMC cap, the Gaussian count shown): a small sum on the host (all_reduce_sum),
 //   - one model: shards gathered to rank 0 for PLY and checkpoints (gather), settings from rank 0 (broadcast).
 // Backends implement the two primitives (all_to_all_v, all_reduce_sum); the rest is built on them here,
@@ -59,6 +60,14 @@ struct PeerSlices {
   std::span<const int64_t> offsets;
 };
 
+// One buffer of an exchange over several buffers: all_to_all_v's arguments for that buffer.
+struct ExchangeBuffer {
+  const void* send = nullptr;
+  PeerSlices sends;
+  void* recv = nullptr;
+  PeerSlices recvs;
+};
+
 class Communicator {
  public:
   virtual ~Communicator() = default;
@@ -71,6 +80,11 @@ class Communicator {
   // at recv + recvs.offsets[p], for every p including this rank. Counts must agree pairwise (what p sends q
   // is what q expects from p) and may be zero. Receive slices must not overlap each other or `send`.
   virtual void all_to_all_v(const void* send, PeerSlices sends, void* recv, PeerSlices recvs) = 0;
+  // all_to_all_v of every buffer, as one collective: each column of a structure of arrays goes from its
+  // own array to its own array, with nothing packed or unpacked on either side. Every rank passes the
+  // same number of buffers. NCCL sends them all in one group (one launch, one wait); the default runs
+  // one all_to_all_v per buffer, in order.
+  virtual void all_to_all_buffers(std::span<const ExchangeBuffer> buffers);
 
   // Element-wise sum over ranks, in place, on host values; every rank gets the same bits (the in-process
   // backend adds in rank order; MPI and NCCL give every rank the same result). Sizes must agree.

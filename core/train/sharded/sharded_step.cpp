@@ -7,50 +7,39 @@
 
 #include "kernels/camera_blocks.h"
 #include "kernels/camera_blocks_math.h"
-#include "kernels/records.h"
 
 namespace splat::sharded {
 
 namespace {
 
-using transport::PeerSlices;
-
-// 32-bit words of one pair's record in the forward exchange and of its gradients' in the reverse one.
-const int kPairWords = pair_record<const uint32_t>(kernels::ProjectedGaussians{}).record_words;
-const int kGradWords = gradient_record<const uint32_t>(kernels::ConstProjectedGrads{}).record_words;
 
 // Step marks (ShardedStep::marks_).
 enum Mark { kExchangeStart, kExchangeEnd, kRenderStart, kRenderEnd, kReturnStart, kReturnEnd, kMarks };
 
-// Per-peer byte slices of the records of `pairs[q]` pairs per peer q starting at pair `at[q]`,
-// `bytes` bytes a pair, with rank `me`'s own pairs left out (they are not exchanged): its slice is
-// empty and the peers after it start that many records earlier.
-struct ByteSlices {
-  std::vector<int64_t> counts, offsets;
-  ByteSlices(const std::vector<int64_t>& pairs, const std::vector<int64_t>& at, int me, int64_t bytes) {
-    for (size_t q = 0; q < pairs.size(); ++q) {
-      counts.push_back(int(q) == me ? 0 : pairs[q] * bytes);
-      offsets.push_back((at[q] - (int(q) > me ? pairs[size_t(me)] : 0)) * bytes);
-    }
+// The exchange of columns whose rows are grouped by peer: of each column, `out[q]` rows from row
+// `out_at[q]` go to peer q and `in[q]` rows from peer q land at row `in_at[q]` (this rank's own run
+// included: the communicator copies it). Holds the byte slices while the collective runs.
+class ColumnExchange {
+ public:
+  ColumnExchange(const std::vector<ExchangeColumn>& columns, const std::vector<int64_t>& out,
+                 const std::vector<int64_t>& out_at, const std::vector<int64_t>& in,
+                 const std::vector<int64_t>& in_at) {
+    slices_.reserve(4 * columns.size());  // the buffers' spans point into these vectors: no reallocation
+    auto bytes = [&](const std::vector<int64_t>& rows, int64_t row_bytes) -> std::span<const int64_t> {
+      std::vector<int64_t>& v = slices_.emplace_back();
+      for (const int64_t r : rows) v.push_back(r * row_bytes);
+      return v;
+    };
+    for (const ExchangeColumn& c : columns)
+      buffers_.push_back({c.from, {bytes(out, c.row_bytes), bytes(out_at, c.row_bytes)}, c.to,
+                          {bytes(in, c.row_bytes), bytes(in_at, c.row_bytes)}});
   }
-  transport::PeerSlices view() const { return {counts, offsets}; }
+  void run(Communicator& comm) const { comm.all_to_all_buffers(buffers_); }
+
+ private:
+  std::vector<std::vector<int64_t>> slices_;
+  std::vector<transport::ExchangeBuffer> buffers_;
 };
-
-// Rows [0, rows) of `from` but the own run [own_at, own_at + own), packed into consecutive records.
-void pack_peers(const kernels::ComputeContext& where, const kernels::RecordSources& from, int64_t rows, int64_t own_at,
-                int64_t own, uint32_t* records) {
-  kernels::pack_records(where, from, own_at, records);
-  kernels::pack_records(where, kernels::rows_from(from, own_at + own), rows - own_at - own,
-                        records + own_at * from.record_words);
-}
-
-// The inverse: consecutive records into rows [0, rows) of `to` but the own run.
-void unpack_peers(const kernels::ComputeContext& where, const uint32_t* records, int64_t rows, int64_t own_at,
-                  int64_t own, const kernels::RecordTargets& to) {
-  kernels::unpack_records(where, records, own_at, to);
-  kernels::unpack_records(where, records + own_at * to.record_words, rows - own_at - own,
-                          kernels::rows_from(to, own_at + own));
-}
 
 // Exclusive prefix sum: where each peer's pairs start.
 std::vector<int64_t> starts(const std::vector<int64_t>& counts) {
@@ -80,7 +69,7 @@ ShardedStep::ShardedStep(Communicator& comm, float ssim_weight, int cpu_threads)
       raster_(rasterizer_on(where_, cpu_threads)),
       loss_(where_, ssim_weight),
       counts_(where_, 2 * size_t(comm.size())),
-      send_records_(where_), recv_records_(where_), received_(where_),
+      received_(where_),
       d_received_(where_), d_mine_(where_),
       marks_(where_, kMarks),
       rgb_(where_), alpha_(where_), grad_rgb_(where_) {}
@@ -155,36 +144,28 @@ void ShardedStep::count_pairs(const kernels::ProjectedGaussians& mine, const Ste
   mark("sharded: pair counts");
 }
 
-// Every pair bound for a peer as one record in one all_to_all_v: the pairs for rank q are the
-// contiguous range of q's cameras, so they are packed in the order they are. The rank's own range
-// is copied column by column to its place among the received pairs (with one rank, that copy is
-// the whole exchange).
+// Every pair bound for a peer straight from the projection's columns into the received columns, in
+// one all_to_all_buffers: the pairs for rank q are the contiguous range of q's cameras in every
+// column, and they land after the pairs of the ranks before q.
 void ShardedStep::exchange_pairs(const kernels::ProjectedGaussians& mine) {
   const size_t R = size_t(comm_.size());
   const int me = comm_.rank();
   send_at_ = starts(send_pairs_);
   recv_at_ = starts(recv_pairs_);
-  const int64_t m = recv_at_.back() + recv_pairs_.back(), own = send_pairs_[size_t(me)];
+  const int64_t m = recv_at_.back() + recv_pairs_.back();
   sizes_ = {};
   sizes_.pairs_projected = mine.count;
   sizes_.pairs_received = m;
   received_.resize(m);
-  const kernels::RecordSources from = pair_record<const uint32_t>(mine);
-  const kernels::RecordTargets to = pair_record<uint32_t>(received_.columns());
-  kernels::copy_record_columns(where_, kernels::rows_from(from, send_at_[size_t(me)]), own,
-                               kernels::rows_from(to, recv_at_[size_t(me)]));
-  send_records_.resize(size_t((mine.count - own) * kPairWords));
-  pack_peers(where_, from, mine.count, send_at_[size_t(me)], own, send_records_.data());
-  recv_records_.resize(size_t((m - own) * kPairWords));
-  const ByteSlices out(send_pairs_, send_at_, me, 4 * kPairWords), in(recv_pairs_, recv_at_, me, 4 * kPairWords);
-  comm_.all_to_all_v(send_records_.data(), out.view(), recv_records_.data(), in.view());
+  const std::vector<ExchangeColumn> columns = pair_columns(mine, received_.columns());
+  ColumnExchange(columns, send_pairs_, send_at_, recv_pairs_, recv_at_).run(comm_);
   marks_.mark(kExchangeEnd);
-  unpack_peers(where_, recv_records_.data(), m, recv_at_[size_t(me)], own, to);
   mark("sharded: pair exchange");
+  const int64_t pair_bytes = row_bytes(columns), grad_bytes = 4 * kernels::kProjectedGradFloats;
   for (size_t q = 0; q < R; ++q)
     if (int(q) != me) {
-      sizes_.bytes_sent += 4 * (send_pairs_[q] * kPairWords + recv_pairs_[q] * kGradWords);
-      sizes_.bytes_received += 4 * (recv_pairs_[q] * kPairWords + send_pairs_[q] * kGradWords);
+      sizes_.bytes_sent += send_pairs_[q] * pair_bytes + recv_pairs_[q] * grad_bytes;
+      sizes_.bytes_received += recv_pairs_[q] * pair_bytes + send_pairs_[q] * grad_bytes;
     }
 }
 
@@ -209,26 +190,17 @@ void ShardedStep::compute_loss(const StepBatch& batch) {
 }
 
 // The reverse exchange: the gradients of the received pairs go back to the ranks that projected
-// them, where they land aligned with those ranks' own pairs (the own run by a column copy). The
-// forward exchange's record buffers are large enough (a gradient record is smaller than a pair
-// record) and free again by stream order.
+// them, where they land aligned with those ranks' own pairs.
 void ShardedStep::return_gradients(int64_t projected) {
-  const int me = comm_.rank();
-  const int64_t m = sizes_.pairs_received, own = send_pairs_[size_t(me)];
-  float* d = d_received_.data();
+  const int64_t m = sizes_.pairs_received;
+  const float* d = d_received_.data();
   d_mine_.resize(size_t(kernels::kProjectedGradFloats * projected));
   float* dm = d_mine_.data();
-  const kernels::RecordSources from = gradient_record<const uint32_t>(kernels::ConstProjectedGrads{d, d + 4 * m, d + 8 * m});
-  const kernels::RecordTargets to =
-      gradient_record<uint32_t>(kernels::ProjectedGrads{dm, dm + 4 * projected, dm + 8 * projected});
-  kernels::copy_record_columns(where_, kernels::rows_from(from, recv_at_[size_t(me)]), own,
-                               kernels::rows_from(to, send_at_[size_t(me)]));
-  pack_peers(where_, from, m, recv_at_[size_t(me)], own, recv_records_.data());
-  const ByteSlices out(recv_pairs_, recv_at_, me, 4 * kGradWords), in(send_pairs_, send_at_, me, 4 * kGradWords);
+  const ColumnExchange back(gradient_columns({d, d + 4 * m, d + 8 * m}, {dm, dm + 4 * projected, dm + 8 * projected}),
+                            recv_pairs_, recv_at_, send_pairs_, send_at_);
   marks_.mark(kReturnStart);
-  comm_.all_to_all_v(recv_records_.data(), out.view(), send_records_.data(), in.view());
+  back.run(comm_);
   marks_.mark(kReturnEnd);
-  unpack_peers(where_, send_records_.data(), projected, send_at_[size_t(me)], own, to);
   mark("sharded: gradient return");
 }
 

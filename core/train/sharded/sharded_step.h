@@ -7,14 +7,15 @@
 //                                                 each rank are one contiguous range
 //   count pairs per destination (on the device),  one small all_to_all, one host copy of 2R counts
 //                                                 (dense with the shard sizes given: on the host)
-//   pack the pairs into records, exchange them    one all_to_all_v (core/train/sharded/pair_records.h: 64
-//   and unpack them into columns                  bytes a pair), arriving in rank order: within each
-//                                                 camera, ascending global id, as rasterize wants;
-//                                                 the rank's own pairs skip records and exchange
-//                                                 (a column copy straight to their place)
+//   exchange the pairs, column by column          one all_to_all_buffers (core/train/sharded/
+//                                                 exchange_columns.h: 64 bytes a pair) from the
+//                                                 projection's columns straight into the received
+//                                                 ones, arriving in rank order: within each camera,
+//                                                 ascending global id, as rasterize wants; the rank's
+//                                                 own pairs are a device copy to their place
 //   rasterize this rank's cameras, loss and its image gradient (BatchLoss, as the one-GPU trainer),
 //   rasterize_backward to the received pairs,
-//   return the pair gradients to their owners (packed likewise, one reverse all_to_all_v),
+//   return the pair gradients to their owners (likewise, one reverse all_to_all_buffers),
 //   project_backward into the shard's gradients and densification statistics.
 //
 // Camera split: rank q renders batch cameras [floor(B q / R), floor(B (q + 1) / R)) (kernels/
@@ -34,7 +35,7 @@
 #include <vector>
 
 #include "core/transport/communicator.h"
-#include "core/train/sharded/pair_records.h"
+#include "core/train/sharded/exchange_columns.h"
 #include "core/train/batch_loss.h"
 #include "core/train/train_step.h"
 #include "kernels/buffer.h"
@@ -78,7 +79,7 @@ class ShardedStep final : public TrainStep {
 
  // Profiling (set_phase_timer) marks the phases named "sharded: ...": project; pair counts (count
  // kernel, counts exchange and the host wait for them, unless dense with the shard sizes given); pair
- // exchange (own pairs' column copy, pack, all_to_all_v, unpack); rasterize; loss; rasterize backward;
+ // exchange (all_to_all_buffers, the own pairs' copy included); rasterize; loss; rasterize backward;
  // gradient return (likewise); project backward.
  private:
   void count_pairs(const kernels::ProjectedGaussians& mine, const StepBatch& batch, int64_t rows);
@@ -95,8 +96,6 @@ class ShardedStep final : public TrainStep {
   // Pair counts per peer: sent (this rank's pairs for q's cameras), received (q's pairs for ours).
   kernels::Buffer<int64_t> counts_;  // [2R] on the device: send counts, then received counts
   std::vector<int64_t> send_pairs_, recv_pairs_, send_at_, recv_at_;
-  // Records sent and received (peers' pairs only); the forward exchange's buffers serve the reverse one too.
-  kernels::Buffer<uint32_t> send_records_, recv_records_;
   // The received pairs, their gradients, and the gradients of this rank's own pairs.
   ReceivedPairs received_;
   kernels::Buffer<float> d_received_, d_mine_;  // 3 arrays [count,4] each, back to back

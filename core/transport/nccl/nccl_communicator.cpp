@@ -78,24 +78,34 @@ class NcclCommunicator final : public Communicator {
   const kernels::ComputeContext& context() const override { return where_; }
 
   void all_to_all_v(const void* send, PeerSlices sends, void* recv, PeerSlices recvs) override {
+    const ExchangeBuffer one{send, sends, recv, recvs};
+    all_to_all_buffers(std::span(&one, 1));
+  }
+
+  void all_to_all_buffers(std::span<const ExchangeBuffer> buffers) override {
     static constexpr const char* op = "all_to_all_v";
-    check_slices(sends, recvs);
+    for (const ExchangeBuffer& b : buffers) check_slices(b.sends, b.recvs);
     throw_if_unusable(op);
     DeviceScope on(where_.ordinal);
-    const auto* src = static_cast<const std::byte*>(send);
-    auto* dst = static_cast<std::byte*>(recv);
-    if (const int64_t own = recvs.counts[rank_]; own > 0)
-      kernels::cuda::check(cudaMemcpyAsync(dst + recvs.offsets[rank_], src + sends.offsets[rank_], own,
-                                           cudaMemcpyDeviceToDevice, stream_),
-                           "copying the rank's own slice");
-    // Zero counts are skipped on both sides alike, since counts agree pairwise.
+    for (const ExchangeBuffer& b : buffers)
+      if (const int64_t own = b.recvs.counts[rank_]; own > 0)
+        kernels::cuda::check(cudaMemcpyAsync(static_cast<std::byte*>(b.recv) + b.recvs.offsets[rank_],
+                                             static_cast<const std::byte*>(b.send) + b.sends.offsets[rank_], own,
+                                             cudaMemcpyDeviceToDevice, stream_),
+                             "copying the rank's own slice");
+    // Zero counts are skipped on both sides alike, since counts agree pairwise. One group for every
+    // buffer: NCCL runs its sends and receives together, and the host waits once.
     nccl_call(op, ncclGroupStart());
-    for (int p = 0; p < size_; ++p) {
-      if (p == rank_) continue;
-      if (sends.counts[p] > 0)
-        nccl_call(op, ncclSend(src + sends.offsets[p], sends.counts[p], ncclUint8, p, comm_, stream_));
-      if (recvs.counts[p] > 0)
-        nccl_call(op, ncclRecv(dst + recvs.offsets[p], recvs.counts[p], ncclUint8, p, comm_, stream_));
+    for (const ExchangeBuffer& b : buffers) {
+      const auto* src = static_cast<const std::byte*>(b.send);
+      auto* dst = static_cast<std::byte*>(b.recv);
+      for (int p = 0; p < size_; ++p) {
+        if (p == rank_) continue;
+        if (b.sends.counts[p] > 0)
+          nccl_call(op, ncclSend(src + b.sends.offsets[p], b.sends.counts[p], ncclUint8, p, comm_, stream_));
+        if (b.recvs.counts[p] > 0)
+          nccl_call(op, ncclRecv(dst + b.recvs.offsets[p], b.recvs.counts[p], ncclUint8, p, comm_, stream_));
+      }
     }
     nccl_call(op, ncclGroupEnd());
     wait(op, true);

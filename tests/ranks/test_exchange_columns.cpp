@@ -1,14 +1,13 @@
-// The exchange's records (core/train/sharded/pair_records.h): a projected pair packs into 64 bytes and its
-// gradients into 48, and unpacking gives back every column, on the CPU and on CUDA alike.
+// The exchange's columns (core/train/sharded/exchange_columns.h): a projected pair is 64 bytes and its
+// gradients 48, and copying the listed columns row by row gives back every column of the pairs.
 #include <catch2/catch.hpp>
 
-#include <cstring>
+#include <cstddef>
 #include <random>
 #include <vector>
 
-#include "core/train/sharded/pair_records.h"
+#include "core/train/sharded/exchange_columns.h"
 #include "kernels/buffer.h"
-#include "tests/support/test_support.h"
 
 using namespace splat;
 using namespace splat::sharded;
@@ -59,16 +58,29 @@ std::vector<T> download(const ComputeContext& where, const T* p, size_t n) {
   return h;
 }
 
-// Packs the pairs on `where`, unpacks them there into received columns and checks every column
-// against the input; returns the records.
-std::vector<uint32_t> round_trip(const ComputeContext& where, const HostPairs& h) {
+// Copies rows [first, first + rows) of every listed column to the same rows of its target.
+void copy_rows(const ComputeContext& where, const std::vector<ExchangeColumn>& columns, int64_t first, int64_t rows) {
+  for (const ExchangeColumn& c : columns)
+    kernels::copy_bytes(static_cast<std::byte*>(c.to) + first * c.row_bytes, where,
+                        static_cast<const std::byte*>(c.from) + first * c.row_bytes, where, size_t(rows * c.row_bytes));
+}
+
+}  // namespace
+
+TEST_CASE("the exchange's columns: 64 bytes a pair, 48 of gradients, every column covered", "[dist][exchange]") {
+  CHECK(row_bytes(pair_columns({}, {})) == 64);
+  CHECK(row_bytes(gradient_columns({}, {})) == 48);
+  CHECK(row_bytes(gradient_columns({}, {})) == 4 * kernels::kProjectedGradFloats);
+  // Moving the listed columns in two runs of rows, as the exchange does with two peers, rebuilds
+  // every column of the pairs: none is missing or of the wrong width.
+  const HostPairs h(37, 1);
+  const ComputeContext where(Device::CPU);
   const PairsOn pairs(where, h);
-  const auto sources = pair_record<const uint32_t>(pairs.view());
-  Buffer<uint32_t> records(where, size_t(pairs.n * sources.record_words));
-  kernels::pack_records(where, sources, pairs.n, records.data());
   ReceivedPairs received(where);
   received.resize(pairs.n);
-  kernels::unpack_records(where, records.data(), pairs.n, pair_record<uint32_t>(received.columns()));
+  const std::vector<ExchangeColumn> columns = pair_columns(pairs.view(), received.columns());
+  copy_rows(where, columns, 0, 20);
+  copy_rows(where, columns, 20, pairs.n - 20);
   const kernels::ProjectedGaussians v = received.view();
   const size_t m = size_t(pairs.n);
   CHECK(v.count == pairs.n);
@@ -79,39 +91,15 @@ std::vector<uint32_t> round_trip(const ComputeContext& where, const HostPairs& h
   CHECK(download(where, v.color_depth, 4 * m) == h.color_depth);
   CHECK(download(where, v.half, 2 * m) == h.half);
   CHECK(download(where, v.tiles, m) == h.tiles);
-  return records.download();
 }
 
-}  // namespace
-
-TEST_CASE("a projected pair is one 64-byte record and its gradients one 48-byte record", "[dist][pair_records]") {
-  CHECK(pair_record<const uint32_t>(kernels::ProjectedGaussians{}).record_words * 4 == 64);
-  CHECK(gradient_record<const uint32_t>(kernels::ConstProjectedGrads{}).record_words * 4 == 48);
-  CHECK(gradient_record<const uint32_t>(kernels::ConstProjectedGrads{}).record_words == kernels::kProjectedGradFloats);
-  const HostPairs h(37, 1);
-  const std::vector<uint32_t> records = round_trip(Device::CPU, h);
-  // Pair 5's record starts with its conic and opacity, as the exchange's receivers expect.
-  float conic[4];
-  std::memcpy(conic, &records[5 * 16], sizeof conic);
-  CHECK(std::vector<float>(conic, conic + 4) == std::vector<float>(h.conic_opacity.begin() + 20, h.conic_opacity.begin() + 24));
-}
-
-TEST_CASE("gradient records unpack into the three gradient arrays", "[dist][pair_records]") {
+TEST_CASE("the gradient columns are the three gradient arrays", "[dist][exchange]") {
   const int64_t n = 29;
   std::vector<float> d(size_t(12 * n));
   for (size_t i = 0; i < d.size(); ++i) d[i] = float(i) * 0.5f - 7.f;
-  const float* p = d.data();
-  const auto sources = gradient_record<const uint32_t>(kernels::ConstProjectedGrads{p, p + 4 * n, p + 8 * n});
-  std::vector<uint32_t> records(size_t(n * sources.record_words));
-  kernels::pack_records(Device::CPU, sources, n, records.data());
   std::vector<float> back(d.size(), 0.f);
+  const float* p = d.data();
   float* q = back.data();
-  kernels::unpack_records(Device::CPU, records.data(), n, gradient_record<uint32_t>(kernels::ProjectedGrads{q, q + 4 * n, q + 8 * n}));
+  copy_rows(Device::CPU, gradient_columns({p, p + 4 * n, p + 8 * n}, {q, q + 4 * n, q + 8 * n}), 0, n);
   CHECK(back == d);
-}
-
-TEST_CASE("CUDA pair records equal the CPU's and unpack to the same columns", "[gpu][dist][pair_records]") {
-  if (!test::gpu_or_skip("CUDA pair records")) return;
-  const HostPairs h(50001, 2);
-  CHECK(round_trip(Device::CUDA, h) == round_trip(Device::CPU, h));
 }
