@@ -46,41 +46,57 @@ void InProcessCommunicator::check_posts_agree(const char* op) const {
     if (from.value_count != first.value_count)
       disagree(std::string(op) + " of " + std::to_string(first.value_count) + " values on " + group_->rank_name(0) +
                ", " + std::to_string(from.value_count) + " on " + group_->rank_name(p));
-    if (from.sends.counts.empty()) continue;  // not an exchange
-    for (int q = 0; q < size(); ++q) {
-      const int64_t sent = from.sends.counts[q], expected = group_->posted(rank_, q).recvs.counts[p];
-      if (sent != expected)
-        disagree(group_->rank_name(p) + " sends " + std::to_string(sent) + " bytes to " + group_->rank_name(q) +
-                 ", which expects " + std::to_string(expected));
-    }
+    if (from.buffers.size() != first.buffers.size())
+      disagree(std::string(op) + " of " + std::to_string(first.buffers.size()) + " buffers on " +
+               group_->rank_name(0) + ", " + std::to_string(from.buffers.size()) + " on " + group_->rank_name(p));
   }
+  for (size_t b = 0; b < first.buffers.size(); ++b)
+    for (int p = 0; p < size(); ++p)
+      for (int q = 0; q < size(); ++q) {
+        const int64_t sent = group_->posted(rank_, p).buffers[b].sends.counts[q],
+                      expected = group_->posted(rank_, q).buffers[b].recvs.counts[p];
+        if (sent != expected)
+          disagree(group_->rank_name(p) + " sends " + std::to_string(sent) + " bytes to " + group_->rank_name(q) +
+                   ", which expects " + std::to_string(expected) +
+                   (first.buffers.size() > 1 ? " (buffer " + std::to_string(b) + ")" : std::string()));
+      }
 }
 
 void InProcessCommunicator::all_to_all_v(const void* send, PeerSlices sends, void* recv, PeerSlices recvs) {
+  const ExchangeBuffer one{send, sends, recv, recvs};
+  all_to_all_buffers(std::span(&one, 1));
+}
+
+void InProcessCommunicator::all_to_all_buffers(std::span<const ExchangeBuffer> buffers) {
   static constexpr const char* op = "all_to_all_v";
-  check_slices(sends, recvs);
+  for (const ExchangeBuffer& b : buffers) check_slices(b.sends, b.recvs);
   Rendezvous::Post& mine = group_->post(rank_);
-  mine = Rendezvous::Post{.op = op, .send = send, .sends = sends, .recv = recv, .recvs = recvs};
+  mine = Rendezvous::Post{.op = op, .buffers = buffers};
   mine.ready = copier_->sends_ready();
   group_->arrive_and_wait(rank_, op);
 
   then_second_barrier(op, [&] {
     check_posts_agree(op);
-    for (int p = 0; p < size(); ++p) {
-      const int64_t bytes = recvs.counts[p];
-      if (bytes == 0) continue;
-      const Rendezvous::Post& from = group_->posted(rank_, p);
-      copier_->copy_from(static_cast<std::byte*>(recv) + recvs.offsets[p],
-                         static_cast<const std::byte*>(from.send) + from.sends.offsets[rank_],
-                         static_cast<size_t>(bytes), from.ready);
-    }
+    for (size_t b = 0; b < buffers.size(); ++b)
+      for (int p = 0; p < size(); ++p) {
+        const int64_t bytes = buffers[b].recvs.counts[p];
+        if (bytes == 0) continue;
+        const Rendezvous::Post& from = group_->posted(rank_, p);
+        const ExchangeBuffer& theirs = from.buffers[b];
+        copier_->copy_from(static_cast<std::byte*>(buffers[b].recv) + buffers[b].recvs.offsets[p],
+                           static_cast<const std::byte*>(theirs.send) + theirs.sends.offsets[rank_],
+                           static_cast<size_t>(bytes), from.ready);
+      }
     mine.done = copier_->reads_done();
   });
 
   // Every done token is recorded now (each rank records before the second barrier), and this
   // collective's posts stay put until this rank moves on to its next one (rendezvous.h).
-  for (int q = 0; q < size(); ++q)
-    if (sends.counts[q] > 0) copier_->after_reader(group_->posted(rank_, q).done);
+  for (int q = 0; q < size(); ++q) {
+    bool read = false;
+    for (const ExchangeBuffer& b : buffers) read = read || b.sends.counts[q] > 0;
+    if (read) copier_->after_reader(group_->posted(rank_, q).done);
+  }
   group_->finish(rank_);
 }
 

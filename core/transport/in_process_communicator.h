@@ -21,6 +21,8 @@ class InProcessCommunicator final : public Communicator {
   const kernels::ComputeContext& context() const override { return where_; }
 
   void all_to_all_v(const void* send, PeerSlices sends, void* recv, PeerSlices recvs) override;
+  // One collective for every buffer: one pair of barriers, one ready and one done token.
+  void all_to_all_buffers(std::span<const ExchangeBuffer> buffers) override;
   void all_reduce_sum(std::span<float> host_values) override;
   void all_reduce_sum(std::span<int64_t> host_values) override;
 

@@ -33,10 +33,7 @@ class Rendezvous {
   // posts for k+1 never overwrites what a slower peer still reads of k (it cannot reach k+2 first).
   struct Post {
     const char* op = nullptr;  // the collective's name: ranks calling different ones are caught
-    const void* send = nullptr;
-    PeerSlices sends;
-    void* recv = nullptr;
-    PeerSlices recvs;
+    std::span<const ExchangeBuffer> buffers;  // an exchange's buffers (the caller's, valid until it returns)
     const void* values = nullptr;  // all_reduce_sum's host values
     size_t value_count = 0;
     void* ready = nullptr;  // copier token: this rank's send buffer is written (a CUDA event)

@@ -1,5 +1,6 @@
 #include "core/transport/run_ranks.h"
 
+#include <cstdlib>
 #include <exception>
 #include <memory>
 #include <set>
@@ -8,6 +9,7 @@
 
 #include "core/transport/in_process_communicator.h"
 #include "core/transport/rendezvous.h"
+#include "kernels/device.h"
 #if SPLATLAB_HAVE_NCCL
 #include "core/transport/nccl/nccl_communicator.h"
 #endif
@@ -34,6 +36,26 @@ std::string message_of(const std::exception_ptr& e) {
   } catch (...) {
     std::throw_with_nested(CommError(rank_name + " failed: " + message_of(e), rank));
   }
+}
+
+// SPLATLAB_RANK_BACKEND=threads or =nccl in place of Auto: to compare the two backends on one machine.
+RankBackend backend_from_environment(RankBackend wanted) {
+  const char* v = std::getenv("SPLATLAB_RANK_BACKEND");
+  if (wanted != RankBackend::Auto || !v || !*v) return wanted;
+  const std::string name(v);
+  if (name == "threads") return RankBackend::InProcess;
+  if (name == "nccl") return RankBackend::Nccl;
+  throw std::invalid_argument("SPLATLAB_RANK_BACKEND is \"" + name + "\": use threads or nccl (or leave it unset)");
+}
+
+// In-process ranks on several GPUs copy between them: let every pair of their devices do it directly.
+void connect_devices(std::span<const kernels::ComputeContext> contexts) {
+  std::set<int> ordinals;
+  for (const kernels::ComputeContext& c : contexts)
+    if (c.device == kernels::Device::CUDA) ordinals.insert(c.ordinal);
+  for (const int a : ordinals)
+    for (const int b : ordinals)
+      if (a != b) kernels::enable_peer_access(a, b);
 }
 
 }  // namespace
@@ -82,7 +104,8 @@ void run_ranks_with_control(int ranks, const ContextFor& context_for, const Cont
     contexts.push_back(context_for(r));
     names.push_back(describe_rank(r, contexts.back()));
   }
-  const RankBackend chosen = choose_backend(contexts, backend);
+  const RankBackend chosen = choose_backend(contexts, backend_from_environment(backend));
+  if (chosen == RankBackend::InProcess) connect_devices(contexts);
   // NCCL ranks use the rendezvous only to hear of each other's failures and for the control channel.
   auto group = std::make_shared<Rendezvous>(names, options.timeout);
 #if SPLATLAB_HAVE_NCCL

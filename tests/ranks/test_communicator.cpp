@@ -60,6 +60,49 @@ TEST_CASE("all_to_all_v moves exactly the right bytes for uneven and zero counts
     }
 }
 
+TEST_CASE("all_to_all_buffers moves every buffer's bytes as all_to_all_v would, in one collective", "[dist]") {
+  constexpr int kBuffers = 3;
+  for (const int ranks : {2, 3}) {
+    INFO(ranks << " ranks");
+    // Buffer b follows the pattern of seed b + 1, so the buffers differ in counts and in bytes.
+    auto counts = [&](int from, int to, int b) { return pattern_bytes(from, to, ranks, uint32_t(b + 1)); };
+    std::vector<std::vector<std::vector<uint8_t>>> received(ranks);
+    run_ranks(ranks, on_cpu, [&](Communicator& comm) {
+      const int me = comm.rank();
+      std::vector<test::ScatteredLayout> out, in;
+      std::vector<std::vector<uint8_t>> send(kBuffers), recv(kBuffers);
+      std::vector<ExchangeBuffer> buffers;
+      for (int b = 0; b < kBuffers; ++b) {
+        std::vector<int64_t> send_counts(ranks), recv_counts(ranks);
+        for (int q = 0; q < ranks; ++q) send_counts[q] = counts(me, q, b), recv_counts[q] = counts(q, me, b);
+        out.push_back(scattered_layout(send_counts, 10 * b + me));
+        in.push_back(scattered_layout(recv_counts, 20 * b + me));
+      }
+      for (int b = 0; b < kBuffers; ++b) {
+        send[b].assign(size_t(out[b].total), test::kUntouched);
+        recv[b].assign(size_t(in[b].total), test::kUntouched);
+        for (int q = 0; q < ranks; ++q)
+          for (int64_t i = 0; i < out[b].counts[q]; ++i)
+            send[b][out[b].offsets[q] + i] = pattern_byte(me, q, i, uint32_t(b + 1));
+        buffers.push_back({send[b].data(), {out[b].counts, out[b].offsets}, recv[b].data(), {in[b].counts, in[b].offsets}});
+      }
+      comm.all_to_all_buffers(buffers);
+      received[me] = std::move(recv);
+    });
+    for (int me = 0; me < ranks; ++me)
+      for (int b = 0; b < kBuffers; ++b) {
+        std::vector<int64_t> recv_counts(ranks);
+        for (int p = 0; p < ranks; ++p) recv_counts[p] = counts(p, me, b);
+        const auto in = scattered_layout(recv_counts, 20 * b + me);
+        std::vector<uint8_t> expected(size_t(in.total), test::kUntouched);
+        for (int p = 0; p < ranks; ++p)
+          for (int64_t i = 0; i < recv_counts[p]; ++i) expected[in.offsets[p] + i] = pattern_byte(p, me, i, uint32_t(b + 1));
+        INFO("rank " << me << ", buffer " << b);
+        CHECK(received[me][b] == expected);
+      }
+  }
+}
+
 TEST_CASE("the counts exchange transposes the count matrix", "[dist]") {
   for (const int ranks : {2, 3, 4}) {
     std::vector<std::vector<int64_t>> received(ranks);
@@ -183,6 +226,14 @@ TEST_CASE("ranks that disagree on counts, collectives or sizes get an error sayi
     else comm.all_to_all_counts(counts.data(), received.data());
   });
   CHECK_THAT(ops, Catch::Contains("ranks disagree") && Catch::Contains("rank 1 (CPU) called all_to_all_v"));
+
+  const std::string buffers = message_of([](Communicator& comm) {
+    const std::vector<int64_t> zero{0, 0};
+    const ExchangeBuffer nothing{nullptr, {zero, zero}, nullptr, {zero, zero}};
+    const std::vector<ExchangeBuffer> list(size_t(comm.rank() + 1), nothing);
+    comm.all_to_all_buffers(list);
+  });
+  CHECK_THAT(buffers, Catch::Contains("ranks disagree") && Catch::Contains("1 buffers on rank 0 (CPU), 2 on rank 1 (CPU)"));
 
   const std::string sizes = message_of([](Communicator& comm) {
     std::vector<float> v(comm.rank() + 2, 1.f);
