@@ -127,6 +127,8 @@ TEST_CASE("streams: a snapshot published on a busy training stream is read whole
   std::optional<kernels::PriorityStream> training;
   const ComputeContext where = kernels::on_own_stream(Device::CUDA, kernels::StreamPriority::Highest, training);
   DeviceGaussians g(where, GaussianState::from_model(m));
+  // The viewers exist before training publishes, as in the GUI (making one allocates pinned memory).
+  ui::ViewRasterizer viewer(Device::CUDA), cropped(Device::CUDA);
   // Uploads waited for the training stream; from here on it is kept busy for a while: the snapshot's copies
   // queue behind 400 ms of work, as they would behind a long training step. The host function stands for a
   // long kernel (it holds the stream as one does).
@@ -137,7 +139,6 @@ TEST_CASE("streams: a snapshot published on a busy training stream is read whole
   g.cap_values(Group::Means, 4.f);  // the far half of the cube pulled onto the plane z = 4
   const auto t0 = std::chrono::steady_clock::now();
   const std::shared_ptr<const ModelSnapshot> snap = ModelSnapshot::capture(g, 1, 1);
-  ui::ViewRasterizer viewer(Device::CUDA);
   viewer.set_snapshot(snap);
   const double handed_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -158,12 +159,12 @@ TEST_CASE("streams: a snapshot published on a busy training stream is read whole
   CHECK(lit > 0.01 * double(expected.size()));  // the model covers the image: a test that can fail
   CHECK(shown == expected);
 
-  // The crop box's rows, gathered on the viewer's stream from a snapshot still queued behind busy work.
+  // The crop box's rows, gathered on the viewer's stream from a snapshot still queued behind busy work
+  // (freeing the rows' index waits for the device: cudaFree; no time is checked here).
   REQUIRE(cudaLaunchHostFunc(static_cast<cudaStream_t>(where.stream), sleep_on_stream, &busy_ms) == cudaSuccess);
   const std::shared_ptr<const ModelSnapshot> again = ModelSnapshot::capture(g, 2, 2);
   std::vector<int32_t> all(static_cast<size_t>(m.size()));
   for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int32_t>(i);
-  ui::ViewRasterizer cropped(Device::CUDA);
   cropped.set_snapshot(again->rows(all, cropped.context()));
   cropped.render(cam, settings);
   CHECK(cropped.rgb_host() == expected);
