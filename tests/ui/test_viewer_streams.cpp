@@ -170,7 +170,7 @@ TEST_CASE("streams: a snapshot published on a busy training stream is read whole
   CHECK(cropped.rgb_host() == expected);
 }
 
-TEST_CASE("streams: CPU ranks and a CPU viewer get no stream; events are no-ops there", "[streams]") {
+TEST_CASE("streams: CPU ranks and a CPU viewer get no stream, and events are no-ops there", "[streams]") {
   const transport::RankStreams ranks(transport::RankPlan{Device::CPU, {}, 3});
   for (int r = 0; r < 3; ++r) CHECK(ranks.context(r) == ComputeContext(Device::CPU));
   std::optional<kernels::PriorityStream> none;
