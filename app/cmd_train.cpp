@@ -514,7 +514,7 @@ int run_train(TrainArgs& a) {
   CliController controller(setup, p.ranks);
   const GaussianModel init = initial_model(a, *p.scene);
   // More ranks are threads of this process: over --gpus GPUs in blocks (one rank per GPU talks through
-  // NCCL), several on one device share its default stream. A rank that fails stops them all; the first
+  // NCCL), several on one device each on a stream of its own (highest priority). A rank that fails stops them all; the first
   // failure names its rank and device.
   transport::RankPlan plan{p.dev, {}, p.ranks};
   for (int g = 0; g < a.gpus; ++g) plan.cuda_devices.push_back(g);

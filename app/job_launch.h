@@ -25,6 +25,7 @@
 #include "core/transport/communicator.h"
 #include "core/transport/job_place.h"
 #include "core/transport/process_group.h"
+#include "kernels/stream.h"
 #if SPLATLAB_HAVE_MPI
 #include "core/transport/mpi/mpi_communicator.h"
 #endif
@@ -44,7 +45,8 @@ class Job {
 
   // The device this process trains on: the CPU, or the CUDA device numbered by its node-local rank
   // (refused where the node has fewer GPUs than processes, or the build has no NCCL), made this thread's
-  // current device for good. Named in messages.
+  // current device for good, on a stream of this job's own at the device's highest priority (as every
+  // CUDA rank, core/transport/rank_plan.h RankStreams). Named in messages.
   kernels::ComputeContext choose_device(kernels::Device device);
 
   // A setup step: runs `step` unless an earlier step of this process failed, and keeps its failure for
@@ -76,6 +78,7 @@ class Job {
   std::optional<transport::MpiSession> mpi_;  // before group_: MPI_Finalize after the group is gone
 #endif
   std::unique_ptr<transport::ProcessGroup> group_;
+  std::optional<kernels::PriorityStream> stream_;  // where_'s stream on CUDA; outlives the communicator
   kernels::ComputeContext where_{kernels::Device::CPU};
   std::optional<std::string> failure_;
 };

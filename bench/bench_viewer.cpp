@@ -1,17 +1,31 @@
-// Viewport frames per second through the GUI's own path: ViewRasterizer (CUDA rasterizer) ->
-// ViewportTexture (CUDA-GL interop) -> Presenter (GL draw into the "window"), here a headless EGL
-// context with an offscreen framebuffer standing in for the window. The camera orbits a little
-// every frame so every frame renders anew, and every frame ends with glFinish and
-// cudaDeviceSynchronize so the measured time is the whole frame, not its enqueueing.
-// Then the same again while a TrainingSession trains a scene, with its steps/s and images/s: one rank
-// on GPU 0, or --ranks R rank threads over the machine's GPUs (several on GPU 0 where it has one), as
-// the GUI trains; the viewport renders on GPU 0, the primary.
+// What watching a run costs, measured the way users watch: the viewport's frames through the GUI's own
+// path (ViewRasterizer on its low-priority stream -> ViewportTexture's CUDA-GL interop -> Presenter into a
+// headless EGL framebuffer standing in for the window) showing the TRAINING SESSION'S SNAPSHOTS, while a
+// TrainingSession trains on the same GPU(s) as the GUI starts it, and the same viewer alone.
 //
-//   bench_viewer [--width 1920 --height 1080] [--counts 1000000,3000000] [--frames 200]
-//                [--scene COLMAP_FOLDER | --demo-width 640 --demo-height 480] [--no-train]
-//                [--ranks R --batch-size B]
-#include <cuda_runtime.h>
-
+// Scenarios, each run for --seconds, once while training and once alone (no training; the viewer then
+// shows the last snapshot of the headless run):
+//   orbit 60 Hz  the user drags the camera: a new camera every 16.7 ms (input events at 60 Hz), frames
+//                paced like the GUI's (one per display refresh at --fps-cap, vsync), rendered when
+//                ui/frame_gate says so (every frame here, since the view changes);
+//   idle         no input; the GUI's loop wakes at the fps cap while training, and the gate renders a new
+//                snapshot at most --fps-cap times a second (alone: nothing new, so it renders once);
+//   flat out     a new camera every frame, no pacing, no gate: the most the viewer can take.
+// Before them, a headless run: the same training for the same time with no viewer and no snapshots
+// (`splatlab train`). Every training run is a fresh session from the same initial model, warmed up for
+// --warmup-s before its --seconds are measured, so the runs are alike; "vs headless" is a run's images/s
+// over the headless run's.
+//
+// Reported per row: viewer fps (renders per second of wall time), frame time p90 (render + interop +
+// present + glFinish, over rendered frames), renders, the Gaussians shown at the end, training images/s and
+// its ratio to headless. One table, one row per scenario, for each --ranks value (rank threads over the
+// machine's GPUs in blocks, several on GPU 0 where there is one; the viewer renders on GPU 0, with rank 0).
+// --counts N,... adds flat-out rows, viewer alone, of a fixed random model of N Gaussians framed on the
+// unit cube (the 60 fps at 3M target of docs/ARCHITECTURE.md "Targets").
+//
+//   bench_viewer [--ranks 1,2] [--batch-size 2] [--seconds 10] [--warmup-s 5] [--fps-cap 60]
+//                [--width 1920 --height 1080] [--scene COLMAP_FOLDER | --demo-width 640 --demo-height 480]
+//                [--counts 1000000,3000000]
 #include "ui/gl.h"
 
 #include <CLI/CLI.hpp>
@@ -20,6 +34,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -27,11 +42,14 @@
 #include <thread>
 #include <vector>
 
-#include "core/scene/demo_scene.h"
 #include "core/model/gaussian_model.h"
+#include "core/model/model_snapshot.h"
+#include "core/scene/camera_path.h"
+#include "core/scene/demo_scene.h"
 #include "core/scene/scene_loader.h"
 #include "core/train/training_session.h"
 #include "kernels/device.h"
+#include "ui/frame_gate.h"
 #include "ui/headless_gl.h"
 #include "ui/orbit_camera.h"
 #include "ui/presenter.h"
@@ -44,19 +62,15 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 struct Args {
+  std::vector<int> ranks{1};
+  int batch_size = 2;
+  double seconds = 10, warmup_s = 5;
+  int fps_cap = 60;
   int width = 1920, height = 1080;
-  std::vector<int64_t> counts{1000000, 3000000};
-  int warmup = 20, frames = 200;
   std::string scene;  // empty: the demo scene
   int demo_width = 640, demo_height = 480;
-  bool train = true;
-  int ranks = 1, batch_size = 1;
-  double train_warmup_s = 5, train_alone_s = 5;
+  std::vector<int64_t> counts;
 };
-
-void cuda_ok(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-}
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
@@ -84,64 +98,101 @@ class OffscreenWindow {
   GLuint fbo_ = 0, color_ = 0;
 };
 
-// What one frame of the viewer does for the viewport, minus ImGui and the line overlays.
-class ViewportLoop {
- public:
-  ViewportLoop(const Args& args, std::shared_ptr<const GaussianModel> model)
-      : args_(args), window_(args.width, args.height), raster_(kernels::Device::CUDA) {
-    raster_.set_gaussians(std::move(model), 1);
-    camera_.frame({0, 0, 0}, 1.0);
-  }
+enum class Scenario { Orbit60, Idle, Flat };
 
-  // Median, 10th and 90th percentile frame times (ms) over `frames` frames after `warmup`, and
-  // the share of the last frame's pixels that show Gaussians (a blank view would time nothing).
-  struct Times {
-    double median_ms, p10_ms, p90_ms, wall_s, covered;
+const char* name_of(Scenario s) {
+  switch (s) {
+    case Scenario::Orbit60: return "orbit 60 Hz";
+    case Scenario::Idle: return "idle";
+    case Scenario::Flat: return "flat out";
+  }
+  return "?";
+}
+
+using SnapshotSource = std::function<std::shared_ptr<const ModelSnapshot>()>;
+
+// The viewport part of the GUI's frame loop (ui/viewer_app.cpp), minus ImGui and the line overlays.
+class Viewport {
+ public:
+  explicit Viewport(const Args& args) : args_(args), window_(args.width, args.height), raster_(kernels::Device::CUDA) {}
+
+  // As the GUI starts on a scene: the scene's up, at its first training camera, pivoting at the depth of
+  // the scene's centre.
+  void frame_scene(const Scene& scene) {
+    camera_.set_world_up(estimate_up(scene.views));
+    const std::vector<int> train = scene.train_indices();
+    const SceneView& v = scene.views[train.empty() ? 0 : train.front()];
+    const Vec3d fwd{v.R.m[2][0], v.R.m[2][1], v.R.m[2][2]};
+    camera_.snap_to(v, std::max(0.1 * scene.extent, dot(scene.center - v.camera_center(), fwd)));
+  }
+  void frame_unit_cube() { camera_.frame({0, 0, 0}, 1.0); }
+
+  struct Result {
+    int renders = 0;
+    double wall_s = 0, p90_ms = 0;
+    int64_t gaussians = 0;  // shown at the end
+    double fps() const { return wall_s > 0 ? renders / wall_s : 0; }
   };
-  Times run() {
-    for (int i = 0; i < args_.warmup; ++i) frame();
+
+  // `seconds` of the scenario, showing what `source` publishes (polled every frame, as
+  // TrainingController::poll does); `training` is the gate's policy (a session is running).
+  Result run(Scenario scenario, const SnapshotSource& source, bool training, double seconds) {
+    ui::FrameGate gate;
+    const ui::GatePolicy policy{training, double(args_.fps_cap), false};
+    const auto frame_period = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / args_.fps_cap));
+    const auto input_period = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / 60));
+    std::shared_ptr<const ModelSnapshot> latest;
+    uint64_t version = 0;
     std::vector<double> ms;
-    const auto start = Clock::now();
-    for (int i = 0; i < args_.frames; ++i) {
+    const auto start = Clock::now(), end = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+    auto next_frame = start, next_input = start;
+    while (Clock::now() < end) {
+      if (scenario != Scenario::Flat) {
+        // One frame per display refresh (vsync; glfwWaitEventsTimeout at the cap while training idles).
+        std::this_thread::sleep_until(next_frame);
+        next_frame = std::max(next_frame + frame_period, Clock::now());
+      }
       const auto t0 = Clock::now();
-      frame();
-      ms.push_back(1e3 * seconds_since(t0));
+      if (scenario == Scenario::Flat) camera_.orbit(4, 0);
+      if (scenario == Scenario::Orbit60)  // every input event that arrived since the last frame
+        for (; next_input <= t0; next_input += input_period) camera_.orbit(4, 0);
+      if (auto s = source(); s && s != latest) {
+        latest = std::move(s);
+        ++version;
+      }
+      if (!latest) continue;
+      const kernels::Camera cam = camera_.camera(args_.width, args_.height);
+      ui::ViewKey key(cam.R, cam.R + 9);
+      key.insert(key.end(), cam.t, cam.t + 3);
+      const bool render = scenario == Scenario::Flat || gate.due(key, version, policy, t0);
+      if (render) {
+        raster_.set_snapshot(latest);
+        raster_.render(cam, settings_);
+        texture_.update(raster_, {});  // waits for the viewer's stream (the interop's colouring), not the device
+      }
+      window_.bind();
+      glClear(GL_COLOR_BUFFER_BIT);
+      presenter_.draw(texture_.id(), window_.rect());
+      glFinish();
+      if (render) ms.push_back(1e3 * seconds_since(t0));
     }
-    const double wall = seconds_since(start);
+    Result r;
+    r.wall_s = seconds_since(start);
+    r.renders = static_cast<int>(ms.size());
     std::sort(ms.begin(), ms.end());
-    auto at = [&](double q) { return ms[static_cast<size_t>(q * (ms.size() - 1))]; };
-    return {at(0.5), at(0.1), at(0.9), wall, covered_fraction()};
+    if (!ms.empty()) r.p90_ms = ms[static_cast<size_t>(0.9 * double(ms.size() - 1))];
+    r.gaussians = latest ? latest->size() : 0;
+    return r;
   }
 
  private:
-  void frame() {
-    camera_.orbit(4, 0);  // 0.02 rad per frame: a slow turn, so no two frames are the same view
-    raster_.render(camera_.camera(args_.width, args_.height), {});
-    texture_.update(raster_, {});
-    window_.bind();
-    glClear(GL_COLOR_BUFFER_BIT);
-    presenter_.draw(texture_.id(), window_.rect());
-    glFinish();
-    cuda_ok(cudaDeviceSynchronize(), "viewport frame");
-  }
-
-  // Pixels of the window that are not the black background.
-  double covered_fraction() const {
-    std::vector<uint8_t> px(static_cast<size_t>(args_.width) * args_.height * 4);
-    window_.bind_for_reading();
-    glPixelStorei(GL_PACK_ALIGNMENT, 1);
-    glReadPixels(0, 0, args_.width, args_.height, GL_RGBA, GL_UNSIGNED_BYTE, px.data());
-    size_t covered = 0;
-    for (size_t i = 0; i < px.size(); i += 4) covered += px[i] || px[i + 1] || px[i + 2];
-    return static_cast<double>(covered) / (px.size() / 4);
-  }
-
   const Args& args_;
   OffscreenWindow window_;
   ui::ViewRasterizer raster_;
   ui::ViewportTexture texture_;
   ui::Presenter presenter_;
   ui::OrbitCamera camera_;
+  kernels::RasterSettings settings_;
 };
 
 // Gaussians in the unit cube, sized by their neighbours' spacing exactly as the trainer
@@ -165,86 +216,130 @@ Scene training_scene(const Args& args) {
   return load_scene(demo::ensure_demo_scene(folder, demo).folder, load);
 }
 
-std::unique_ptr<TrainingSession> start_training(const Args& args) {
-  Scene scene = training_scene(args);
-  GaussianModel init = init_from_points(scene.points);
+// A training session as the GUI starts one (batch size, ranks over the GPUs), from `init`. Without
+// snapshots (headless) it publishes none until it stops, as `splatlab train` publishes none.
+std::unique_ptr<TrainingSession> start_training(const Args& args, const Scene& scene, const GaussianModel& init,
+                                                int ranks, bool snapshots) {
   TrainerOptions opt;
   opt.device = kernels::Device::CUDA;
-  opt.images = 1000000;  // never finishes during the benchmark
+  opt.images = 100000000;  // never finishes during the benchmark
   opt.batch_size = args.batch_size;
-  SessionOptions session_options;
-  session_options.ranks.device = kernels::Device::CUDA;
-  for (int g = 0, n = kernels::cuda_device_count(); g < std::min(n, args.ranks); ++g)
-    session_options.ranks.cuda_devices.push_back(g);
-  session_options.ranks.ranks = args.ranks;
-  auto session = std::make_unique<TrainingSession>(std::move(scene), std::move(init), opt, session_options);
+  SessionOptions so;
+  if (!snapshots) so.snapshot_interval_ms = 24 * 3600 * 1000;
+  so.ranks.device = kernels::Device::CUDA;
+  for (int g = 0, n = kernels::cuda_device_count(); g < std::min(n, ranks); ++g) so.ranks.cuda_devices.push_back(g);
+  so.ranks.ranks = ranks;
+  auto session = std::make_unique<TrainingSession>(scene, init, opt, so);
   session->start();
   return session;
-}
-
-// Training steps per second over `seconds`, measured on the session's own step counter.
-double steps_per_s(const TrainingSession& s, double seconds) {
-  const int before = s.steps_done();
-  const auto t0 = Clock::now();
-  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
-  return (s.steps_done() - before) / seconds_since(t0);
 }
 
 void check_training(const TrainingSession& s) {
   if (s.state() == SessionState::Failed) throw std::runtime_error("training failed: " + s.error());
 }
 
+// Images per second of a fresh session over `measure` (which runs for --seconds), after --warmup-s.
+struct Trained {
+  double images_per_s = 0;
+  std::shared_ptr<const ModelSnapshot> last;  // the session's snapshot once stopped
+};
+Trained train_while(const Args& args, const Scene& scene, const GaussianModel& init, int ranks, bool snapshots,
+                    const std::function<void(TrainingSession&)>& measure) {
+  auto session = start_training(args, scene, init, ranks, snapshots);
+  const auto begun = Clock::now();
+  while (session->steps_done() == 0 && seconds_since(begun) < 120) {  // the first step builds the scene's state
+    check_training(*session);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::this_thread::sleep_for(std::chrono::duration<double>(args.warmup_s));
+  check_training(*session);
+  const int before = session->images_done();
+  const auto t0 = Clock::now();
+  measure(*session);
+  Trained t;
+  t.images_per_s = (session->images_done() - before) / seconds_since(t0);
+  check_training(*session);
+  session->stop();
+  t.last = session->snapshot();
+  return t;
+}
+
 struct Row {
-  int64_t gaussians;
-  bool training;
-  ViewportLoop::Times t;
-  std::optional<double> steps_per_s;
+  int ranks = 0, gpus = 0;
+  std::string scenario;
+  bool training = false;
+  std::optional<Viewport::Result> view;
+  std::optional<double> images_per_s, headless;
 };
 
-void print_row(const Args& a, const Row& r) {
-  std::printf("| %lld | %dx%d | %.0f %% | %s | %.2f | %.1f | %.2f - %.2f | %s |\n", static_cast<long long>(r.gaussians),
-              a.width, a.height, 100 * r.t.covered, r.training ? "yes" : "no", r.t.median_ms, 1e3 / r.t.median_ms,
-              r.t.p10_ms, r.t.p90_ms,
-              r.steps_per_s ? std::to_string(static_cast<int>(*r.steps_per_s + 0.5)).c_str() : "-");
+void print_row(const Row& r) {
+  auto num = [](std::optional<double> v, const char* fmt) {
+    if (!v) return std::string("-");
+    char b[64];
+    std::snprintf(b, sizeof b, fmt, *v);
+    return std::string(b);
+  };
+  const bool viewed = r.view.has_value();
+  std::printf("| %d | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.ranks, r.gpus, r.scenario.c_str(),
+              r.training ? "yes" : "no", viewed ? num(r.view->fps(), "%.1f").c_str() : "-",
+              viewed && r.view->renders ? num(r.view->p90_ms, "%.2f").c_str() : "-",
+              viewed ? std::to_string(r.view->renders).c_str() : "-",
+              viewed ? std::to_string(r.view->gaussians).c_str() : "-", num(r.images_per_s, "%.0f").c_str(),
+              r.images_per_s && r.headless && *r.headless > 0 ? num(100 * *r.images_per_s / *r.headless, "%.1f %%").c_str()
+                                                              : "-");
   std::fflush(stdout);
 }
 
 int run(const Args& args) {
+  for (int r : args.ranks)
+    if (args.batch_size < r)
+      throw std::invalid_argument("--batch-size " + std::to_string(args.batch_size) + " is smaller than --ranks " +
+                                  std::to_string(r) + ": every rank renders at least one image of a batch");
   ui::HeadlessGl gl;
-  cudaDeviceProp prop{};
-  cuda_ok(cudaGetDeviceProperties(&prop, 0), "reading the device properties");
-  std::printf("device: %s\nGL renderer: %s\n", prop.name, gl.renderer().c_str());
-  std::printf("frames: %d after %d warm-up, glFinish + cudaDeviceSynchronize per frame\n\n", args.frames, args.warmup);
+  const int gpus = kernels::cuda_device_count();
+  if (gpus == 0) throw std::runtime_error("no CUDA device");
+  std::printf("GL renderer: %s; %d CUDA device(s)\n", gl.renderer().c_str(), gpus);
+  std::printf("viewport %dx%d, fps cap %d; every run: %.0f s warm-up, %.0f s measured; batch %d; %s\n\n", args.width,
+              args.height, args.fps_cap, args.warmup_s, args.seconds, args.batch_size,
+              args.scene.empty() ? "demo scene" : args.scene.c_str());
+  const Scene scene = training_scene(args);
+  const GaussianModel init = init_from_points(scene.points);
 
-  std::vector<std::shared_ptr<const GaussianModel>> models;
-  for (int64_t n : args.counts) models.push_back(bench_model(n));
-
-  std::printf("| Gaussians | viewport | pixels covered | training | median ms | fps | p10 - p90 ms | train steps/s |\n");
-  std::printf("|---|---|---|---|---|---|---|---|\n");
-  for (const auto& m : models) {
-    ViewportLoop loop(args, m);
-    print_row(args, {m->size(), false, loop.run(), std::nullopt});
+  std::printf("| ranks | GPUs | scenario | training | viewer fps | frame p90 ms | renders | Gaussians shown | "
+              "train images/s | vs headless |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
+  for (const int ranks : args.ranks) {
+    const int used = std::min(gpus, ranks);
+    const Trained headless = train_while(args, scene, init, ranks, false, [&](TrainingSession&) {
+      std::this_thread::sleep_for(std::chrono::duration<double>(args.seconds));
+    });
+    if (!headless.last) throw std::runtime_error("the headless run published no snapshot when it stopped");
+    print_row({.ranks = ranks, .gpus = used, .scenario = "headless", .training = true, .view = std::nullopt,
+               .images_per_s = headless.images_per_s, .headless = headless.images_per_s});
+    for (const Scenario s : {Scenario::Orbit60, Scenario::Idle, Scenario::Flat}) {
+      Viewport::Result seen;
+      const Trained watched = train_while(args, scene, init, ranks, true, [&](TrainingSession& session) {
+        Viewport view(args);
+        view.frame_scene(scene);
+        seen = view.run(s, [&] { return session.snapshot(); }, true, args.seconds);
+      });
+      print_row({.ranks = ranks, .gpus = used, .scenario = name_of(s), .training = true, .view = seen,
+                 .images_per_s = watched.images_per_s, .headless = headless.images_per_s});
+      Viewport alone(args);
+      alone.frame_scene(scene);
+      const Viewport::Result r = alone.run(s, [&] { return headless.last; }, false, args.seconds);
+      print_row({.ranks = ranks, .gpus = used, .scenario = name_of(s), .training = false, .view = r,
+                 .images_per_s = std::nullopt, .headless = std::nullopt});
+    }
   }
-  if (!args.train) return 0;
-
-  auto session = start_training(args);
-  std::this_thread::sleep_for(std::chrono::duration<double>(args.train_warmup_s));
-  check_training(*session);
-  const double alone = steps_per_s(*session, args.train_alone_s);
-  for (const auto& m : models) {
-    ViewportLoop loop(args, m);
-    const int before = session->steps_done();
-    const ViewportLoop::Times t = loop.run();
-    check_training(*session);
-    print_row(args, {m->size(), true, t, (session->steps_done() - before) / t.wall_s});
+  for (const int64_t n : args.counts) {
+    const std::shared_ptr<const ModelSnapshot> fixed = ModelSnapshot::upload(*bench_model(n), kernels::Device::CUDA);
+    Viewport alone(args);
+    alone.frame_unit_cube();
+    const Viewport::Result r = alone.run(Scenario::Flat, [&] { return fixed; }, false, args.seconds);
+    print_row({.ranks = 0, .gpus = 0, .scenario = "flat out, random " + std::to_string(n), .training = false,
+               .view = r, .images_per_s = std::nullopt, .headless = std::nullopt});
   }
-  check_training(*session);
-  const std::vector<SessionMetrics> last = session->metrics_since(session->steps_done() - 100);
-  std::printf("\ntraining alone (before the viewport rows): %.0f steps/s = %.0f images/s at batch %d, %d rank(s); %s, "
-              "%d steps done, %lld Gaussians at the end\n",
-              alone, alone * args.batch_size, args.batch_size, args.ranks,
-              args.scene.empty() ? "demo scene" : args.scene.c_str(), session->steps_done(),
-              last.empty() ? -1LL : static_cast<long long>(last.back().gaussians));
   return 0;
 }
 
@@ -252,20 +347,20 @@ int run(const Args& args) {
 
 int main(int argc, char** argv) {
   Args args;
-  CLI::App app{"Viewport frames per second through the viewer's CUDA-GL path, with and without training"};
+  CLI::App app{"What watching a training run costs: viewer fps and training images/s, per scenario"};
+  app.add_option("--ranks", args.ranks, "Rank counts to train with, each a set of rows (threads over the GPUs)")
+      ->delimiter(',')->capture_default_str()->check(CLI::Range(1, 64));
+  app.add_option("--batch-size", args.batch_size, "Training batch size (at least every --ranks)")
+      ->capture_default_str()->check(CLI::Range(1, 64));
+  app.add_option("--seconds", args.seconds, "Measured time of every run")->capture_default_str()->check(CLI::Range(0.5, 3600.0));
+  app.add_option("--warmup-s", args.warmup_s, "Training before a run is measured")->capture_default_str()->check(CLI::Range(0.0, 3600.0));
+  app.add_option("--fps-cap", args.fps_cap, "The GUI's fps cap (display refresh)")->capture_default_str()->check(CLI::Range(1, 1000));
   app.add_option("--width", args.width, "Viewport width")->capture_default_str()->check(CLI::Range(16, 8192));
   app.add_option("--height", args.height, "Viewport height")->capture_default_str()->check(CLI::Range(16, 8192));
-  app.add_option("--counts", args.counts, "Gaussian counts to show")->delimiter(',')->capture_default_str();
-  app.add_option("--warmup", args.warmup, "Frames before timing")->capture_default_str()->check(CLI::NonNegativeNumber);
-  app.add_option("--frames", args.frames, "Timed frames")->capture_default_str()->check(CLI::Range(1, 1000000));
   app.add_option("--scene", args.scene, "COLMAP folder to train (default: the demo scene)")->check(CLI::ExistingDirectory);
   app.add_option("--demo-width", args.demo_width, "Demo scene image width")->capture_default_str();
   app.add_option("--demo-height", args.demo_height, "Demo scene image height")->capture_default_str();
-  app.add_flag("!--no-train", args.train, "Skip the measurement while training");
-  app.add_option("--ranks", args.ranks, "Rank threads training (over the GPUs; several on GPU 0 where there is one)")
-      ->capture_default_str()->check(CLI::Range(1, 64));
-  app.add_option("--batch-size", args.batch_size, "Training batch size (at least --ranks)")
-      ->capture_default_str()->check(CLI::Range(1, 64));
+  app.add_option("--counts", args.counts, "Fixed random models to render flat out, viewer alone")->delimiter(',');
   CLI11_PARSE(app, argc, argv);
   try {
     return run(args);

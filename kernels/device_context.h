@@ -21,7 +21,9 @@
 // free of the CUDA headers. The caller that creates a stream owns it and keeps it alive for as long
 // as the objects that carry it; null means the legacy default stream of `ordinal`, which orders
 // itself with every other blocking stream of that device (the behaviour before contexts existed).
-// The CPU backend ignores ordinal and stream: its work is synchronous.
+// The CPU backend ignores ordinal and stream: its work is synchronous. Training ranks and the viewer get
+// their streams from kernels/stream.h (PriorityStream: non-blocking, training first), and hand data
+// between streams with its StreamEvent.
 
 namespace splat::kernels {
 

@@ -19,8 +19,9 @@ ImageRGBA8 colorize_image(const float* rgb, const float* alpha, const float* dep
 
 ViewRasterizer::ViewRasterizer(Device device)
     : device_(device),
-      rasterizer_(device == Device::CUDA ? kernels::make_cuda_rasterizer() : kernels::make_cpu_rasterizer()),
-      rgb_(device), alpha_(device), depth_(device) {}
+      where_(kernels::on_own_stream(device, kernels::StreamPriority::Lowest, stream_)),
+      rasterizer_(device == Device::CUDA ? kernels::make_cuda_rasterizer(where_) : kernels::make_cpu_rasterizer()),
+      rgb_(where_), alpha_(where_), depth_(where_) {}
 
 void ViewRasterizer::set_gaussians(std::shared_ptr<const GaussianModel> model, uint64_t version) {
   const bool changed = model != model_ || version != version_ || source_;
@@ -28,7 +29,7 @@ void ViewRasterizer::set_gaussians(std::shared_ptr<const GaussianModel> model, u
   version_ = version;
   if (!changed) return;
   source_.reset();
-  shown_ = device_ == Device::CUDA && model_ ? ModelSnapshot::upload(*model_, device_) : nullptr;
+  shown_ = device_ == Device::CUDA && model_ ? ModelSnapshot::upload(*model_, where_) : nullptr;
 }
 
 void ViewRasterizer::set_snapshot(std::shared_ptr<const ModelSnapshot> snapshot) {
@@ -36,8 +37,16 @@ void ViewRasterizer::set_snapshot(std::shared_ptr<const ModelSnapshot> snapshot)
   model_.reset();
   version_ = 0;
   source_ = std::move(snapshot);
-  if (!source_) shown_.reset();
-  else shown_ = source_->context() == kernels::ComputeContext(device_) ? source_ : source_->copy_to(device_);
+  if (!source_) {
+    shown_.reset();
+    return;
+  }
+  const kernels::ComputeContext& there = source_->context();
+  const bool here = there.device == where_.device && (device_ == Device::CPU || there.ordinal == where_.ordinal);
+  shown_ = here ? source_ : source_->copy_to(where_);
+  // The trainer enqueued the snapshot's copies on its own stream: this stream's renders wait for them
+  // on the device, the host does not.
+  shown_->ready_on(where_);
 }
 
 void ViewRasterizer::render(const kernels::Camera& camera, const kernels::RasterSettings& settings) {

@@ -4,6 +4,7 @@
 // viewport_texture.h). No GL in this file, so it is tested without a window.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "core/model/gaussian_model.h"
@@ -11,6 +12,7 @@
 #include "core/train/evaluator.h"
 #include "kernels/buffer.h"
 #include "kernels/rasterizer.h"
+#include "kernels/stream.h"
 #include "ui/view_colorize.h"
 
 namespace splat::ui {
@@ -22,16 +24,20 @@ struct ImageRGBA8 {
 
 class ViewRasterizer {
  public:
-  // Device::CUDA uses the current CUDA device.
+  // Device::CUDA renders on CUDA device 0, on a non-blocking stream of its own at the device's lowest
+  // priority (kernels/stream.h): training on the same GPU (highest priority) goes first, and the
+  // viewer never waits for the trainer's queue, only for the snapshot it shows (ready_on).
   explicit ViewRasterizer(kernels::Device device);
   kernels::Device device() const { return device_; }
+  // Where this viewer's work runs (its device and stream): the viewport's interop writes on it too.
+  const kernels::ComputeContext& context() const { return where_; }
 
   // The Gaussians to show, from a host model. For CUDA they are uploaded only when `version`
   // differs from the last call's, so the per-frame cost is the render alone.
   void set_gaussians(std::shared_ptr<const GaussianModel> model, uint64_t version);
   // The Gaussians to show, from a snapshot (the training session's). One on this rasterizer's
-  // context is rendered in place and held for as long as it is shown; one elsewhere is copied
-  // here once per snapshot.
+  // device is rendered in place and held for as long as it is shown (this stream waits on the device
+  // for the copies that made it, without a host wait); one elsewhere is copied here once per snapshot.
   void set_snapshot(std::shared_ptr<const ModelSnapshot> snapshot);
   bool has_gaussians() const { return model_ != nullptr || shown_ != nullptr; }
   int64_t gaussian_count() const { return shown_ ? shown_->size() : model_ ? model_->size() : 0; }
@@ -55,6 +61,8 @@ class ViewRasterizer {
 
  private:
   kernels::Device device_;
+  std::optional<kernels::PriorityStream> stream_;  // first: everything below runs on it
+  kernels::ComputeContext where_;
   std::unique_ptr<kernels::Rasterizer> rasterizer_;
   // What is shown: a host model (read directly by the CPU backend), or a snapshot on this
   // backend's context (a host model's upload on CUDA, or the session's snapshot).

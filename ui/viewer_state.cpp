@@ -176,7 +176,7 @@ void ViewerState::reset_crop() {
   box.up = camera.world_up();
   double radius = 1.0;
   // Around what is shown: a training snapshot's means (only they come to the host), or the model's.
-  if (shown_snapshot_) robust_bounds(shown_snapshot_->param(Group::Means).download(), box.center, radius);
+  if (shown_snapshot_) robust_bounds(shown_snapshot_->column_host(Group::Means), box.center, radius);
   else if (content.model) robust_bounds(content.model->means, box.center, radius);
   box.half_size = {radius, radius, radius};
   set_crop(crop_enabled_, box);
@@ -204,7 +204,8 @@ void ViewerState::show_in(ViewRasterizer& target) {
     cropped_.reset();
     cropped_snapshot_.reset();
     if (shown_snapshot_)
-      cropped_snapshot_ = shown_snapshot_->rows(rows_inside(shown_snapshot_->param(Group::Means).download(), crop_));
+      cropped_snapshot_ =
+          shown_snapshot_->rows(rows_inside(shown_snapshot_->column_host(Group::Means), crop_), target.context());
     else
       cropped_ = std::make_shared<const GaussianModel>(cropped(*content.model, crop_));
     cropped_version_ = model_version;

@@ -26,7 +26,8 @@ void ViewportTexture::update(const ViewRasterizer& view, const ColorizeParams& p
   if (!texture_ || view.width() != width_ || view.height() != height_ || cuda != (cuda_ != nullptr))
     allocate(view.width(), view.height(), cuda);
   if (cuda) {
-    cuda_->write(view.rgb(), view.alpha(), view.depth(), width_, height_, params);
+    // On the viewer's stream: in order after its render, and at its low priority.
+    cuda_->write(view.rgb(), view.alpha(), view.depth(), width_, height_, params, view.context().stream);
     return;
   }
   upload(view.colorize(params));

@@ -34,6 +34,10 @@ StoredColumn stored_column(const kernels::GaussiansView& v, Group g) {
   if (g == Group::ShRest && v.sh_rest_bf16) return {v.sh_rest_bf16, 2};
   return {view_column(v, g), sizeof(float)};
 }
+
+// Where a snapshot's columns live: the device, without the maker's stream (which may go before the
+// snapshot does).
+kernels::ComputeContext home_of(const kernels::ComputeContext& c) { return kernels::ComputeContext(c.device, c.ordinal); }
 }  // namespace
 
 void* ModelSnapshot::allocate(Group g, size_t element_bytes) {
@@ -54,14 +58,16 @@ std::shared_ptr<ModelSnapshot> ModelSnapshot::copy_of(const kernels::GaussiansVi
   std::shared_ptr<ModelSnapshot> s(new ModelSnapshot());
   s->n_ = source.n;
   s->sh_degree_ = sh_degree;
-  s->where_ = to;
+  s->where_ = home_of(to);
   for (Group g : kAllGroups) {
     const StoredColumn src = stored_column(source, g);
     const size_t bytes = static_cast<size_t>(source.n) * group_width(g, sh_degree) * src.element_bytes;
     void* dst = s->allocate(g, src.element_bytes);
     if (bytes && !src.data) throw std::logic_error(std::string("snapshot: no source column ") + group_name(g));
+    // Named by `to` (its stream), not where_: from == to enqueues on that stream without a host wait.
     if (bytes) kernels::copy_bytes(dst, to, src.data, from, bytes);
   }
+  s->ready_.record(to);
   return s;
 }
 
@@ -82,7 +88,7 @@ std::shared_ptr<const ModelSnapshot> ModelSnapshot::gather(const DeviceGaussians
     s.reset(new ModelSnapshot());
     s->n_ = std::accumulate(rows.begin(), rows.end(), int64_t{0});
     s->sh_degree_ = shard.sh_degree();
-    s->where_ = comm.context();
+    s->where_ = home_of(comm.context());
     s->version_ = version;
     s->step_ = step;
   }
@@ -96,6 +102,9 @@ std::shared_ptr<const ModelSnapshot> ModelSnapshot::gather(const DeviceGaussians
     void* dst = root ? s->allocate(g, src.element_bytes) : nullptr;
     comm.gather(src.data, bytes[static_cast<size_t>(comm.rank())], dst, bytes);
   }
+  // Every backend's gather lands on the root's stream (the in-process copier pulls the shards there, NCCL
+  // receives there; CPU ranks copy on the host): the event after it covers every shard.
+  if (root) s->ready_.record(comm.context());
   return s;
 }
 
@@ -105,32 +114,38 @@ std::shared_ptr<const ModelSnapshot> ModelSnapshot::upload(const GaussianModel& 
 }
 
 std::shared_ptr<const ModelSnapshot> ModelSnapshot::copy_to(const kernels::ComputeContext& where) const {
+  ready_.synchronize("copying a snapshot");  // where_ has no stream to wait for: the copies' event does
   std::shared_ptr<ModelSnapshot> s = copy_of(view(), sh_degree_, where_, where);
   s->version_ = version_;
   s->step_ = step_;
   return s;
 }
 
-std::shared_ptr<const ModelSnapshot> ModelSnapshot::rows(std::span<const int32_t> rows) const {
+std::shared_ptr<const ModelSnapshot> ModelSnapshot::rows(std::span<const int32_t> rows,
+                                                         const kernels::ComputeContext& on_device) const {
   for (int32_t r : rows)
     if (r < 0 || r >= n_) throw std::out_of_range("snapshot rows: row " + std::to_string(r) + " of " + std::to_string(n_));
+  const bool same_device = on_device.device == where_.device && on_device.ordinal == where_.ordinal;
+  const kernels::ComputeContext on = where_.device == kernels::Device::CUDA && same_device ? on_device : where_;
   std::shared_ptr<ModelSnapshot> s(new ModelSnapshot());
   s->n_ = static_cast<int64_t>(rows.size());
   s->sh_degree_ = sh_degree_;
   s->where_ = where_;
   s->version_ = version_;
   s->step_ = step_;
-  kernels::Buffer<int32_t> index(where_);
-  index.upload(rows);
+  kernels::Buffer<int32_t> index(on);
+  index.upload(rows);  // waits for `on` alone, before it is made to wait for the maker's copies
+  ready_.wait_on(on);  // the gather below reads this snapshot's columns on `on`
   const kernels::GaussiansView source = view();
   for (Group g : kAllGroups) {
     const int w = group_width(g, sh_degree_);
     const StoredColumn src = stored_column(source, g);
     void* dst = s->allocate(g, src.element_bytes);
     if (rows.empty() || w == 0) continue;
-    kernels::gather_rows(where_, dst, src.data, src.element_bytes, w, index.data(), s->n_);
+    kernels::gather_rows(on, dst, src.data, src.element_bytes, w, index.data(), s->n_);
   }
-  return s;
+  s->ready_.record(on);
+  return s;  // `index` goes with cudaFree, which waits for the gather
 }
 
 kernels::GaussiansView ModelSnapshot::view() const {
@@ -142,7 +157,13 @@ kernels::GaussiansView ModelSnapshot::view() const {
   return v;
 }
 
+std::vector<float> ModelSnapshot::column_host(Group g) const {
+  ready_.synchronize("reading a snapshot's column");
+  return param(g).download();
+}
+
 GaussianModel ModelSnapshot::download() const {
+  ready_.synchronize("downloading a snapshot");  // the downloads below run on where_, no stream of the maker
   GaussianModel m(sh_degree_, 0);
   for (Group g : kAllGroups) m.column(g) = param(g).download();
   if (sh_rest_bf16_.size()) {

@@ -7,11 +7,16 @@
 // alive and unchanged. They are built whole by the factories below and never written afterwards,
 // so readers on any thread need no lock.
 //
-// On CUDA the columns live on the source's ComputeContext and the copies that fill them are
-// enqueued on that context's stream (device to device, no trip through the host): a reader on the
-// same context sees them in stream order; a reader on another context copies them with copy_to,
-// which waits for the source's stream. On the CPU backend the columns are host buffers that the
-// CPU rasterizer reads directly.
+// On CUDA the copies that fill a snapshot are enqueued on the stream of the context that makes it (the
+// trainer's, which is a non-blocking stream of its own: kernels/stream.h), device to device, with no trip
+// through the host and no host wait, and an event (`ready`) is recorded after them. The columns live on
+// the device's plain context (ordinal, no stream: context()), since the snapshot outlives the trainer and
+// its stream. A reader never assumes stream order with the maker: one on the device waits for the event
+// on its own stream (ready_on, no host wait) before its kernels read the columns; the host reads
+// (download, column_host, copy_to) wait for the event first. Nothing is ever written into a snapshot once
+// made, and its memory goes back with cudaFree, which waits for the whole device, every stream included:
+// a trainer that publishes the next snapshot never touches what a viewer may still be reading.
+// On the CPU backend the columns are host buffers that the CPU rasterizer reads directly.
 //
 // A distributed run (core/transport/) gathers one snapshot of the whole model onto rank 0's context: every
 // rank's shard, concatenated in rank order (the order of the gathered model and its global ids), copied
@@ -22,11 +27,13 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <vector>
 
 #include "core/model/device_gaussians.h"
 #include "core/model/gaussian_model.h"
 #include "kernels/buffer.h"
 #include "kernels/rasterizer.h"
+#include "kernels/stream.h"
 
 namespace splat::transport {
 class Communicator;
@@ -47,17 +54,28 @@ class ModelSnapshot {
   static std::shared_ptr<const ModelSnapshot> upload(const GaussianModel& m, const kernels::ComputeContext& where);
   // The same snapshot on another context (same version and step).
   std::shared_ptr<const ModelSnapshot> copy_to(const kernels::ComputeContext& where) const;
-  // A snapshot of the given rows (in range, in the order given; same version and step), gathered on
-  // this snapshot's context (the viewer's crop box: no trip of the columns through the host).
-  std::shared_ptr<const ModelSnapshot> rows(std::span<const int32_t> rows) const;
+  // A snapshot of the given rows (in range, in the order given; same version and step), gathered on the
+  // device by `on` (the viewer's crop box, on the viewer's stream: no trip of the columns through the
+  // host, no wait for the trainer's stream) when it is a context of this snapshot's CUDA device, else on
+  // the snapshot's own context.
+  std::shared_ptr<const ModelSnapshot> rows(std::span<const int32_t> rows, const kernels::ComputeContext& on) const;
+  std::shared_ptr<const ModelSnapshot> rows(std::span<const int32_t> rows) const { return this->rows(rows, where_); }
+
+  // Makes `reader`'s later work wait, on the device, for the copies that filled this snapshot (no host
+  // wait); call it before enqueueing anything on `reader` that reads the columns (view()).
+  void ready_on(const kernels::ComputeContext& reader) const { ready_.wait_on(reader); }
 
   uint64_t version() const { return version_; }
   int step() const { return step_; }
   int64_t size() const { return n_; }
   int sh_degree() const { return sh_degree_; }
+  // The device the columns live on (a CUDA context carries no stream: see above).
   const kernels::ComputeContext& context() const { return where_; }
-  // A column's fp32 values; empty for SH rest when the source stored it in bf16 (then held as such).
+  // A column's fp32 values; empty for SH rest when the source stored it in bf16 (then held as such). On
+  // CUDA read them on the device after ready_on, or on the host with column_host.
   const kernels::Buffer<float>& param(Group g) const { return params_[static_cast<int>(g)]; }
+  // param(g) on the host, once the copies that filled it have run.
+  std::vector<float> column_host(Group g) const;
 
   // Pointers into the columns, for the rasterizer of this snapshot's backend.
   kernels::GaussiansView view() const;
@@ -66,7 +84,8 @@ class ModelSnapshot {
 
  private:
   ModelSnapshot() = default;
-  // Copies every column of `source` (living on `from`) into a new snapshot on `to`.
+  // Copies every column of `source` (living on `from`) into a new snapshot on `to`'s device, enqueued on
+  // `to`'s stream, and records `ready` after them.
   // Allocates group g's column of n_ rows on where_, of 2-byte (bf16, SH rest only) or 4-byte
   // values, and returns its memory.
   void* allocate(Group g, size_t element_bytes);
@@ -77,7 +96,8 @@ class ModelSnapshot {
   int step_ = 0;
   int64_t n_ = 0;
   int sh_degree_ = 3;
-  kernels::ComputeContext where_;
+  kernels::ComputeContext where_;  // device and ordinal, no stream
+  kernels::StreamEvent ready_;     // after the copies that filled the columns
   std::array<kernels::Buffer<float>, kGroupCount> params_;
   kernels::Buffer<uint16_t> sh_rest_bf16_;  // SH rest as the trainer stores it under mixed precision
 };

@@ -27,7 +27,9 @@ EvalResult evaluate(kernels::Rasterizer& raster, const kernels::GaussiansView& g
   if (views.empty()) throw std::invalid_argument("evaluate: no views to evaluate (" + scene.root + ")");
   if (scene.images.size() != scene.views.size())
     throw std::invalid_argument("evaluate: the scene's images are not loaded (" + scene.root + ")");
-  const kernels::Device dev = raster.device();
+  // Everything on the rasterizer's own context (device and stream): the metrics read its image in stream
+  // order, which another stream (the legacy default one included) would not give.
+  const kernels::ComputeContext dev = raster.context();
   kernels::Buffer<float> rgb(dev), alpha(dev);
   kernels::Buffer<uint8_t> target(dev);  // the photo's bytes: the metrics read them as v / 255
   kernels::Buffer<uint8_t> mask(dev);

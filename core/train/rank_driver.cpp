@@ -1,12 +1,14 @@
 #include "core/train/rank_driver.h"
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
 
 #include "core/train/sharded/comm_sharding.h"
 #include "core/transport/run_ranks.h"
+#include "kernels/stream.h"
 
 namespace splat {
 
@@ -15,13 +17,15 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // The one place a rank's TrainingRun (and its Trainer) is made from the spec.
-std::unique_ptr<TrainingRun> build_rank_run(const RankRunSpec& spec, transport::Communicator* comm) {
+// The only rank (comm null) trains on `solo`; a rank among several where its communicator computes.
+std::unique_ptr<TrainingRun> build_rank_run(const RankRunSpec& spec, transport::Communicator* comm,
+                                            const kernels::ComputeContext& solo) {
   TrainerOptions o = spec.trainer;
   // CPU ranks on one machine share its cores rather than each taking all of them.
   const int ranks_here = spec.ranks_on_host > 0 ? spec.ranks_on_host : comm ? comm->size() : 1;
   if (o.device == kernels::Device::CPU && o.cpu_threads == 0 && ranks_here > 1)
     o.cpu_threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / ranks_here);
-  return std::make_unique<TrainingRun>(spec.scene, spec.init, o, spec.run, comm ? sharded::over(*comm) : nullptr);
+  return std::make_unique<TrainingRun>(spec.scene, spec.init, o, spec.run, comm ? sharded::over(*comm) : one_rank(solo));
 }
 
 // How many steps rank 0 grants per decision: as many as fit the decision interval at the last grant's
@@ -52,7 +56,12 @@ bool can_step(const TrainingRun& run, int ranks) {
 void drive_rank(const RankRunSpec& spec, transport::Communicator* comm, transport::ControlChannel& channel,
                 RankController& controller, const DriverOptions& options) {
   const DrivenRank at{comm ? comm->rank() : 0, comm ? comm->size() : 1, comm};
-  const std::unique_ptr<TrainingRun> run = build_rank_run(spec, comm);
+  // The only rank computes on a stream of its own at its device's highest priority, as rank threads do
+  // (transport::RankStreams); declared before the run, which must not outlive it.
+  std::optional<kernels::PriorityStream> solo_stream;
+  const kernels::ComputeContext solo =
+      comm ? kernels::ComputeContext() : kernels::on_own_stream(spec.trainer.device, kernels::StreamPriority::Highest, solo_stream);
+  const std::unique_ptr<TrainingRun> run = build_rank_run(spec, comm, solo);
   controller.on_start(*run, at);
   // Rank 0 answers well within the time its peers wait for it.
   const auto patience = std::min<Clock::duration>(std::chrono::seconds(1), options.comm.timeout / 4);
@@ -81,15 +90,16 @@ void drive_rank(const RankRunSpec& spec, transport::Communicator* comm, transpor
 
 void drive_ranks(const RankRunSpec& spec, const transport::RankPlan& plan, RankController& controller,
                  const DriverOptions& options) {
-  // The one-rank trainer computes on the CPU or on GPU 0 without a communicator; anything else (more
-  // ranks, or one rank on another GPU) runs as rank threads.
+  // The one-rank trainer computes on the CPU or on GPU 0 without a communicator (on its own stream);
+  // anything else (more ranks, or one rank on another GPU) runs as rank threads, each on its own stream.
   if (plan.ranks == 1 && plan.context(0) == kernels::ComputeContext(plan.device)) {
     const std::unique_ptr<transport::ControlChannel> solo = transport::make_solo_control_channel();
     drive_rank(spec, nullptr, *solo, controller, options);
     return;
   }
+  const transport::RankStreams streams(plan);  // outlives the rank threads and their communicators
   transport::run_ranks_with_control(
-      plan.ranks, [&](int r) { return plan.context(r); },
+      plan.ranks, [&](int r) { return streams.context(r); },
       [&](transport::Communicator& comm, transport::ControlChannel& channel) {
         drive_rank(spec, &comm, channel, controller, options);
       },

@@ -97,13 +97,16 @@ bool can_step(const TrainingRun& run, int ranks);
 
 
 // Runs plan.ranks ranks of this process on the plan's devices: rank threads (run_ranks), or, for one rank
-// on the CPU or GPU 0, the calling thread without a communicator. Returns once every rank has returned;
+// on the CPU or GPU 0, the calling thread without a communicator. Every CUDA rank computes on a stream of
+// its own at its device's highest priority (transport::RankStreams), which a viewer on the same GPU
+// (lowest priority) does not hold back. Returns once every rank has returned;
 // throws the first failure (transport::CommError naming the rank and its device where ranks ran).
 void drive_ranks(const RankRunSpec& spec, const transport::RankPlan& plan, RankController& controller,
                  const DriverOptions& options = {});
 
 // One rank's loop on the calling thread: this process's rank of an MPI job (its communicator and control
-// channel), or the only rank (comm null, a solo channel).
+// channel, computing where the communicator does), or the only rank (comm null, a solo channel; a CUDA
+// rank then computes on a stream of its own at the device's highest priority, made and destroyed here).
 void drive_rank(const RankRunSpec& spec, transport::Communicator* comm, transport::ControlChannel& channel,
                 RankController& controller, const DriverOptions& options = {});
 

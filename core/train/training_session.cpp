@@ -206,8 +206,9 @@ void TrainingSession::refresh_device_memory(const Trainer& t, int rank) {
 
 // Parameters only, copied on the device: the viewer has no use for the two Adam moments, and nothing goes
 // through the host. With ranks every rank sends its shard and rank 0 assembles the whole model on its
-// device. The snapshot is stored only once all its copies are issued (on CUDA, enqueued on rank 0's stream
-// ahead of anything a reader enqueues there later).
+// device. The snapshot is stored only once all its copies are issued (on CUDA, enqueued on rank 0's own
+// stream, with the event after them that a reader's stream waits for: ModelSnapshot::ready_on). No host
+// wait here: the training stream runs on while the viewer's stream waits for the copies alone.
 void TrainingSession::publish_snapshot(const TrainingRun& run, transport::Communicator* comm) {
   const Trainer& t = run.trainer();
   const bool root = t.is_root();

@@ -1,5 +1,6 @@
 #include "core/transport/rank_plan.h"
 
+#include <algorithm>
 #include <set>
 #include <stdexcept>
 
@@ -28,6 +29,11 @@ kernels::ComputeContext RankPlan::context(int rank) const {
   if (device == kernels::Device::CPU) return kernels::ComputeContext(kernels::Device::CPU);
   const size_t d = static_cast<size_t>(rank) * cuda_devices.size() / static_cast<size_t>(ranks);
   return kernels::ComputeContext(kernels::Device::CUDA, cuda_devices.at(d));
+}
+
+RankStreams::RankStreams(const RankPlan& plan) : streams_(static_cast<size_t>(std::max(plan.ranks, 0))) {
+  for (int r = 0; r < plan.ranks; ++r)
+    contexts_.push_back(kernels::on_own_stream(plan.context(r), kernels::StreamPriority::Highest, streams_[r]));
 }
 
 std::string RankPlan::describe() const {
