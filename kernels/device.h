@@ -14,11 +14,13 @@ int cuda_device_count();
 // such process a context (hundreds of MB) on GPU 0. Throws like every CUDA call that fails.
 void use_cuda_device(int ordinal);
 
-// Lets CUDA device `from` reach device `to`'s memory directly (NVLink or PCIe peer to peer), its
-// stream-ordered pool's allocations included, so that
-// copies between ranks of one process on two GPUs take the direct path instead of being staged
-// through host memory. Returns whether the two devices can; enabling it again is harmless. The
-// calling thread's current device is restored.
+// Whether CUDA device `from` can reach device `to`'s memory directly (NVLink or PCIe peer to peer).
+bool can_access_peer(int from, int to);
+
+// Lets CUDA device `from` reach device `to`'s memory directly, its stream-ordered pool's allocations
+// included, so that copies between ranks of one process on two GPUs take the direct path instead of
+// being staged through host memory. Returns can_access_peer(from, to); enabling it again is harmless.
+// The calling thread's current device is restored.
 bool enable_peer_access(int from, int to);
 
 struct DeviceMemory {

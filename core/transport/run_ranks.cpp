@@ -62,7 +62,8 @@ void connect_devices(std::span<const kernels::ComputeContext> contexts) {
 
 bool nccl_built_in() { return SPLATLAB_HAVE_NCCL != 0; }
 
-RankBackend choose_backend(std::span<const kernels::ComputeContext> contexts, RankBackend wanted) {
+RankBackend choose_backend(std::span<const kernels::ComputeContext> contexts, RankBackend wanted,
+                           const PeerQuery& peers) {
   if (contexts.empty()) throw std::invalid_argument("at least one rank is needed");
   const kernels::Device device = contexts[0].device;
   for (size_t r = 1; r < contexts.size(); ++r)
@@ -86,7 +87,11 @@ RankBackend choose_backend(std::span<const kernels::ComputeContext> contexts, Ra
     if (!why_not.empty()) throw std::invalid_argument(why_not);
     return wanted;
   }
-  return why_not.empty() && contexts.size() > 1 ? RankBackend::Nccl : RankBackend::InProcess;
+  if (!why_not.empty() || contexts.size() < 2) return RankBackend::InProcess;
+  for (const kernels::ComputeContext& a : contexts)
+    for (const kernels::ComputeContext& b : contexts)
+      if (a.ordinal != b.ordinal && !peers(a.ordinal, b.ordinal)) return RankBackend::Nccl;
+  return RankBackend::InProcess;
 }
 
 void run_ranks(int ranks, const ContextFor& context_for, const RankWork& work, RankBackend backend,

@@ -6,11 +6,12 @@
 
 #include "core/transport/communicator.h"
 #include "core/transport/control_channel.h"
+#include "kernels/device.h"
 
 namespace splat::transport {
 
 enum class RankBackend {
-  Auto,       // NCCL where it applies (see choose_backend), in-process otherwise
+  Auto,       // see choose_backend
   InProcess,  // threads meeting in host memory; CUDA ranks copy device to device (any number per GPU)
   Nccl,       // one rank per GPU; refused where NCCL was not built in or two ranks share a GPU
 };
@@ -18,10 +19,18 @@ enum class RankBackend {
 // Whether this build has the NCCL backend.
 bool nccl_built_in();
 
-// What Auto means for these contexts: NCCL when it is built in, there are at least two ranks and each
-// rank has its own CUDA device; in-process otherwise. Throws std::invalid_argument for contexts that no
-// backend takes (CPU and CUDA ranks mixed) and for Nccl where it cannot run, saying why.
-RankBackend choose_backend(std::span<const kernels::ComputeContext> contexts, RankBackend wanted = RankBackend::Auto);
+// Whether CUDA device `from` can copy from and to device `to` directly (peer to peer).
+using PeerQuery = std::function<bool(int from, int to)>;
+
+// What Auto means for these contexts: in-process for CPU ranks, for ranks sharing a GPU, and for one
+// rank per GPU where every pair of the GPUs reaches each other peer to peer (`peers`; the ranks then
+// pull each other's slices with direct device copies, which measured faster than NCCL's sends on two
+// NVLink GPUs, bench/NCCL_OR_THREADS.md, and the host waits for no collective); NCCL for one rank per
+// GPU where some pair cannot (it finds a path), when it is built in. Throws std::invalid_argument for
+// contexts that no backend takes (CPU and CUDA ranks mixed) and for Nccl where it cannot run, saying
+// why. Processes of a job (app/job_launch) always meet over NCCL.
+RankBackend choose_backend(std::span<const kernels::ComputeContext> contexts, RankBackend wanted = RankBackend::Auto,
+                           const PeerQuery& peers = kernels::can_access_peer);
 
 using ContextFor = std::function<kernels::ComputeContext(int rank)>;
 using RankWork = std::function<void(Communicator&)>;

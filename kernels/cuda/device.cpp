@@ -21,12 +21,17 @@ void use_cuda_device(int ordinal) {
   cuda::check(cudaSetDevice(ordinal), ("making CUDA device " + std::to_string(ordinal) + " current").c_str());
 }
 
-bool enable_peer_access(int from, int to) {
+bool can_access_peer(int from, int to) {
   int can = 0;
-  if (from == to || cudaDeviceCanAccessPeer(&can, from, to) != cudaSuccess || !can) {
+  if (from == to || cudaDeviceCanAccessPeer(&can, from, to) != cudaSuccess) {
     cudaGetLastError();
     return false;
   }
+  return can != 0;
+}
+
+bool enable_peer_access(int from, int to) {
+  if (!can_access_peer(from, to)) return false;
   int current = 0;
   cuda::check(cudaGetDevice(&current), "finding the current CUDA device");
   cuda::check(cudaSetDevice(from), ("making CUDA device " + std::to_string(from) + " current").c_str());

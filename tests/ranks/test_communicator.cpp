@@ -248,7 +248,7 @@ TEST_CASE("ranks that disagree on counts, collectives or sizes get an error sayi
   CHECK_THAT(slices, Catch::Contains("needs 2 send counts and offsets, got 3"));
 }
 
-TEST_CASE("the backend choice: in-process for CPU ranks and shared GPUs, NCCL only one rank per GPU", "[dist]") {
+TEST_CASE("the backend choice: in-process for CPU ranks, shared GPUs and peer-to-peer GPUs, NCCL otherwise", "[dist]") {
   using kernels::ComputeContext;
   using kernels::Device;
   const std::vector<ComputeContext> cpu(3, ComputeContext(Device::CPU));
@@ -265,7 +265,15 @@ TEST_CASE("the backend choice: in-process for CPU ranks and shared GPUs, NCCL on
     CHECK_THROWS_WITH(choose_backend(one_gpu, RankBackend::Nccl),
                       Catch::Contains("rank 1 (CUDA device 0) shares its GPU"));
     const std::vector<ComputeContext> two_gpus{ComputeContext(Device::CUDA, 0), ComputeContext(Device::CUDA, 1)};
-    CHECK(choose_backend(two_gpus) == RankBackend::Nccl);
-    CHECK(choose_backend(two_gpus, RankBackend::InProcess) == RankBackend::InProcess);
+    const PeerQuery linked = [](int, int) { return true; }, apart = [](int, int) { return false; };
+    CHECK(choose_backend(two_gpus, RankBackend::Auto, linked) == RankBackend::InProcess);
+    CHECK(choose_backend(two_gpus, RankBackend::Auto, apart) == RankBackend::Nccl);
+    // One pair of three GPUs that cannot reach each other directly is enough for NCCL.
+    const std::vector<ComputeContext> three{ComputeContext(Device::CUDA, 0), ComputeContext(Device::CUDA, 1),
+                                            ComputeContext(Device::CUDA, 2)};
+    const PeerQuery not_0_2 = [](int a, int b) { return a + b != 2; };
+    CHECK(choose_backend(three, RankBackend::Auto, not_0_2) == RankBackend::Nccl);
+    CHECK(choose_backend(two_gpus, RankBackend::Nccl, linked) == RankBackend::Nccl);
+    CHECK(choose_backend(two_gpus, RankBackend::InProcess, apart) == RankBackend::InProcess);
   }
 }
