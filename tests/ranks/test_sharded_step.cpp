@@ -362,11 +362,12 @@ TEST_CASE("CUDA pair counts per camera block equal the CPU reference", "[gpu][di
   }
 }
 
-TEST_CASE("a sharded step on 2 and 4 GPUs through NCCL equals the one-rank step", "[gpu][dist][sharded_step][nccl]") {
-  if (!test::gpu_or_skip("sharded step over NCCL")) return;
+TEST_CASE("a sharded step on 2 and 4 GPUs, through NCCL and through direct copies, equals the one-rank step",
+          "[gpu][dist][sharded_step][nccl]") {
+  if (!test::gpu_or_skip("sharded step on several GPUs")) return;
   const int gpus = kernels::cuda_device_count();
-  if (gpus < 2 || !nccl_built_in()) {
-    WARN("SKIPPED (needs 2 or more GPUs and NCCL; found " << gpus << " GPU(s)): sharded step over NCCL");
+  if (gpus < 2) {
+    WARN("SKIPPED (needs 2 or more GPUs; found " << gpus << "): sharded step on several GPUs");
     return;
   }
   std::vector<int> counts{2};
@@ -377,8 +378,12 @@ TEST_CASE("a sharded step on 2 and 4 GPUs through NCCL equals the one-rank step"
     REQUIRE(cudaStreamCreateWithFlags(&streams[d], cudaStreamNonBlocking) == cudaSuccess);
   }
   REQUIRE(cudaSetDevice(0) == cudaSuccess);
-  check_against_one_rank(counts, [&](int r) { return ComputeContext(Device::CUDA, r, streams[size_t(r)]); },
-                         Device::CUDA, RankBackend::Nccl);
+  const auto on_gpu = [&](int r) { return ComputeContext(Device::CUDA, r, streams[size_t(r)]); };
+  for (const RankBackend backend : {RankBackend::InProcess, RankBackend::Nccl}) {
+    if (backend == RankBackend::Nccl && !nccl_built_in()) continue;
+    INFO((backend == RankBackend::Nccl ? "NCCL" : "in-process, direct copies"));
+    check_against_one_rank(counts, on_gpu, Device::CUDA, backend);
+  }
   for (size_t d = 0; d < streams.size(); ++d) {
     cudaSetDevice(int(d));
     cudaStreamDestroy(streams[d]);
