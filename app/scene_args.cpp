@@ -17,6 +17,11 @@ void add_scene_options(CLI::App* sub, SceneArgs& a) {
                   "Field of view (degrees, across the longer side) of the pinhole a fisheye photo is undistorted to")
       ->capture_default_str()
       ->check(CLI::Range(10.0, 170.0));
+  sub->add_option("--mask-mode", a.mask_mode,
+                  "With a masks/ folder: 'ignore' leaves masked-out pixels out of the loss; 'alpha' trains them to the "
+                  "background colour, so that nothing grows there (an object captured with masks exports alone)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"ignore", "alpha"}));
 }
 
 SceneLoadOptions scene_load_options(const SceneArgs& a) {
@@ -24,6 +29,7 @@ SceneLoadOptions scene_load_options(const SceneArgs& a) {
   o.data_factor = a.data_factor;
   o.undistort.mode = parse_undistort_mode(a.undistort);
   o.undistort.fisheye_fov_deg = a.fisheye_fov;
+  o.mask_mode = parse_mask_mode(a.mask_mode);
   return o;
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// The command-line options that decide how a scene folder is loaded (data factor, undistortion),
+// The command-line options that decide how a scene folder is loaded (data factor, undistortion, masks),
 // shared by `train` and `info`; a run stores them in its config.json (core/run/run_config.h) so
 // that `eval`, `render` and `--resume` load the scene exactly as training did.
 #include <filesystem>
@@ -15,6 +15,7 @@ struct SceneArgs {
   int data_factor = 1;
   std::string undistort = undistort_mode_name(UndistortOptions{}.mode);
   double fisheye_fov = kDefaultFisheyeFovDeg;
+  std::string mask_mode = mask_mode_name(SceneLoadOptions{}.mask_mode);
 };
 
 void add_scene_options(CLI::App* sub, SceneArgs& a);

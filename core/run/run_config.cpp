@@ -42,6 +42,12 @@ std::span<const char* const> names_of(UndistortMode) {
   return names;
 }
 
+std::span<const char* const> names_of(MaskMode) {
+  static const char* const names[] = {mask_mode_name(MaskMode::Ignore), mask_mode_name(MaskMode::Alpha)};
+  static_assert(int(MaskMode::Ignore) == 0 && int(MaskMode::Alpha) == 1);
+  return names;
+}
+
 template <class T>
 nlohmann::json json_value(const T& v) {
   if constexpr (std::is_enum_v<T>) return names_of(v)[size_t(v)];
@@ -170,6 +176,8 @@ SceneLoadOptions RunConfig::scene_load_options() const {
   SceneLoadOptions o;
   o.data_factor = data_factor;
   o.undistort = {undistort, fisheye_fov};
+  o.mask_mode = mask_mode;
+  o.mask_fill = background;
   return o;
 }
 
@@ -177,6 +185,7 @@ void RunConfig::set_scene_load_options(const SceneLoadOptions& options) {
   data_factor = options.data_factor;
   undistort = options.undistort.mode;
   fisheye_fov = options.undistort.fisheye_fov_deg;
+  mask_mode = options.mask_mode;
 }
 
 nlohmann::json to_json(const RunConfig& config) {

@@ -50,6 +50,7 @@ struct RunConfig {
   int data_factor = SceneLoadOptions{}.data_factor;
   UndistortMode undistort = UndistortOptions{}.mode;
   double fisheye_fov = UndistortOptions{}.fisheye_fov_deg;
+  MaskMode mask_mode = SceneLoadOptions{}.mask_mode;
   // The training settings (TrainerOptions, whose defaults these are): those `train` or the GUI let
   // a user set. The strategies' thresholds and schedules are not among them: every run uses
   // TrainerOptions' own, so recording them would say nothing.
@@ -76,7 +77,8 @@ struct RunConfig {
   TrainerOptions trainer_options(kernels::Device device) const;
   // Takes every recorded setting from `options` (device included); the scene and cadences stay.
   void set_trainer_options(const TrainerOptions& options);
-  // How to load the scene: the recorded settings, the rest (images, progress) the loader's defaults.
+  // How to load the scene: the recorded settings (masked-out pixels of MaskMode::Alpha take the
+  // training background), the rest (images, progress) the loader's defaults.
   SceneLoadOptions scene_load_options() const;
   void set_scene_load_options(const SceneLoadOptions& options);
 
@@ -109,6 +111,7 @@ void for_each_setting(Config& c, Visit&& visit) {
   visit("data_factor", c.data_factor, SettingRule{.required = true, .lo = 1, .hi = 64});
   visit("undistort", c.undistort, SettingRule{});
   visit("fisheye_fov", c.fisheye_fov, SettingRule{.lo = 10, .hi = 170, .expected = "degrees in 10..170"});
+  visit("mask_mode", c.mask_mode, SettingRule{});
   visit("device", c.device, SettingRule{});
   visit("images", c.images, SettingRule{.lo = 1});
   visit("strategy", c.strategy, SettingRule{.names = kStrategyNames});

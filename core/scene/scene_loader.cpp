@@ -197,6 +197,10 @@ Scene build_scene(const fs::path& folder, const colmap::Reconstruction& rec,
           }
           if (img.width != plan.lens.width || img.height != plan.lens.height)
             img = resize_area(img, plan.lens.width, plan.lens.height);
+          if (user_mask && options.mask_mode == MaskMode::Alpha) {
+            fill_masked_out(img, *user_mask, options.mask_fill);
+            user_mask.reset();  // trained, not left out (pixels outside a distorted photo still are)
+          }
           TrainingImage done = to_training_image(plan, img, user_mask ? &*user_mask : nullptr);
           masks[i] = std::move(done.mask);
           if (options.on_progress) {

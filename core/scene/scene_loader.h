@@ -2,6 +2,7 @@
 // COLMAP folder -> splat::Scene: poses, pinhole intrinsics (undistorted, scaled for the data
 // factor), the train/test split, the scene centre and extent, and optionally the images with
 // their masks (pixels outside the undistorted photo, and the user's masks/ folder).
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -9,6 +10,7 @@
 #include "core/scene/camera_undistortion.h"
 #include "core/scene/colmap_reader.h"
 #include "core/scene/scene.h"
+#include "core/scene/user_masks.h"
 
 namespace splat {
 
@@ -19,6 +21,8 @@ struct SceneLoadOptions {
   bool show_progress = true;  // progress bar and the scene's notes on stderr
   UndistortOptions undistort; // distorted lenses: mask or crop, fisheye field of view
   bool use_masks = true;      // read masks_N?/ beside the images folder when it exists
+  MaskMode mask_mode = MaskMode::Ignore;  // what the masks' masked-out pixels mean (user_masks.h)
+  std::array<float, 3> mask_fill{0, 0, 0};  // MaskMode::Alpha: their colour, the training background
   // Called with (images decoded so far, images to decode): once with done = 0 before decoding
   // starts, then after each image. Calls come from the decoding threads but never overlap, and
   // `done` increases by one per call, so a GUI can show the fraction. Not called when

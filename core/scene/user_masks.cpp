@@ -2,6 +2,10 @@
 
 #include <stb_image.h>
 
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
 #include "core/scene/image_loader.h"
 #include "core/scene/scene_errors.h"
 
@@ -48,6 +52,25 @@ PixelMask resize_mask(const PixelMask& mask, int width, int height, int out_widt
   PixelMask out(static_cast<size_t>(out_width) * out_height);
   for (size_t i = 0; i < out.size(); ++i) out[i] = small.pixels[3 * i] >= 128;
   return out;
+}
+
+const char* mask_mode_name(MaskMode m) { return m == MaskMode::Ignore ? "ignore" : "alpha"; }
+
+MaskMode parse_mask_mode(const std::string& name) {
+  if (name == "ignore") return MaskMode::Ignore;
+  if (name == "alpha") return MaskMode::Alpha;
+  throw std::invalid_argument("mask mode must be 'ignore' or 'alpha', got '" + name + "'");
+}
+
+void fill_masked_out(ImageRGB8& photo, const PixelMask& mask, const std::array<float, 3>& fill) {
+  if (mask.size() != size_t(photo.width) * size_t(photo.height))
+    throw std::invalid_argument("fill_masked_out: a mask of " + std::to_string(mask.size()) + " pixels for a " +
+                                std::to_string(photo.width) + "x" + std::to_string(photo.height) + " photo");
+  uint8_t rgb[3];
+  for (int c = 0; c < 3; ++c) rgb[c] = uint8_t(std::lround(std::clamp(fill[size_t(c)], 0.f, 1.f) * 255.f));
+  for (size_t i = 0; i < mask.size(); ++i)
+    if (!mask[i])
+      for (int c = 0; c < 3; ++c) photo.pixels[3 * i + size_t(c)] = rgb[c];
 }
 
 }  // namespace splat

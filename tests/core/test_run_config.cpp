@@ -21,7 +21,7 @@ namespace {
 // added here too: adding a recorded setting is a decision (older configs lack it; `train --resume`
 // may restore it), not a side effect.
 const std::set<std::string> kKeys = {
-    "scene",       "scene_folder", "started_by", "data_factor", "undistort", "fisheye_fov",      "device",
+    "scene",       "scene_folder", "started_by", "data_factor", "undistort", "fisheye_fov",      "mask_mode", "device",
     "images",      "strategy",     "batch_size", "packed",      "amp",       "antialiased",      "seed",
     "sh_degree",   "background",   "cap_max",    "absgrad",     "eval_every", "log_every", "checkpoint_every"};
 
@@ -139,6 +139,8 @@ TEST_CASE("a run config maps onto TrainerOptions and SceneLoadOptions and back w
   CHECK(load.data_factor == c.data_factor);
   CHECK(load.undistort.mode == c.undistort);
   CHECK(load.undistort.fisheye_fov_deg == c.fisheye_fov);
+  CHECK(load.mask_mode == c.mask_mode);
+  CHECK(load.mask_fill == c.background);  // masked-out pixels of alpha masks show the training background
 }
 
 TEST_CASE("a config as train writes it reads into its settings, an older one takes defaults", "[run_config]") {

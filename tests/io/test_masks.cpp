@@ -123,6 +123,49 @@ TEST_CASE("masks folder: masks are found by name, must match their photo, and re
   CHECK_THAT(e, Contains("img_1.png.png") && Contains("20x15") && Contains("40x30"));
 }
 
+TEST_CASE("mask modes: 'alpha' trains masked-out pixels as the background colour, 'ignore' leaves them out",
+          "[masks]") {
+  CHECK(parse_mask_mode("ignore") == MaskMode::Ignore);
+  CHECK(parse_mask_mode(mask_mode_name(MaskMode::Alpha)) == MaskMode::Alpha);
+  CHECK_THROWS_WITH(parse_mask_mode("transparent"), Contains("'ignore' or 'alpha'") && Contains("transparent"));
+
+  ImageRGB8 photo = tiny::solid_image(3, 2, {10, 20, 30});
+  fill_masked_out(photo, {1, 0, 1, 1, 1, 0}, {1.f, 0.5f, 0.f});
+  CHECK(std::vector<uint8_t>(photo.pixels.begin() + 3, photo.pixels.begin() + 6) == std::vector<uint8_t>{255, 128, 0});
+  CHECK(std::vector<uint8_t>(photo.pixels.begin(), photo.pixels.begin() + 3) == std::vector<uint8_t>{10, 20, 30});
+  CHECK(std::vector<uint8_t>(photo.pixels.begin() + 15, photo.pixels.end()) == std::vector<uint8_t>{255, 128, 0});
+  CHECK_THROWS(fill_masked_out(photo, {1, 1}, {0.f, 0.f, 0.f}));
+
+  // img_1.png (camera 2, 40x30, white) with its left 10 columns masked out.
+  const fs::path dir = splat::test::scratch_dir("mask_modes");
+  tiny::write_tiny_scene(dir, tiny::tiny_reconstruction(4), true);
+  ImageRGB8 m = tiny::solid_image(40, 30, {255, 255, 255});
+  for (int y = 0; y < 30; ++y)
+    for (int x = 0; x < 10; ++x)
+      for (int c = 0; c < 3; ++c) m.pixels[(y * 40 + x) * 3 + c] = 0;
+  tiny::write_png(dir / "masks" / "img_1.png.png", m);
+  SceneLoadOptions o;
+  o.show_progress = false;
+  const Scene ignored = load_scene(dir, o);
+  o.mask_mode = MaskMode::Alpha;
+  o.mask_fill = {0.f, 1.f, 0.f};
+  const Scene alpha = load_scene(dir, o);
+  const auto it = std::find_if(alpha.views.begin(), alpha.views.end(), [](const SceneView& v) { return v.name == "img_1.png"; });
+  const size_t v1 = static_cast<size_t>(it - alpha.views.begin());
+  CHECK(ignored.mask(v1) != nullptr);
+  CHECK_FALSE(alpha.has_masks());  // every pixel is trained
+  const ImageRGB8& a = alpha.images[v1];
+  const ImageRGB8& i = ignored.images[v1];
+  REQUIRE(a.width == 40);
+  for (int y = 0; y < 30; y += 7) {
+    INFO("row " << y);
+    CHECK(std::vector<uint8_t>(a.pixels.begin() + (y * 40 + 3) * 3, a.pixels.begin() + (y * 40 + 4) * 3) ==
+          std::vector<uint8_t>{0, 255, 0});  // masked out: the fill
+    CHECK(std::equal(a.pixels.begin() + (y * 40 + 20) * 3, a.pixels.begin() + (y * 40 + 21) * 3,
+                     i.pixels.begin() + (y * 40 + 20) * 3));  // kept: the photo
+  }
+}
+
 TEST_CASE("photo sizes: an integer downscale of the camera is accepted, anything else refused", "[masks][bad]") {
   const fs::path dir = splat::test::scratch_dir("photo_sizes");
   tiny::TinyScene ts = tiny::tiny_reconstruction(4);
