@@ -2,7 +2,8 @@
 // per second), then one block per rank of the training session, from each rank's figures of
 // its last step (TrainingSession::rank_stats): its device, its shard's Gaussians (a bar against the
 // largest shard), device memory, step time, time waiting on the exchanges and bytes exchanged; and the
-// imbalance (max / mean) of the Gaussians and of the step times.
+// imbalance (max / mean) of the Gaussians and of the step times. Beside the viewer's price, the snapshot
+// cadence: how often training publishes the model and what each publication costs it.
 #include <imgui.h>
 
 #include <algorithm>
@@ -48,6 +49,15 @@ void draw_price(const ViewerState& state, const TrainingController& training) {
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("time the viewport spent rendering over the last second, taken from training\n"
                       "(View panel: Viewer fps cap, Pause view while training)");
+  const TrainingSession::SnapshotPace pace = training.snapshot_pace();
+  if (training.state() != SessionState::Running || pace.interval_ms <= 0) return;
+  ImGui::Text("snapshots: every %.0f ms, %.2f ms each", pace.interval_ms, pace.cost_ms);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("how often training publishes the model to the viewer and what each copy costs it:\n"
+                      "as often as keeps that cost within %.0f %% of training time, from every %lld ms\n"
+                      "to every %lld ms",
+                      100 * SnapshotCadence::kTrainingShare, static_cast<long long>(SnapshotCadence::kMinInterval.count()),
+                      static_cast<long long>(SnapshotCadence::kMaxInterval.count()));
 }
 }  // namespace
 

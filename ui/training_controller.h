@@ -102,6 +102,8 @@ class TrainingController {
   SessionState state() const { return session_ ? session_->state() : SessionState::Idle; }
   int steps_done() const { return session_ ? session_->steps_done() : 0; }
   int images_done() const { return session_ ? session_->images_done() : 0; }
+  // How often the session publishes snapshots and what each costs it (zeros without a session).
+  TrainingSession::SnapshotPace snapshot_pace() const { return session_ ? session_->snapshot_pace() : TrainingSession::SnapshotPace{}; }
   // Seconds spent training (running, not paused or stopped) in this session, and the estimated
   // seconds left to the budget at this session's pace (nullopt before there is a pace).
   double elapsed_s() const;

@@ -12,7 +12,12 @@
 namespace splat {
 
 TrainingSession::TrainingSession(Scene scene, GaussianModel init, TrainerOptions options, SessionOptions session)
-    : scene_(std::move(scene)), init_(std::move(init)), options_(std::move(options)), session_(std::move(session)) {
+    : scene_(std::move(scene)),
+      init_(std::move(init)),
+      options_(std::move(options)),
+      session_(std::move(session)),
+      cadence_(std::chrono::milliseconds(session_.snapshot_interval_ms),
+               std::chrono::milliseconds(session_.snapshot_max_interval_ms)) {
   transport::RankPlan& plan = session_.ranks;
   plan.device = options_.device;
   if (plan.device == kernels::Device::CUDA && plan.cuda_devices.empty()) plan.cuda_devices = {0};
@@ -208,18 +213,29 @@ void TrainingSession::refresh_device_memory(const Trainer& t, int rank) {
 // through the host. With ranks every rank sends its shard and rank 0 assembles the whole model on its
 // device. The snapshot is stored only once all its copies are issued (on CUDA, enqueued on rank 0's own
 // stream, with the event after them that a reader's stream waits for: ModelSnapshot::ready_on). No host
-// wait here: the training stream runs on while the viewer's stream waits for the copies alone.
+// wait here: the training stream runs on while the viewer's stream waits for the copies alone, and the
+// snapshot this one replaces gives its memory back in stream order, not with a wait for the device.
+// Rank 0 marks its timeline around the whole publication; the cadence reads what an earlier one took
+// once the device has passed it, never by waiting.
 void TrainingSession::publish_snapshot(const TrainingRun& run, transport::Communicator* comm) {
   const Trainer& t = run.trainer();
   const bool root = t.is_root();
+  if (root) {
+    if (!publish_marks_) publish_marks_ = std::make_unique<kernels::StepMarks>(t.gaussians().context(), 2);
+    publish_marks_->mark(0);
+  }
   const uint64_t version = root ? snapshots_published_ + 1 : 0;
   std::shared_ptr<const ModelSnapshot> next = t.whole_snapshot(version);
   refresh_device_memory(t, comm ? comm->rank() : 0);  // at the snapshot rate: the query is not free
   if (!root) return;
   ++snapshots_published_;
   unpublished_steps_ = 0;
-  last_snapshot_ = std::chrono::steady_clock::now();
   snapshot_.store(std::move(next));  // the previous one lives on while a reader holds it
+  publish_marks_->mark(1);
+  if (const auto took = publish_marks_->latest()) cadence_.measured(took->front());
+  cadence_.published(Clock::now());
+  snapshot_cost_ms_ = cadence_.cost_ms().value_or(0.0);
+  snapshot_interval_ms_ = std::chrono::duration<double, std::milli>(cadence_.interval()).count();
 }
 
 // Rank 0: waits until there is something to do (or until the other ranks are due to hear from it), then
@@ -230,10 +246,10 @@ RankDecision TrainingSession::decide(const TrainingRun& run, Clock::time_point a
   while (true) {
     const bool ended = !can_step(run, ranks());
     const bool runnable = !paused_ && !finishing_ && !ended;
-    const bool due = Clock::now() - last_snapshot_ >= std::chrono::milliseconds(session_.snapshot_interval_ms);
+    const bool due = cadence_.due(Clock::now());
     d.stop = stop_;
     d.commands = static_cast<int64_t>(queues_[0].size());
-    // A snapshot at the bounded rate, and always of the last step before waiting or stopping.
+    // A snapshot at the cadence, and always of the last step before waiting or stopping.
     d.publish = unpublished_steps_ > 0 && (due || !runnable || d.stop);
     d.step = runnable && !d.stop;
     if (d.stop || d.step || d.commands > 0 || d.publish) break;

@@ -4,11 +4,12 @@
 // reads the run's metrics records from a bounded ring buffer, and reads the latest published
 // snapshot of the Gaussians.
 //
-// Snapshots stay on the training device: at most every `snapshot_interval_ms`, at a step boundary,
-// the trainer thread copies the parameters into a new immutable ModelSnapshot (device to device,
-// core/model/model_snapshot.h) and publishes it with an atomic shared_ptr store. No lock is held while
-// copying, and readers never wait for one: they take the current pointer, and the snapshot lives
-// for as long as they hold it, unchanged by later steps.
+// Snapshots stay on the training device: at a step boundary, the trainer thread copies the parameters
+// into a new immutable ModelSnapshot (device to device, core/model/model_snapshot.h) and publishes it
+// with an atomic shared_ptr store. No lock is held while copying, and readers never wait for one: they
+// take the current pointer, and the snapshot lives for as long as they hold it, unchanged by later steps.
+// How often: as often as a publication's measured cost allows within its share of training time
+// (core/train/snapshot_cadence.h), between `snapshot_interval_ms` and `snapshot_max_interval_ms`.
 //
 // Ranks: with SessionOptions::ranks asking for more than one rank, the session runs R rank threads, each
 // with its own TrainingRun on a shard of the model, through the rank driver (core/train/rank_driver.h),
@@ -35,10 +36,12 @@
 #include "core/transport/rank_plan.h"
 #include "core/train/rank_driver.h"
 #include "core/train/rank_stats.h"
+#include "core/train/snapshot_cadence.h"
 #include "core/model/gaussian_model.h"
 #include "core/model/model_snapshot.h"
 #include "core/scene/scene.h"
 #include "core/train/training_run.h"
+#include "kernels/phase_timer.h"
 
 namespace splat {
 
@@ -52,7 +55,11 @@ struct SessionOptions {
   int metrics_capacity = 4096;      // ring buffer size: the oldest entries are dropped
   int metrics_every = 10;           // RunOptions::metrics_every: images between metrics entries
   int eval_every = 0;               // RunOptions::eval_every: images between test evaluations (0: never)
-  int snapshot_interval_ms = 200;   // at most this often a new snapshot is published
+  // While training, snapshots come at least this far apart (at most 5 a second by default), and at most
+  // snapshot_max_interval_ms apart however dear they get; between the two, as their cost allows
+  // (SnapshotCadence). A maximum below the minimum is raised to it.
+  int snapshot_interval_ms = static_cast<int>(SnapshotCadence::kMinInterval.count());
+  int snapshot_max_interval_ms = static_cast<int>(SnapshotCadence::kMaxInterval.count());
   // The run's files: metrics_file, append_metrics, checkpoint_every and checkpoint_file, as
   // RunFolder::attach (core/run/run_folder.h) sets them; metrics_every and eval_every above win.
   RunOptions files;
@@ -121,6 +128,12 @@ class TrainingSession : private RankController {
   // The latest published snapshot (null before the first one); versions count up from 1. With ranks, the
   // whole model on rank 0's device.
   std::shared_ptr<const ModelSnapshot> snapshot() const { return snapshot_.load(); }
+  // The snapshot cadence as it stands: what a publication costs training (ms of rank 0's timeline, 0
+  // until measured) and the interval that gives (SnapshotCadence).
+  struct SnapshotPace {
+    double cost_ms = 0, interval_ms = 0;
+  };
+  SnapshotPace snapshot_pace() const { return {snapshot_cost_ms_.load(), snapshot_interval_ms_.load()}; }
 
  private:
   using Command = std::function<void(Trainer&)>;
@@ -166,7 +179,11 @@ class TrainingSession : private RankController {
   std::atomic<std::shared_ptr<const ModelSnapshot>> snapshot_;
   uint64_t snapshots_published_ = 0;  // rank 0 only
   int unpublished_steps_ = 0;         // rank 0: steps since the last snapshot
-  std::chrono::steady_clock::time_point last_snapshot_{};
+  SnapshotCadence cadence_;           // rank 0 only
+  // Rank 0: a mark before and after each publication on its own timeline, read without waiting: what
+  // the publication took from training (the copies or the gather, and any gap the host left meanwhile).
+  std::unique_ptr<kernels::StepMarks> publish_marks_;
+  std::atomic<double> snapshot_cost_ms_{0}, snapshot_interval_ms_{0};
 };
 
 }  // namespace splat

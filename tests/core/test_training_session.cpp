@@ -381,3 +381,21 @@ TEST_CASE("training session: set_amp switches mixed precision while training", "
   session.stop();
   CHECK(session.error().empty());
 }
+
+TEST_CASE("training session: snapshots come as often as their measured cost allows", "[session][snapshot_cadence]") {
+  Scene scene = test::small_demo_scene(40, 30, 200);
+  const TrainerOptions o{.images = 100000, .cpu_threads = 1};
+  SessionOptions so;
+  so.snapshot_interval_ms = 0;  // no floor: the cost alone sets the interval
+  so.snapshot_max_interval_ms = 60000;
+  const GaussianModel init = init_from_points(scene.points);
+  TrainingSession session(std::move(scene), init, o, so);
+  CHECK(session.snapshot_pace().cost_ms == 0);  // nothing measured before the first publication
+  session.start();
+  REQUIRE(eventually([&] { return session.steps_done() >= 8 && session.snapshot_pace().cost_ms > 0; }));
+  session.stop();
+  // On the CPU the publication's time is the host's, on the training thread.
+  const TrainingSession::SnapshotPace pace = session.snapshot_pace();
+  CHECK(pace.cost_ms > 0);
+  CHECK(pace.interval_ms == Approx(pace.cost_ms / SnapshotCadence::kTrainingShare).epsilon(1e-3));
+}
