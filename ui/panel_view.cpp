@@ -61,8 +61,16 @@ void draw_orientation(ViewerState& state) {
 }
 
 // What watching a run may cost it (ui/frame_gate.h): how often a new snapshot is rendered, or
-// nothing new at all.
+// nothing new at all; and how sharp the camera's moves are while training shares the device
+// (ui/motion_resolution.h).
 void draw_training_view(ViewSettings& view) {
+  ImGui::TextUnformatted("Resolution while moving (training)");
+  ImGui::SliderFloat("##moving_resolution", &view.moving_resolution_scale, 0.25f, 1.f, "%.2fx",
+                     ImGuiSliderFlags_AlwaysClamp);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("while training runs on the viewer's GPU, a moving camera renders at this scale\n"
+                      "(at most Resolution), so its frames fit between training's; a full frame\n"
+                      "follows once the camera rests");
   ImGui::SliderInt("Viewer fps cap", &view.fps_cap, 1, 240, "%d fps", ImGuiSliderFlags_AlwaysClamp);
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("Viewer fps cap while training: new snapshots render at most this often\n"

@@ -13,6 +13,7 @@ namespace {
 template <typename S, typename F>
 void for_each_field(S& s, F&& f) {
   f("resolution_scale", s.resolution_scale);
+  f("moving_resolution_scale", s.moving_resolution_scale);
   f("sh_degree", s.sh_degree);
   f("background", s.background);
   f("show_grid", s.show_grid);

@@ -24,6 +24,7 @@
 #include "ui/image_files.h"
 #include "ui/key_taps.h"
 #include "ui/line_renderer.h"
+#include "ui/motion_resolution.h"
 #include "ui/panels.h"
 #include "ui/presenter.h"
 #include "ui/scene_lines.h"
@@ -88,11 +89,25 @@ ViewKey view_key(const ViewerState& s, const kernels::Camera& c) {
   return k;
 }
 
+// What moves the picture (ui/motion_resolution.h): the camera at the viewport's full size.
+ViewKey camera_pose(const kernels::Camera& c) {
+  ViewKey k(c.R, c.R + 9);
+  k.insert(k.end(), c.t, c.t + 3);
+  k.insert(k.end(), {c.fx, c.fy, c.cx, c.cy, float(c.width), float(c.height)});
+  return k;
+}
+
 // Renders the Gaussians into the viewport texture (when the gate lets it) and draws it with the
-// line overlays, which cost nothing on the training device and follow every frame.
+// line overlays, which cost nothing on the training device and follow every frame. The render's scale
+// comes from `motion` (reduced while the camera moves during training); the presenter draws the
+// texture over the whole viewport, whatever its size.
 void draw_viewport(ViewerState& state, ViewportTexture& texture, const Presenter& presenter, LineRenderer& lines,
-                   const PixelRect& vp, FrameGate& gate, const GatePolicy& policy) {
-  const float scale = std::clamp(state.view.resolution_scale, 0.05f, 1.f);
+                   const PixelRect& vp, FrameGate& gate, const GatePolicy& policy, MotionResolution& motion) {
+  const MotionPolicy moving{.training = policy.training,
+                            .rest_scale = state.view.resolution_scale,
+                            .moving_scale = state.view.moving_resolution_scale};
+  const float scale =
+      motion.scale(camera_pose(state.camera.camera(vp.width, vp.height)), moving, FrameGate::Clock::now());
   const int rw = std::max(1, static_cast<int>(std::lround(vp.width * scale)));
   const int rh = std::max(1, static_cast<int>(std::lround(vp.height * scale)));
   const kernels::Camera camera = state.camera.camera(rw, rh);
@@ -290,6 +305,7 @@ int frame_loop(GLFWwindow* window, const GuiOptions& opt, float ui_scale) {
 
   int frames_after_load = 0;
   FrameGate gate;
+  MotionResolution motion;
   for (bool quit = false; !quit;) {
     // Idle, the loop waits for input (up to 0.1 s, so messages still fade) instead of spinning at
     // full speed where vsync is not available (Xvfb, some remote displays). While training alone
@@ -357,7 +373,7 @@ int frame_loop(GLFWwindow* window, const GuiOptions& opt, float ui_scale) {
     glClear(GL_COLOR_BUFFER_BIT);
     if (state.has_content() && vp.width > 0 && vp.height > 0) {
       try {
-        draw_viewport(state, texture, presenter, lines, vp, gate, policy);
+        draw_viewport(state, texture, presenter, lines, vp, gate, policy, motion);
       } catch (const std::exception& e) {
         // A failing renderer would fail again every frame: report once and close the content.
         state.notes.error(std::string("rendering failed: ") + e.what());

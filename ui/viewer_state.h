@@ -11,6 +11,7 @@
 #include "core/model/crop_box.h"
 #include "core/model/model_snapshot.h"
 #include "kernels/rasterizer.h"
+#include "ui/motion_resolution.h"
 #include "ui/notifications.h"
 #include "ui/orbit_camera.h"
 #include "ui/recent_scenes.h"
@@ -24,6 +25,9 @@ namespace splat::ui {
 struct ViewSettings {
   RenderMode mode = RenderMode::RGB;
   float resolution_scale = 1.f;  // rendered pixels per viewport pixel
+  // ... while the camera moves and training shares the viewer's device (ui/motion_resolution.h); at
+  // most resolution_scale. A full-scale frame follows once the camera rests.
+  float moving_resolution_scale = MotionPolicy{}.moving_scale;
   int sh_degree = 3;
   float background[3] = {0.f, 0.f, 0.f};
   bool show_grid = true, show_axes = true, show_frustums = true;

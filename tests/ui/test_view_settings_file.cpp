@@ -1,5 +1,5 @@
-// The View panel's settings file: a round trip keeps every setting, including the viewer's fps cap
-// and pause while training; a missing file keeps the defaults, a malformed one is reported.
+// The View panel's settings file: a round trip keeps every setting, including the viewer's fps cap,
+// pause and resolution while moving during training; a missing file keeps the defaults, a malformed one is reported.
 #include <catch2/catch.hpp>
 
 #include <fstream>
@@ -15,6 +15,7 @@ TEST_CASE("view settings survive a save and a load", "[ui][view_settings]") {
   ViewSettings saved;
   saved.mode = RenderMode::Depth;
   saved.resolution_scale = 0.5f;
+  saved.moving_resolution_scale = 0.25f;
   saved.sh_degree = 1;
   saved.background[0] = 0.25f;
   saved.background[2] = 1.f;
@@ -29,6 +30,7 @@ TEST_CASE("view settings survive a save and a load", "[ui][view_settings]") {
   CHECK(loaded == saved);
   CHECK(loaded.fps_cap == 144);
   CHECK(loaded.pause_while_training);
+  CHECK(loaded.moving_resolution_scale == 0.25f);
 }
 
 TEST_CASE("view settings keep their values where the file has none", "[ui][view_settings]") {
