@@ -7,7 +7,8 @@
 // shows the last snapshot of the headless run):
 //   orbit 60 Hz  the user drags the camera: a new camera every 16.7 ms (input events at 60 Hz), frames
 //                paced like the GUI's (one per display refresh at --fps-cap, vsync), rendered when
-//                ui/frame_gate says so (every frame here, since the view changes);
+//                ui/frame_gate says so (every frame here, since the view changes), at the scale
+//                ui/motion_resolution gives, as the GUI's (--moving-scale while training, full alone);
 //   idle         no input; the GUI's loop wakes at the fps cap while training, and the gate renders a new
 //                snapshot at most --fps-cap times a second (alone: nothing new, so it renders once);
 //   flat out     a new camera every frame, no pacing, no gate: the most the viewer can take.
@@ -17,13 +18,14 @@
 // over the headless run's.
 //
 // Reported per row: viewer fps (renders per second of wall time), frame time p90 (render + interop +
-// present + glFinish, over rendered frames), renders, the Gaussians shown at the end, training images/s and
-// its ratio to headless. One table, one row per scenario, for each --ranks value (rank threads over the
+// present + glFinish, over rendered frames), renders, the Gaussians shown at the end, training images/s,
+// its ratio to headless, and the session's snapshot cadence at the end (what a publication cost rank 0's
+// stream, and the interval that gives: core/train/snapshot_cadence.h). One table, one row per scenario, for each --ranks value (rank threads over the
 // machine's GPUs in blocks, several on GPU 0 where there is one; the viewer renders on GPU 0, with rank 0).
 // --counts N,... adds flat-out rows, viewer alone, of a fixed random model of N Gaussians framed on the
 // unit cube (the 60 fps at 3M target of docs/ARCHITECTURE.md "Targets").
 //
-//   bench_viewer [--ranks 1,2] [--batch-size 2] [--seconds 10] [--warmup-s 5] [--fps-cap 60]
+//   bench_viewer [--ranks 1,2] [--batch-size 2] [--seconds 10] [--warmup-s 5] [--fps-cap 60] [--moving-scale 0.5]
 //                [--width 1920 --height 1080] [--scene COLMAP_FOLDER | --demo-width 640 --demo-height 480]
 //                [--counts 1000000,3000000]
 #include "ui/gl.h"
@@ -32,6 +34,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
@@ -51,6 +54,7 @@
 #include "kernels/device.h"
 #include "ui/frame_gate.h"
 #include "ui/headless_gl.h"
+#include "ui/motion_resolution.h"
 #include "ui/orbit_camera.h"
 #include "ui/presenter.h"
 #include "ui/view_rasterizer.h"
@@ -66,6 +70,7 @@ struct Args {
   int batch_size = 2;
   double seconds = 10, warmup_s = 5;
   int fps_cap = 60;
+  float moving_scale = ui::MotionPolicy{}.moving_scale;  // the View panel's default
   int width = 1920, height = 1080;
   std::string scene;  // empty: the demo scene
   int demo_width = 640, demo_height = 480;
@@ -129,6 +134,7 @@ class Viewport {
 
   struct Result {
     int renders = 0;
+    int reduced = 0;  // renders at a reduced scale (the camera moving while training)
     double wall_s = 0, p90_ms = 0;
     int64_t gaussians = 0;  // shown at the end
     double fps() const { return wall_s > 0 ? renders / wall_s : 0; }
@@ -139,11 +145,14 @@ class Viewport {
   Result run(Scenario scenario, const SnapshotSource& source, bool training, double seconds) {
     ui::FrameGate gate;
     const ui::GatePolicy policy{training, double(args_.fps_cap), false};
+    ui::MotionResolution motion;  // flat out renders at full scale: the most the viewer can take
+    const ui::MotionPolicy moving{.training = training && scenario != Scenario::Flat, .moving_scale = args_.moving_scale};
     const auto frame_period = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / args_.fps_cap));
     const auto input_period = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / 60));
     std::shared_ptr<const ModelSnapshot> latest;
     uint64_t version = 0;
     std::vector<double> ms;
+    int scaled = 0;
     const auto start = Clock::now(), end = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
     auto next_frame = start, next_input = start;
     while (Clock::now() < end) {
@@ -161,9 +170,17 @@ class Viewport {
         ++version;
       }
       if (!latest) continue;
-      const kernels::Camera cam = camera_.camera(args_.width, args_.height);
-      ui::ViewKey key(cam.R, cam.R + 9);
-      key.insert(key.end(), cam.t, cam.t + 3);
+      // As the GUI's draw_viewport: the scale from the camera at full size, then the camera at that scale.
+      const kernels::Camera full = camera_.camera(args_.width, args_.height);
+      ui::ViewKey pose(full.R, full.R + 9);
+      pose.insert(pose.end(), full.t, full.t + 3);
+      pose.insert(pose.end(), {full.fx, full.fy, full.cx, full.cy, float(full.width), float(full.height)});
+      const float scale = motion.scale(pose, moving, t0);
+      const int rw = std::max(1, static_cast<int>(std::lround(args_.width * scale)));
+      const int rh = std::max(1, static_cast<int>(std::lround(args_.height * scale)));
+      const kernels::Camera cam = camera_.camera(rw, rh);
+      ui::ViewKey key = pose;
+      key.insert(key.end(), {float(rw), float(rh)});
       const bool render = scenario == Scenario::Flat || gate.due(key, version, policy, t0);
       if (render) {
         raster_.set_snapshot(latest);
@@ -174,11 +191,15 @@ class Viewport {
       glClear(GL_COLOR_BUFFER_BIT);
       presenter_.draw(texture_.id(), window_.rect());
       glFinish();
-      if (render) ms.push_back(1e3 * seconds_since(t0));
+      if (render) {
+        ms.push_back(1e3 * seconds_since(t0));
+        if (scale < 1.f) ++scaled;
+      }
     }
     Result r;
     r.wall_s = seconds_since(start);
     r.renders = static_cast<int>(ms.size());
+    r.reduced = scaled;
     std::sort(ms.begin(), ms.end());
     if (!ms.empty()) r.p90_ms = ms[static_cast<size_t>(0.9 * double(ms.size() - 1))];
     r.gaussians = latest ? latest->size() : 0;
@@ -241,6 +262,7 @@ void check_training(const TrainingSession& s) {
 // Images per second of a fresh session over `measure` (which runs for --seconds), after --warmup-s.
 struct Trained {
   double images_per_s = 0;
+  TrainingSession::SnapshotPace pace;  // as the measured time ended
   std::shared_ptr<const ModelSnapshot> last;  // the session's snapshot once stopped
 };
 Trained train_while(const Args& args, const Scene& scene, const GaussianModel& init, int ranks, bool snapshots,
@@ -258,6 +280,7 @@ Trained train_while(const Args& args, const Scene& scene, const GaussianModel& i
   measure(*session);
   Trained t;
   t.images_per_s = (session->images_done() - before) / seconds_since(t0);
+  t.pace = session->snapshot_pace();
   check_training(*session);
   session->stop();
   t.last = session->snapshot();
@@ -270,6 +293,7 @@ struct Row {
   bool training = false;
   std::optional<Viewport::Result> view;
   std::optional<double> images_per_s, headless;
+  std::optional<TrainingSession::SnapshotPace> pace;
 };
 
 void print_row(const Row& r) {
@@ -280,13 +304,14 @@ void print_row(const Row& r) {
     return std::string(b);
   };
   const bool viewed = r.view.has_value();
-  std::printf("| %d | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.ranks, r.gpus, r.scenario.c_str(),
+  std::printf("| %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.ranks, r.gpus, r.scenario.c_str(),
               r.training ? "yes" : "no", viewed ? num(r.view->fps(), "%.1f").c_str() : "-",
               viewed && r.view->renders ? num(r.view->p90_ms, "%.2f").c_str() : "-",
-              viewed ? std::to_string(r.view->renders).c_str() : "-",
+              viewed ? (std::to_string(r.view->renders) + " (" + std::to_string(r.view->reduced) + ")").c_str() : "-",
               viewed ? std::to_string(r.view->gaussians).c_str() : "-", num(r.images_per_s, "%.0f").c_str(),
               r.images_per_s && r.headless && *r.headless > 0 ? num(100 * *r.images_per_s / *r.headless, "%.1f %%").c_str()
-                                                              : "-");
+                                                              : "-",
+              r.pace ? num(r.pace->cost_ms, "%.2f").c_str() : "-", r.pace ? num(r.pace->interval_ms, "%.0f").c_str() : "-");
   std::fflush(stdout);
 }
 
@@ -299,15 +324,16 @@ int run(const Args& args) {
   const int gpus = kernels::cuda_device_count();
   if (gpus == 0) throw std::runtime_error("no CUDA device");
   std::printf("GL renderer: %s; %d CUDA device(s)\n", gl.renderer().c_str(), gpus);
-  std::printf("viewport %dx%d, fps cap %d; every run: %.0f s warm-up, %.0f s measured; batch %d; %s\n\n", args.width,
-              args.height, args.fps_cap, args.warmup_s, args.seconds, args.batch_size,
+  std::printf("viewport %dx%d, fps cap %d, resolution while moving (training) %.2fx; every run: %.0f s warm-up, "
+              "%.0f s measured; batch %d; %s\n\n",
+              args.width, args.height, args.fps_cap, args.moving_scale, args.warmup_s, args.seconds, args.batch_size,
               args.scene.empty() ? "demo scene" : args.scene.c_str());
   const Scene scene = training_scene(args);
   const GaussianModel init = init_from_points(scene.points);
 
-  std::printf("| ranks | GPUs | scenario | training | viewer fps | frame p90 ms | renders | Gaussians shown | "
-              "train images/s | vs headless |\n");
-  std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
+  std::printf("| ranks | GPUs | scenario | training | viewer fps | frame p90 ms | renders (reduced) | Gaussians shown | "
+              "train images/s | vs headless | snapshot ms | snapshot every ms |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const int ranks : args.ranks) {
     const int used = std::min(gpus, ranks);
     const Trained headless = train_while(args, scene, init, ranks, false, [&](TrainingSession&) {
@@ -324,7 +350,7 @@ int run(const Args& args) {
         seen = view.run(s, [&] { return session.snapshot(); }, true, args.seconds);
       });
       print_row({.ranks = ranks, .gpus = used, .scenario = name_of(s), .training = true, .view = seen,
-                 .images_per_s = watched.images_per_s, .headless = headless.images_per_s});
+                 .images_per_s = watched.images_per_s, .headless = headless.images_per_s, .pace = watched.pace});
       Viewport alone(args);
       alone.frame_scene(scene);
       const Viewport::Result r = alone.run(s, [&] { return headless.last; }, false, args.seconds);
@@ -355,6 +381,9 @@ int main(int argc, char** argv) {
   app.add_option("--seconds", args.seconds, "Measured time of every run")->capture_default_str()->check(CLI::Range(0.5, 3600.0));
   app.add_option("--warmup-s", args.warmup_s, "Training before a run is measured")->capture_default_str()->check(CLI::Range(0.0, 3600.0));
   app.add_option("--fps-cap", args.fps_cap, "The GUI's fps cap (display refresh)")->capture_default_str()->check(CLI::Range(1, 1000));
+  app.add_option("--moving-scale", args.moving_scale,
+                 "Render scale while the camera moves during training (the View panel's Resolution while moving)")
+      ->capture_default_str()->check(CLI::Range(0.05, 1.0));
   app.add_option("--width", args.width, "Viewport width")->capture_default_str()->check(CLI::Range(16, 8192));
   app.add_option("--height", args.height, "Viewport height")->capture_default_str()->check(CLI::Range(16, 8192));
   app.add_option("--scene", args.scene, "COLMAP folder to train (default: the demo scene)")->check(CLI::ExistingDirectory);
