@@ -341,7 +341,7 @@ int run(const Args& args) {
     });
     if (!headless.last) throw std::runtime_error("the headless run published no snapshot when it stopped");
     print_row({.ranks = ranks, .gpus = used, .scenario = "headless", .training = true, .view = std::nullopt,
-               .images_per_s = headless.images_per_s, .headless = headless.images_per_s});
+               .images_per_s = headless.images_per_s, .headless = headless.images_per_s, .pace = std::nullopt});
     for (const Scenario s : {Scenario::Orbit60, Scenario::Idle, Scenario::Flat}) {
       Viewport::Result seen;
       const Trained watched = train_while(args, scene, init, ranks, true, [&](TrainingSession& session) {
@@ -355,7 +355,7 @@ int run(const Args& args) {
       alone.frame_scene(scene);
       const Viewport::Result r = alone.run(s, [&] { return headless.last; }, false, args.seconds);
       print_row({.ranks = ranks, .gpus = used, .scenario = name_of(s), .training = false, .view = r,
-                 .images_per_s = std::nullopt, .headless = std::nullopt});
+                 .images_per_s = std::nullopt, .headless = std::nullopt, .pace = std::nullopt});
     }
   }
   for (const int64_t n : args.counts) {
@@ -364,7 +364,7 @@ int run(const Args& args) {
     alone.frame_unit_cube();
     const Viewport::Result r = alone.run(Scenario::Flat, [&] { return fixed; }, false, args.seconds);
     print_row({.ranks = 0, .gpus = 0, .scenario = "flat out, random " + std::to_string(n), .training = false,
-               .view = r, .images_per_s = std::nullopt, .headless = std::nullopt});
+               .view = r, .images_per_s = std::nullopt, .headless = std::nullopt, .pace = std::nullopt});
   }
   return 0;
 }
