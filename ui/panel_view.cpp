@@ -60,17 +60,27 @@ void draw_orientation(ViewerState& state) {
   if (changed) state.set_crop(crop, box);
 }
 
-// What watching a run may cost it (ui/frame_gate.h): how often a new snapshot is rendered, or
-// nothing new at all; and how sharp the camera's moves are while training shares the device
-// (ui/motion_resolution.h).
-void draw_training_view(ViewSettings& view) {
-  ImGui::TextUnformatted("Resolution while moving (training)");
-  ImGui::SliderFloat("##moving_resolution", &view.moving_resolution_scale, 0.25f, 1.f, "%.2fx",
+// Two scales on one row (the panel column has no room to spare): at rest, and while the camera moves
+// during training (ui/motion_resolution.h: how sharp the moves are while training shares the device).
+void draw_resolution(ViewSettings& view) {
+  const float spacing = ImGui::GetStyle().ItemInnerSpacing.x;
+  const float half = 0.5f * (ImGui::CalcItemWidth() - spacing);
+  ImGui::SetNextItemWidth(half);
+  ImGui::SliderFloat("##resolution", &view.resolution_scale, 0.25f, 1.f, "%.2fx");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("rendered pixels per viewport pixel");
+  ImGui::SameLine(0, spacing);
+  ImGui::SetNextItemWidth(half);
+  ImGui::SliderFloat("Resolution##moving", &view.moving_resolution_scale, 0.25f, 1.f, "moving %.2fx",
                      ImGuiSliderFlags_AlwaysClamp);
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("while training runs on the viewer's GPU, a moving camera renders at this scale\n"
-                      "(at most Resolution), so its frames fit between training's; a full frame\n"
-                      "follows once the camera rests");
+    ImGui::SetTooltip("Resolution while moving (training): while training runs on the viewer's GPU,\n"
+                      "a moving camera renders at this scale (at most Resolution), so its frames fit\n"
+                      "between training's; a full frame follows once the camera rests");
+}
+
+// What watching a run may cost it (ui/frame_gate.h): how often a new snapshot is rendered, or
+// nothing new at all.
+void draw_training_view(ViewSettings& view) {
   ImGui::SliderInt("Viewer fps cap", &view.fps_cap, 1, 240, "%d fps", ImGuiSliderFlags_AlwaysClamp);
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("Viewer fps cap while training: new snapshots render at most this often\n"
@@ -96,7 +106,7 @@ void draw_view_panel(ViewerState& state) {
   int mode = static_cast<int>(state.view.mode);
   ImGui::Combo("Render", &mode, "RGB\0Depth\0Alpha\0");
   state.view.mode = static_cast<RenderMode>(mode);
-  ImGui::SliderFloat("Resolution", &state.view.resolution_scale, 0.25f, 1.f, "%.2fx");
+  draw_resolution(state.view);
   ImGui::SliderInt("SH degree", &state.view.sh_degree, 0, 3);
   float fov_deg = static_cast<float>(state.camera.fov_y() * 180.0 / M_PI);
   if (ImGui::SliderFloat("FOV", &fov_deg, 10.f, 120.f, "%.0f deg")) state.camera.set_fov_y(fov_deg * M_PI / 180.0);

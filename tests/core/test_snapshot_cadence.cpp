@@ -61,7 +61,7 @@ TEST_CASE("snapshot cadence: due an interval after the last publication", "[core
   CHECK(c.due(t0 + 500ms));
 }
 
-TEST_CASE("snapshot cadence: a maximum below the minimum is raised to it; a bad share is refused",
+TEST_CASE("snapshot cadence: a maximum below the minimum is raised to it, a bad share is refused",
           "[core][snapshot_cadence]") {
   SnapshotCadence none(24h, 2s);  // a session that wants no snapshots while it trains
   none.measured(0.5);

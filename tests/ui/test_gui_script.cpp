@@ -273,13 +273,13 @@ TEST_CASE("scripted GUI: the crop box limits the Gaussians shown and is drawn", 
   CHECK(none < 50);
 }
 
-TEST_CASE("scripted GUI: the saved view settings apply at start; a malformed file is reported", "[ui][script]") {
+TEST_CASE("scripted GUI: the saved view settings apply at start, a malformed file is reported", "[ui][script]") {
   if (!display_or_skip()) return;
   const fs::path scratch = splat::test::scratch_dir("ui_gui_view_settings");
   fs::create_directories(scratch / "config" / "splatlab");
   const fs::path file = scratch / "config" / "splatlab" / "view.json";
   std::ofstream(file) << R"({"background": [1.0, 0.0, 0.0], "show_grid": false, "show_frustums": false,
-                            "fps_cap": 30, "pause_while_training": true})";
+                            "fps_cap": 30, "pause_while_training": true, "moving_resolution_scale": 0.3})";
   const fs::path png = scratch / "red.png";
   std::string log;
   int code = run_splatlab("gui --demo --window-size 1600x900 --screenshot '" + png.string() + "' --exit", scratch, log);
