@@ -153,7 +153,7 @@ CommandRun add_render_command(CLI::App& app) {
       ->check(CLI::Validator(
           [](std::string& v) -> std::string {
             if (is_camera_path_file(v) || v == kPathKindNames[0] || v == kPathKindNames[1]) return "";
-            return "--path " + quote_user_text(v) + ": expected orbit, cameras or a camera path file (*.json)";
+            return quote_user_text(v) + ": expected orbit, cameras or a camera path file (*.json)";
           },
           "orbit|cameras|FILE.json"))
       ->excludes(camera);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <numbers>
 
@@ -28,10 +29,11 @@ double number_at(const std::filesystem::path& file, const json& obj, const char*
   if (it == obj.end()) throw error(file, where + "'" + key + "' is missing");
   if (!it->is_number()) throw error(file, where + "'" + key + "' is " + quote_user_text(it->dump()) + ", expected a number");
   const double v = it->get<double>();
-  if (!std::isfinite(v) || v < lo || v > hi || (open && (v == lo || v == hi)))
-    throw error(file, where + "'" + key + "' is " + quote_user_text(it->dump()) + ", expected a number " +
-                          (open ? "between " : "in ") + quote_user_text(json(lo).dump()) + (open ? " and " : "..") +
-                          quote_user_text(json(hi).dump()));
+  if (!std::isfinite(v) || v < lo || v > hi || (open && (v == lo || v == hi))) {
+    char range[80];  // a number's JSON text is safe to show as it is
+    std::snprintf(range, sizeof range, open ? "between %g and %g" : "in %g..%g", lo, hi);
+    throw error(file, where + "'" + key + "' is " + it->dump() + ", expected a number " + range);
+  }
   return v;
 }
 
