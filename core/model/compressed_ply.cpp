@@ -115,6 +115,9 @@ std::string read_whole(const std::filesystem::path& file) {
   return data;
 }
 
+// The one type each element's properties have in this layout, as headers spell it.
+const char* type_name(ply::Type t) { return t == ply::Type::Float32 ? "float" : t == ply::Type::UInt32 ? "uint" : "uchar"; }
+
 // Where each wanted property of an element sits in its fixed-size binary rows.
 struct ElementLayout {
   const ply::Element* element = nullptr;
@@ -133,7 +136,7 @@ ElementLayout layout_of(const std::filesystem::path& file, const ply::Element& e
       throw PlyError(file, "not a compressed PLY: " + ply::element_label(e) + " has the unexpected property " + quote_user_text(p.name));
     if (p.list_count || p.type != type)
       throw PlyError(file, "not a compressed PLY: property " + quote_user_text(p.name) + " of " + ply::element_label(e) +
-                               " has type " + quote_user_text(p.type_word) + " (expected " + (type == ply::Type::Float32 ? "float" : type == ply::Type::UInt32 ? "uint" : "uchar") + ")");
+                               " has type " + quote_user_text(p.type_word) + " (expected " + type_name(type) + ")");
     l.offset[p.name] = l.row_bytes;
     l.row_bytes += ply::type_size(p.type);
   }

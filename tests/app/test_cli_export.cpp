@@ -2,6 +2,7 @@
 // refusing unknown endings (usage error) and existing files (without --overwrite).
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -49,6 +50,18 @@ TEST_CASE("cli: export writes a run's Gaussians as 3DGS PLY or compressed PLY by
   REQUIRE(compressed.code == 0);
   CHECK(splat::read_compressed_ply(dir / "a.compressed.ply").size() == trained.size());
   CHECK(fs::file_size(dir / "a.compressed.ply") < fs::file_size(dir / "a.ply") / 3);
+
+  // The run's newer file: with the PLY older than the checkpoint (or gone), the checkpoint.
+  const fs::path older = dir / "run-older-ply";
+  fs::copy(runf, older);
+  fs::last_write_time(older / "point_cloud.ply", fs::last_write_time(older / "checkpoint.ckpt") - std::chrono::hours(1));
+  const CliResult newer = run_cli("export '" + older.string() + "' --out '" + (dir / "n.ply").string() + "'");
+  INFO(newer.out);
+  CHECK(newer.out.find("from " + (older / "checkpoint.ckpt").string()) != std::string::npos);
+  CHECK(splat::read_ply(dir / "n.ply").means == trained.means);
+  fs::remove(older / "checkpoint.ckpt");
+  const CliResult ply_only = run_cli("export '" + older.string() + "' --out '" + (dir / "p.ply").string() + "'");
+  CHECK(ply_only.out.find("from " + (older / "point_cloud.ply").string()) != std::string::npos);
 
   // A splat file as the source, in either format.
   REQUIRE(run_cli("export '" + (dir / "a.compressed.ply").string() + "' --out '" + (dir / "b.ply").string() + "'").code == 0);
