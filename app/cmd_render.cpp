@@ -3,7 +3,8 @@
 // command line (`info --cameras`): 0-based, in image-name order.
 // `splatlab render <run> --path orbit|cameras [--frames N] [--width W] [--height H] --out dir/`: a
 // frame sequence along a camera path (core/scene/camera_path.h), dir/frame_0000.png on, and
-// dir/<path>.mp4 when ffmpeg is on PATH.
+// dir/<path>.mp4 when ffmpeg is on PATH. `--path FILE.json` renders the cameras of a camera path file
+// (core/render/camera_path_file.h: nerfstudio's camera_path.json layout) into dir/, with dir/<FILE>.mp4.
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -21,6 +22,7 @@
 #include "app/path_args.h"
 #include "app/device_arg.h"
 #include "core/run/run_config.h"
+#include "core/render/camera_path_file.h"
 #include "core/render/path_export.h"
 #include "core/model/device_gaussians.h"
 #include "core/scene/image_writer.h"
@@ -33,7 +35,7 @@ namespace {
 struct RenderArgs {
   std::string run;
   std::string camera;
-  std::string path;  // orbit or cameras; empty: one --camera
+  std::string path;  // orbit, cameras or a camera path file (*.json); empty: one --camera
   int frames = -1;   // -1: the path's default (orbit 120, cameras one per view)
   std::string out;
   std::string ply;
@@ -92,9 +94,17 @@ int run_render(const RenderArgs& a) {
   const Scene scene = load_run_scene(config, false);
   // The views are checked before the Gaussians load: a mistyped --camera fails at once.
   const int v = a.path.empty() ? find_view(scene, a.camera) : -1;
-  const PathKind kind = a.path.empty() ? PathKind::Orbit : parse_path_kind(a.path);
+  const bool from_file = is_camera_path_file(a.path);
+  if (from_file && a.frames >= 0)
+    throw std::invalid_argument("--frames: a camera path file has its own frames (" + quote_user_text(a.path, 400) + ")");
+  const PathKind kind = a.path.empty() || from_file ? PathKind::Orbit : parse_path_kind(a.path);
   std::vector<kernels::Camera> path;
-  if (!a.path.empty()) path = path_cameras(scene.views, {kind, a.frames, a.width, a.height});
+  if (from_file) {
+    check_path_argument("--path", a.path);
+    for (const kernels::Camera& cam : read_camera_path(a.path)) path.push_back(resized(cam, a.width, a.height));
+  } else if (!a.path.empty()) {
+    path = path_cameras(scene.views, {kind, a.frames, a.width, a.height});
+  }
   const GaussianModel model = read_ply(a.ply.empty() ? run / run_files::kPly : std::filesystem::path(a.ply));
   DeviceGaussians g(dev, GaussianState::from_model(model));
   auto raster = dev == kernels::Device::CPU ? kernels::make_cpu_rasterizer() : kernels::make_cuda_rasterizer();
@@ -113,7 +123,8 @@ int run_render(const RenderArgs& a) {
                 a.out.c_str());
     return 0;
   }
-  PathExport frames(std::move(path), a.out, kind);
+  const std::string name = from_file ? std::filesystem::path(a.path).stem().string() : std::string(path_kind_name(kind));
+  PathExport frames(std::move(path), a.out, name);
   while (!frames.finished()) {
     frames.render_next(render);
     const size_t k = frames.done(), n = frames.frames();
@@ -123,7 +134,7 @@ int run_render(const RenderArgs& a) {
     std::fflush(stdout);
   }
   if (const auto video = frames.encode_video()) std::printf("wrote %s\n", video->string().c_str());
-  else std::printf("ffmpeg is not on PATH: frames only (no %s.mp4)\n", path_kind_name(kind));
+  else std::printf("ffmpeg is not on PATH: frames only (no %s.mp4)\n", name.c_str());
   return 0;
 }
 
@@ -137,8 +148,14 @@ CommandRun add_render_command(CLI::App& app) {
       sub->add_option("--camera", a->camera, "View index (0-based in image-name order, as `info --cameras` lists) or image name");
   auto* path = sub->add_option("--path", a->path,
                   "A frame sequence instead of one view: 'orbit' (a circle about the scene's up axis, looking at what "
-                  "the views look at) or 'cameras' (the views in order)")
-      ->check(CLI::IsMember({kPathKindNames[0], kPathKindNames[1]}))
+                  "the views look at), 'cameras' (the views in order) or a camera path file FILE.json (nerfstudio's "
+                  "camera_path.json layout, as the frame folders hold it)")
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string {
+            if (is_camera_path_file(v) || v == kPathKindNames[0] || v == kPathKindNames[1]) return "";
+            return quote_user_text(v) + ": expected orbit, cameras or a camera path file (*.json)";
+          },
+          "orbit|cameras|FILE.json"))
       ->excludes(camera);
   sub->add_option("--frames", a->frames,
                   "Frames of the path (default: orbit " + std::to_string(kDefaultOrbitFrames) + "; cameras: one per view, or N frames interpolated along them)")

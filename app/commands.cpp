@@ -24,6 +24,7 @@ void register_commands(CLI::App& app) {
   add(app, add_train_command);
   add(app, add_eval_command);
   add(app, add_render_command);
+  add(app, add_export_command);
   add(app, add_demo_command);
   add(app, add_gui_command);
 }

@@ -12,6 +12,7 @@ CommandRun add_info_command(CLI::App& app);
 CommandRun add_train_command(CLI::App& app);
 CommandRun add_eval_command(CLI::App& app);
 CommandRun add_render_command(CLI::App& app);
+CommandRun add_export_command(CLI::App& app);
 CommandRun add_demo_command(CLI::App& app);
 CommandRun add_gui_command(CLI::App& app);
 

@@ -25,7 +25,10 @@ bool draw_main_menu(ViewerState& state, FolderBrowser& browser, ViewerTools& too
     }
     ImGui::Separator();
     if (ImGui::MenuItem("Save PNG snapshot", nullptr, false, state.has_content())) state.save_png();
-    if (ImGui::MenuItem("Save PLY snapshot", nullptr, false, state.has_content())) state.save_ply();
+    if (ImGui::MenuItem("Save PLY snapshot", nullptr, false, state.has_content())) state.save_ply(SplatFormat::Ply);
+    if (ImGui::MenuItem("Save compressed PLY snapshot", nullptr, false, state.has_content()))
+      state.save_ply(SplatFormat::CompressedPly);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", splat_format_info(SplatFormat::CompressedPly).description);
     const bool posed = state.content.scene && !state.content.scene->views.empty();
     if (ImGui::MenuItem("Export camera path...", nullptr, false, posed && !tools.path_export.running()))
       tools.path_export.dialog_open = true;

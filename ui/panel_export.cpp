@@ -33,6 +33,7 @@ void draw_settings(ViewerState& state, PathExportJob& job) {
   std::snprintf(dir, sizeof dir, "%s", job.settings.out_dir.c_str());
   if (ImGui::InputText("Folder", dir, sizeof dir)) job.settings.out_dir = dir;
   ImGui::TextDisabled("-> %s", std::filesystem::absolute(job.settings.out_dir).lexically_normal().c_str());
+  ImGui::TextDisabled("the cameras go beside the frames as %s (render --path FILE.json)", kCameraPathFileName);
   if (state.crop_enabled()) ImGui::TextDisabled("the crop box applies");
   if (ImGui::Button("Export")) {
     job.start(state);

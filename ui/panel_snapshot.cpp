@@ -15,6 +15,15 @@ void draw_snapshot_panel(ViewerState& state, TrainingController& training) {
   if (ImGui::Button("Save PNG")) state.save_png();
   ImGui::EndDisabled();
   ImGui::InputText("PLY file", &s.ply_path);
+  // The name's ending is the format (core/model/splat_files.h); the combo sets it.
+  const auto format = splat_format_of(s.ply_path);
+  if (ImGui::BeginCombo("Format", format ? splat_format_info(*format).extension : "(unknown ending)")) {
+    for (const SplatFormatInfo& f : kSplatFormats) {
+      if (ImGui::Selectable(f.extension, format == f.format)) s.ply_path = with_splat_format(s.ply_path, f.format).string();
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", f.description);
+    }
+    ImGui::EndCombo();
+  }
   ImGui::BeginDisabled(!state.has_content());
   if (ImGui::Button("Save PLY")) state.save_ply();
   ImGui::EndDisabled();

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/model/ply_io.h"
+#include "core/model/splat_files.h"
 #include "core/scene/camera_path.h"
 #include "ui/image_files.h"
 
@@ -267,20 +268,21 @@ void ViewerState::save_png() {
   }
 }
 
-void ViewerState::save_ply() {
+void ViewerState::save_ply(std::optional<SplatFormat> as) {
   try {
     if (!has_content()) throw std::runtime_error("nothing is open");
+    if (as) snapshot.ply_path = with_splat_format(snapshot.ply_path, *as).string();
     // A training snapshot is downloaded from its device here, once per save.
     const std::shared_ptr<const GaussianModel> model =
         shown_snapshot_ ? std::make_shared<const GaussianModel>(shown_snapshot_->download()) : content.model;
     std::optional<GaussianModel> inside;
     if (crop_enabled_) inside = cropped(*model, crop_);
     const GaussianModel& saved = inside ? *inside : *model;
-    write_ply(snapshot.ply_path, saved);
+    write_splats(snapshot.ply_path, saved);
     notes.info("saved " + fs::absolute(snapshot.ply_path).lexically_normal().string() + " (" + std::to_string(saved.size()) +
                " Gaussians" + (crop_enabled_ ? " inside the crop box)" : ")"));
   } catch (const std::exception& e) {
-    notes.error(std::string("PLY snapshot: ") + e.what());
+    notes.error(std::string("splat snapshot: ") + e.what());
   }
 }
 

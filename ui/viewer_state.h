@@ -10,6 +10,7 @@
 
 #include "core/model/crop_box.h"
 #include "core/model/model_snapshot.h"
+#include "core/model/splat_files.h"
 #include "kernels/rasterizer.h"
 #include "ui/motion_resolution.h"
 #include "ui/notifications.h"
@@ -41,7 +42,7 @@ struct ViewSettings {
 struct SnapshotSettings {
   int width = 1920, height = 1080;
   std::string png_path = "snapshot.png";
-  std::string ply_path = "snapshot.ply";
+  std::string ply_path = "snapshot.ply";  // its ending chooses the format (core/model/splat_files.h)
   std::string checkpoint_path = "snapshot.ckpt";  // written by the training session, not the viewer
 };
 
@@ -103,7 +104,9 @@ class ViewerState {
 
   // Snapshots of what is shown; the outcome is a notification either way.
   void save_png();
-  void save_ply();
+  // The Gaussians shown, to snapshot.ply_path in the format its ending names; with `as`, the path's
+  // ending is first set to that format's (the menu's "Save ... snapshot" items).
+  void save_ply(std::optional<SplatFormat> as = std::nullopt);
 
   // Settings for the rasterizer and the colouring, from the view settings and the camera.
   kernels::RasterSettings raster_settings() const;

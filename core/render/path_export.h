@@ -43,10 +43,17 @@ std::filesystem::path frame_file(const std::filesystem::path& dir, size_t k);
 // Renders one camera: float RGB [height, width, 3] on the host.
 using RenderFn = std::function<std::vector<float>(const kernels::Camera& camera)>;
 
-// A frame sequence being written into `dir` (created on construction).
+// The file beside the frames that holds their cameras (core/render/camera_path_file.h), so that the same
+// frames can be rendered again (`render --path dir/camera_path.json`) or by other tools.
+inline constexpr const char* kCameraPathFileName = "camera_path.json";
+
+// A frame sequence being written into `dir` (created on construction, with the cameras saved in it as
+// kCameraPathFileName). `name` names the video: <name>.mp4.
 class PathExport {
  public:
-  PathExport(std::vector<kernels::Camera> cameras, std::filesystem::path dir, PathKind kind);
+  PathExport(std::vector<kernels::Camera> cameras, std::filesystem::path dir, std::string name);
+  PathExport(std::vector<kernels::Camera> cameras, std::filesystem::path dir, PathKind kind)
+      : PathExport(std::move(cameras), std::move(dir), std::string(path_kind_name(kind))) {}
   size_t frames() const { return cameras_.size(); }
   size_t done() const { return done_; }
   bool finished() const { return done_ == cameras_.size(); }
@@ -62,7 +69,7 @@ class PathExport {
  private:
   std::vector<kernels::Camera> cameras_;
   std::filesystem::path dir_;
-  PathKind kind_;
+  std::string name_;
   size_t done_ = 0;
 };
 

@@ -6,6 +6,7 @@
 
 #include <fstream>
 
+#include "core/model/compressed_ply.h"
 #include "core/model/ply_io.h"
 #include "tests/support/test_support.h"
 #include "tests/ui/tiny_demo_viewer.h"
@@ -57,6 +58,17 @@ TEST_CASE("viewer opens a PLY, frames it, and saves PNG and PLY snapshots", "[ui
   const GaussianModel back = read_ply(state.snapshot.ply_path);
   REQUIRE(back.size() == 400);
   REQUIRE(back.means == state.content.model->means);
+
+  // The menu's compressed snapshot: the same name with the compressed ending, in that format.
+  state.save_ply(splat::SplatFormat::CompressedPly);
+  REQUIRE(state.notes.error_count() == 0);
+  CHECK(state.snapshot.ply_path == (dir / "out.compressed.ply").string());
+  CHECK(splat::read_compressed_ply(dir / "out.compressed.ply").size() == 400);
+  // An ending of no format is refused with a note naming the supported ones.
+  state.snapshot.ply_path = (dir / "out.splat").string();
+  state.save_ply();
+  CHECK(state.notes.error_count() == 1);
+  CHECK_FALSE(fs::exists(dir / "out.splat"));
 }
 
 TEST_CASE("viewer reports a bad file by name and keeps running", "[ui][snapshot]") {

@@ -9,6 +9,7 @@
 
 #include "core/model/crop_box.h"
 #include "core/model/ply_io.h"
+#include "core/render/camera_path_file.h"
 #include "core/scene/camera_path.h"
 #include "tests/support/test_support.h"
 #include "tests/ui/tiny_demo_viewer.h"
@@ -177,6 +178,10 @@ TEST_CASE("the GUI's camera path export writes the frames render --path writes",
   CHECK(state.notes.error_count() == 0);
   for (size_t k = 0; k < 3; ++k) CHECK(fs::exists(frame_file(dir / "orbit", k)));
   CHECK_FALSE(fs::exists(frame_file(dir / "orbit", 3)));
+  // The path is saved beside its frames, for `render --path` and other tools.
+  const std::vector<kernels::Camera> saved = read_camera_path(dir / "orbit" / kCameraPathFileName);
+  REQUIRE(saved.size() == 3);
+  CHECK(saved[0].width == 32);
 }
 
 TEST_CASE("on CUDA the comparison, the test views' PSNR and the cropped render match the CPU backend's",
