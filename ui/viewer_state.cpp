@@ -146,7 +146,7 @@ void ViewerState::apply(ViewerContent loaded) {
 Vec3d ViewerState::estimated_up() const {
   if (content.scene && !content.scene->views.empty()) {
     try {
-      return estimate_up(content.scene->views);
+      return estimate_up(content.scene->views).up;
     } catch (const std::invalid_argument&) {
       // Cameras whose ups cancel out (a capture turned every way): fall back like a bare PLY.
     }

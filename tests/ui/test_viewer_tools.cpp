@@ -65,7 +65,7 @@ TEST_CASE("the up axis comes from the cameras, can be changed, and carries the g
   const fs::path dir = test::scratch_dir("ui_up_axis");
   ViewerState state(kernels::Device::CPU, dir / "recent.json");
   test::open_tiny_demo(state, dir);
-  const Vec3d estimated = estimate_up(state.content.scene->views);
+  const Vec3d estimated = estimate_up(state.content.scene->views).up;
   CHECK(norm(state.estimated_up() - estimated) < 1e-12);
   CHECK(norm(state.camera.world_up() - estimated) < 1e-12);
   for (const Vec3d up : {estimated, Vec3d{0, 0, 1}, Vec3d{1, 0, 0}}) {
