@@ -2,12 +2,14 @@
 // COLMAP stores them and as the pinhole cameras training sees), counts, split, centre, extent.
 // Cameras are summarised (a capture often has one per photo) unless --cameras lists each, with
 // every view under the numbering the whole command line uses: 0-based indices in image-name order,
-// which `render --camera` takes, as it takes the names.
+// which `render --camera` takes, as it takes the names. It also says which way is up (the estimate of
+// core/scene/up_axis.h, which the GUI and `render --path orbit` start from).
 #include <cstdio>
 #include <filesystem>
 #include <map>
 #include <string>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "app/commands.h"
@@ -15,6 +17,7 @@
 #include "app/scene_args.h"
 #include "core/scene/colmap_reader.h"
 #include "core/scene/scene_loader.h"
+#include "core/scene/up_axis.h"
 
 namespace splat::app {
 namespace {
@@ -34,9 +37,19 @@ std::map<int, const SceneView*> view_per_camera(const Scene& scene) {
   return r;
 }
 
+// The estimated up axis, or nullopt where the views have none (no views, or ups that cancel out).
+std::optional<UpEstimate> scene_up(const Scene& scene) {
+  try {
+    return estimate_up(scene.views);
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;
+  }
+}
+
 nlohmann::ordered_json to_json(const colmap::Reconstruction& rec, const Scene& scene, const InfoArgs& a) {
   using json = nlohmann::ordered_json;
   const auto first_view = view_per_camera(scene);
+  const std::optional<UpEstimate> up = scene_up(scene);
   json cams = json::array();
   for (const colmap::Camera& c : rec.cameras) {
     json params = json::object();
@@ -68,6 +81,8 @@ nlohmann::ordered_json to_json(const colmap::Reconstruction& rec, const Scene& s
           {"test", scene.test_indices().size()},
           {"center", {scene.center.x, scene.center.y, scene.center.z}},
           {"extent", scene.extent},
+          {"up", up ? json{up->up.x, up->up.y, up->up.z} : json()},
+          {"up_from", up ? json(up_source_text(up->source)) : json()},
           {"notes", scene.notes}};
 }
 
@@ -129,6 +144,10 @@ void print_text(const colmap::Reconstruction& rec, const Scene& scene, const Inf
               scene.test_indices().size());
   std::printf("center     %.6g %.6g %.6g\n", scene.center.x, scene.center.y, scene.center.z);
   std::printf("extent     %.6g\n", scene.extent);
+  if (const std::optional<UpEstimate> up = scene_up(scene))
+    std::printf("up         %.4f %.4f %.4f (%s)\n", up->up.x, up->up.y, up->up.z, up_source_text(up->source));
+  else
+    std::printf("up         none (the views' up vectors cancel out)\n");
   for (const std::string& note : scene.notes) std::printf("note       %s\n", note.c_str());
 }
 

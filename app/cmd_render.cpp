@@ -3,8 +3,10 @@
 // command line (`info --cameras`): 0-based, in image-name order.
 // `splatlab render <run> --path orbit|cameras [--frames N] [--width W] [--height H] --out dir/`: a
 // frame sequence along a camera path (core/scene/camera_path.h), dir/frame_0000.png on, and
-// dir/<path>.mp4 when ffmpeg is on PATH. `--path FILE.json` renders the cameras of a camera path file
-// (core/render/camera_path_file.h: nerfstudio's camera_path.json layout) into dir/, with dir/<FILE>.mp4.
+// dir/<path>.mp4 when ffmpeg is on PATH. The orbit turns about `--up` (default: the run's recorded
+// choice, else the estimate from the cameras; core/scene/up_axis.h). `--path FILE.json` renders the
+// cameras of a camera path file (core/render/camera_path_file.h: nerfstudio's camera_path.json
+// layout) into dir/, with dir/<FILE>.mp4.
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -21,6 +23,7 @@
 #include "app/commands.h"
 #include "app/path_args.h"
 #include "app/device_arg.h"
+#include "app/up_arg.h"
 #include "core/run/run_config.h"
 #include "core/render/camera_path_file.h"
 #include "core/render/path_export.h"
@@ -40,6 +43,7 @@ struct RenderArgs {
   std::string out;
   std::string ply;
   std::string device;
+  std::string up = up_axis_name(UpAxis::Auto);  // the orbit's axis; auto: the run's recorded choice
   int width = 0, height = 0;  // 0: the view's own (the other side keeps the view's aspect ratio)
 };
 
@@ -82,6 +86,18 @@ int find_view(const Scene& scene, const std::string& camera) {
   throw std::invalid_argument(arg + ": no image of that name in " + scene.root + "; expected an image name or " + range);
 }
 
+// The orbit's up axis in words: the direction and where it came from (--up, the run's config, or the
+// estimate and how it was made).
+std::string up_text(UpAxis up, bool given, std::span<const SceneView> views) {
+  const Vec3d u = up_direction(up, views);
+  char dir[96];
+  std::snprintf(dir, sizeof dir, "%.3f %.3f %.3f", u.x, u.y, u.z);
+  std::string from = given ? std::string("--up ") + up_axis_name(up) : std::string("the run's up: ") + up_axis_name(up);
+  if (up == UpAxis::Auto || up == UpAxis::Flipped)
+    from += std::string(", ") + (up == UpAxis::Flipped ? "the opposite of " : "") + up_source_text(estimate_up(views).source);
+  return std::string(dir) + " (" + from + ")";
+}
+
 int run_render(const RenderArgs& a) {
   const std::filesystem::path run = a.run;
   check_path_argument("run folder", run);
@@ -98,12 +114,14 @@ int run_render(const RenderArgs& a) {
   if (from_file && a.frames >= 0)
     throw std::invalid_argument("--frames: a camera path file has its own frames (" + quote_user_text(a.path, 400) + ")");
   const PathKind kind = a.path.empty() || from_file ? PathKind::Orbit : parse_path_kind(a.path);
+  const UpAxis given_up = up_axis_arg(a.up);
+  const UpAxis up = given_up == UpAxis::Auto ? config.up : given_up;
   std::vector<kernels::Camera> path;
   if (from_file) {
     check_path_argument("--path", a.path);
     for (const kernels::Camera& cam : read_camera_path(a.path)) path.push_back(resized(cam, a.width, a.height));
   } else if (!a.path.empty()) {
-    path = path_cameras(scene.views, {kind, a.frames, a.width, a.height});
+    path = path_cameras(scene.views, {kind, a.frames, a.width, a.height, up});
   }
   const GaussianModel model = read_ply(a.ply.empty() ? run / run_files::kPly : std::filesystem::path(a.ply));
   DeviceGaussians g(dev, GaussianState::from_model(model));
@@ -123,6 +141,8 @@ int run_render(const RenderArgs& a) {
                 a.out.c_str());
     return 0;
   }
+  if (!from_file && kind == PathKind::Orbit)
+    std::printf("orbit about up %s\n", up_text(up, given_up != UpAxis::Auto, scene.views).c_str());
   const std::string name = from_file ? std::filesystem::path(a.path).stem().string() : std::string(path_kind_name(kind));
   PathExport frames(std::move(path), a.out, name);
   while (!frames.finished()) {
@@ -161,6 +181,7 @@ CommandRun add_render_command(CLI::App& app) {
                   "Frames of the path (default: orbit " + std::to_string(kDefaultOrbitFrames) + "; cameras: one per view, or N frames interpolated along them)")
       ->check(CLI::Range(1, 100000))
       ->needs(path);
+  add_up_option(sub, a->up, "the run's recorded choice, else estimated from the cameras")->needs(path);
   sub->add_option("--out", a->out, "Output PNG file (*.png), or with --path the folder for the frames")->required();
   sub->add_option("--width", a->width, "Image width in pixels (default: the view's; alone, keeps its aspect ratio)")
       ->check(CLI::Range(16, 16384));

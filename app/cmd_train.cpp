@@ -19,6 +19,7 @@
 #include "app/stop_signals.h"
 #include "app/train_folder.h"
 #include "app/scene_args.h"
+#include "app/up_arg.h"
 #include "core/run/run_config.h"
 #include "core/transport/rank_plan.h"
 #include "core/train/checkpoint.h"
@@ -57,6 +58,7 @@ struct TrainArgs {
   std::vector<float> background{0, 0, 0};
   int64_t cap_max = 1000000;
   bool absgrad = false;
+  std::string up = up_axis_name(UpAxis::Auto);
   int threads = 0;
   int stop_at = 0;
   bool profile = false;
@@ -72,7 +74,8 @@ struct TrainArgs {
 const std::vector<std::string> kRecordedOptions = {
     "--strategy",   "--batch-size", "--packed",    "--data-factor", "--undistort",
     "--fisheye-fov", "--eval-every", "--log-every", "--checkpoint-every", "--seed",
-    "--sh-degree",  "--background", "--cap-max",   "--absgrad",     "--amp"};
+    "--sh-degree",  "--background", "--cap-max",   "--absgrad",     "--amp",
+    "--up"};
 
 void add_train_options(CLI::App* sub, TrainArgs& a) {
   sub->add_option("scene", a.scene,
@@ -131,6 +134,7 @@ void add_train_options(CLI::App* sub, TrainArgs& a) {
   sub->add_option("--background", a.background, "Background colour r g b in [0,1]")->expected(3)->capture_default_str();
   sub->add_option("--cap-max", a.cap_max, "mcmc: most Gaussians")->capture_default_str()->check(at_least(1));
   sub->add_flag("--absgrad", a.absgrad, "default: grow on the absolute 2D gradient (AbsGS) instead of the plain one");
+  add_up_option(sub, a.up, "estimated from the cameras; recorded for the GUI and render --path orbit");
   sub->add_option("--threads", a.threads, "CPU backend threads (0: all cores)")->capture_default_str();
   sub->add_option("--stop-at", a.stop_at,
                   "Stop with the step that reaches this many images of the budget's schedule (evaluates and "
@@ -423,7 +427,8 @@ void prepare_run(const TrainArgs& a, RunPlan& p, const transport::JobPlace* proc
                    .scene_folder = fs::absolute(p.scene_folder).string(),
                    .eval_every = a.eval_every,
                    .log_every = a.log_every,
-                   .checkpoint_every = a.checkpoint_every};
+                   .checkpoint_every = a.checkpoint_every,
+                   .up = up_axis_arg(a.up)};
   config.set_trainer_options(p.options);
   config.set_scene_load_options(scene_load_options(a.scene_args));
   p.config = to_json(config);

@@ -124,7 +124,7 @@ class Viewport {
   // As the GUI starts on a scene: the scene's up, at its first training camera, pivoting at the depth of
   // the scene's centre.
   void frame_scene(const Scene& scene) {
-    camera_.set_world_up(estimate_up(scene.views));
+    camera_.set_world_up(estimate_up(scene.views).up);
     const std::vector<int> train = scene.train_indices();
     const SceneView& v = scene.views[train.empty() ? 0 : train.front()];
     const Vec3d fwd{v.R.m[2][0], v.R.m[2][1], v.R.m[2][2]};

@@ -17,7 +17,7 @@ constexpr const char* kShortcuts[][2] = {
     {"[ / ]", "previous / next training camera"},
     {"N", "nearest training camera"},
     {"F", "frame the scene"},
-    {"R", "reset the view"},
+    {"R", "reset the view: the upright overview"},
     {"F1", "this sheet"},
 };
 

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "core/scene/camera_path.h"
+
 namespace splat::ui {
 namespace {
 Vec3d row(const Mat3d& R, int r) { return {R.m[r][0], R.m[r][1], R.m[r][2]}; }
@@ -77,6 +79,18 @@ void OrbitCamera::fly(const Vec3d& move) { state_.pivot += move.x * right() + mo
 void OrbitCamera::frame(const Vec3d& center, double radius) {
   state_.pivot = center;
   state_.distance = std::max(kMinDistance, radius / std::sin(state_.fov_y / 2));
+}
+
+void OrbitCamera::look_at(const Vec3d& eye, const Vec3d& pivot) {
+  state_.R = splat::look_at(eye, pivot, up_);
+  state_.pivot = pivot;
+  state_.distance = std::max(kMinDistance, norm(pivot - eye));
+}
+
+void OrbitCamera::level() {
+  // Within about 0.06 degrees of up the horizon's direction is rounding noise: leave the roll alone.
+  if (norm(cross(forward(), up_)) < 1e-3) return;
+  state_.R = splat::look_at(eye(), state_.pivot, up_);
 }
 
 void OrbitCamera::snap_to(const SceneView& view, double pivot_distance) {

@@ -33,12 +33,19 @@ class OrbitCamera {
   // Takes the pose, pinhole and field of view of a training camera. The pivot lands on the
   // camera's axis at `pivot_distance`.
   void snap_to(const SceneView& view, double pivot_distance);
-  // Remembers the current state as "home"; reset() returns to it.
+  // An upright view from `eye` of `pivot`: the image's rows level across the world up, its down
+  // against it; keeps the field of view. `eye - pivot` must not be parallel to the world up.
+  void look_at(const Vec3d& eye, const Vec3d& pivot);
+  // Rolls the camera about its forward axis until the image's rows are level across the world up
+  // (eye, pivot and forward stay); nothing changes while it looks straight along up, which has no horizon.
+  void level();
+  // Remembers the current state, or `other`'s, as "home"; reset() returns to it.
   void set_home() { home_ = state_; }
+  void set_home(const OrbitCamera& other) { home_ = other.state_; }
   void reset() { state_ = home_; }
 
   // The up direction orbiting turns about (unit length). Scenes have no fixed up, so the viewer
-  // derives it from the training cameras (estimate_up, core/scene/camera_path.h).
+  // derives it from the training cameras (core/scene/up_axis.h) or takes the user's choice.
   void set_world_up(const Vec3d& up);
   const Vec3d& world_up() const { return up_; }
 

@@ -1,35 +1,23 @@
 #include <imgui.h>
 
 #include <cmath>
+#include <iterator>
 
 #include "ui/panels.h"
 
 namespace splat::ui {
 namespace {
-// The up axis choices: the cameras' estimate (or its opposite, for a capture held upside down),
-// then the world axes.
-constexpr const char* kUpChoices = "from the cameras\0cameras, flipped\0+X\0-X\0+Y\0-Y\0+Z\0-Z\0custom\0";
-constexpr int kUpCustom = 8;
-
-Vec3d up_choice(const ViewerState& state, int choice) {
-  if (choice < 2) return choice == 0 ? state.estimated_up() : -state.estimated_up();
-  Vec3d axis{};
-  axis[(choice - 2) / 2] = (choice - 2) % 2 == 0 ? 1.0 : -1.0;
-  return axis;
-}
-
-// The choice that gives the current up direction (custom when none does).
-int current_up_choice(const ViewerState& state) {
-  for (int c = 0; c < kUpCustom; ++c)
-    if (norm(up_choice(state, c) - state.camera.world_up()) < 1e-9) return c;
-  return kUpCustom;
-}
+// The up axis choices, in UpAxis order (core/scene/up_axis.h): the cameras' estimate (or its
+// opposite, for a capture held upside down), then the world axes.
+constexpr const char* kUpChoices = "from the cameras\0cameras, flipped\0+X\0-X\0+Y\0-Y\0+Z\0-Z\0";
+static_assert(std::size(kUpAxisNames) == 8, "one combo entry per up axis");
 
 // Up axis and crop box: the grid lies under the scene across the up axis; the crop box limits what
 // is shown, saved and rendered.
 void draw_orientation(ViewerState& state) {
-  int up = current_up_choice(state);
-  if (ImGui::Combo("Up axis", &up, kUpChoices) && up != kUpCustom) state.set_world_up(up_choice(state, up));
+  int up = static_cast<int>(state.up_axis());
+  if (ImGui::Combo("Up axis", &up, kUpChoices)) state.set_up_axis(static_cast<UpAxis>(up));
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("levels the grid, the orbit and the view (R: the upright overview)");
   bool crop = state.crop_enabled();
   CropBox box = state.crop();
   bool changed = ImGui::Checkbox("Crop box", &crop);

@@ -12,7 +12,7 @@ void PathExportJob::start(ViewerState& state) {
     if (settings.out_dir.empty()) throw std::invalid_argument("name a folder for the frames");
     const fs::path dir = fs::absolute(settings.out_dir).lexically_normal();
     PathRequest request = settings.request;
-    request.up = state.camera.world_up();  // the orbit turns about the up axis the viewer shows
+    request.up = state.up_axis();  // the orbit turns about the up axis the viewer shows
     export_.emplace(path_cameras(state.content.scene->views, request), dir, request.kind);
     generation_ = state.content_generation;
     if (!pinned_ || pinned_->device() != state.raster.device()) pinned_ = std::make_unique<ViewRasterizer>(state.raster.device());

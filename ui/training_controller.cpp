@@ -43,6 +43,7 @@ RunConfig TrainingController::run_config(const ViewerState& viewer) const {
   for_each_panel_setting(settings, c, [](const auto& from, auto& to) { to = from; });
   c.strategy = kStrategies[settings.strategy];
   std::copy(viewer.view.background, viewer.view.background + 3, c.background.begin());
+  c.up = viewer.up_axis();
   return c;
 }
 
@@ -89,6 +90,7 @@ void TrainingController::start_new(ViewerState& viewer) {
     throw RunFolderError(dir, "already holds a run: choose another run folder, or open this one to continue it");
   run_.emplace(RunFolder::create(dir, false));
   run_->write_config(to_json(config));
+  recorded_up_ = config.up;
   SessionOptions so;
   so.metrics_every = config.log_every;
   so.eval_every = config.eval_every;
@@ -134,7 +136,7 @@ void TrainingController::open_run(ViewerState& viewer, const fs::path& dir) {
     viewer.data_factor = load.data_factor;
     viewer.undistort = load.undistort;
     std::copy(config.background.begin(), config.background.end(), viewer.view.background);
-    viewer.open(config.scene_folder);
+    viewer.open(config.scene_folder, config.up);
     pending_resume_ = fs::path(settings.run_dir);
     pending_generation_ = viewer.content_generation;
   } catch (const std::exception& e) {
@@ -149,6 +151,7 @@ void TrainingController::start_resumed(ViewerState& viewer) {
     const Scene& scene = trainable_scene(viewer);
     run_.emplace(RunFolder::open(dir));
     const RunConfig config = run_config(viewer);
+    recorded_up_ = recorded_.up;  // what its config.json says; poll() records a change
     SessionOptions so;
     so.metrics_every = config.log_every;
     so.eval_every = config.eval_every;
@@ -200,6 +203,19 @@ void TrainingController::resume() {
   }
   short_end_reported_ = false;
   session_->resume();
+}
+
+void TrainingController::record_up(const ViewerState& viewer) {
+  if (!run_ || viewer.up_axis() == recorded_up_) return;
+  recorded_up_ = viewer.up_axis();
+  try {
+    RunConfig config = run_->read_config();
+    config.up = recorded_up_;
+    run_->write_config(to_json(config));
+  } catch (const std::exception& e) {  // the view has it; the message says what was not recorded
+    std::lock_guard lock(outbox_->mutex);
+    outbox_->results.emplace_back(false, std::string("the up axis is not recorded: ") + e.what());
+  }
 }
 
 void TrainingController::stop() {
@@ -371,6 +387,7 @@ void TrainingController::poll(ViewerState& viewer) {
                       " images trained): " +
                       (images_at_start_ < settings.steps ? "Resume continues it" : "raise the budget to continue it"));
   }
+  record_up(viewer);
   track_time();
   for (const SessionMetrics& m : session_->metrics_since(history.last_step)) history.add(m, settings.batch_size);
   poll_step_share();

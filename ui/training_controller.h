@@ -131,6 +131,9 @@ class TrainingController {
   void request_save(bool ply, const std::filesystem::path& file);
   // The run's checkpoint and PLY, once per stop or finish.
   void save_results();
+  // Writes the viewer's up axis into the run's config.json when it changed: the run is shown and
+  // rendered (`render --path orbit`) upright as last chosen.
+  void record_up(const ViewerState& viewer);
   void track_time();
   void poll_device_memory();
   void poll_step_share();
@@ -146,6 +149,7 @@ class TrainingController {
 
   kernels::Device device_;
   RunConfig recorded_;  // the last opened run's config, or the defaults of a GUI run; see run_config()
+  UpAxis recorded_up_ = UpAxis::Auto;  // the up axis run_'s config.json records
   // Declared before session_: a folder that never got results is removed when it goes, after the
   // session (which writes its metrics) is gone.
   std::optional<RunFolder> run_;

@@ -56,12 +56,12 @@ ViewerState::ViewerState(kernels::Device device, const fs::path& recent_file)
   if (!recent.load_error().empty()) notes.error(recent.load_error());
 }
 
-void ViewerState::open(const fs::path& path) {
+void ViewerState::open(const fs::path& path, UpAxis up) {
   if (confirm_discard) {
-    pending_open_ = OpenRequest{false, path};
+    pending_open_ = OpenRequest{false, path, up};
     return;
   }
-  start_open({false, path});
+  start_open({false, path, up});
 }
 
 void ViewerState::open_demo() {
@@ -73,7 +73,7 @@ void ViewerState::open_demo() {
 }
 
 void ViewerState::reopen() {
-  if (content.scene && !content.demo) start_open({false, content.source});
+  if (content.scene && !content.demo) start_open({false, content.source, up_axis_});
 }
 
 void ViewerState::confirm_open() {
@@ -88,6 +88,7 @@ void ViewerState::start_open(const OpenRequest& request) {
     notes.error("still loading " + loader.label() + (request.demo ? "" : "; open " + request.path.string() + " when it is done"));
     return;
   }
+  opening_up_ = request.up;
   if (request.demo) {
     loader.start("demo scene", [](const LoadProgressFn& report) { return load_demo_content(report); });
     return;
@@ -122,18 +123,11 @@ void ViewerState::apply(ViewerContent loaded) {
   } else {
     robust_bounds(content.model->means, frame_center_, frame_radius_);
   }
-  set_world_up(estimated_up());
+  set_up_axis(opening_up_);
   crop_enabled_ = false;
   reset_crop();
-  // Start where the data looks best: at the first training camera when there is one (pivot at
-  // the depth of the scene centre), else framing the Gaussians.
-  const std::vector<int> train = scene ? scene->train_indices() : std::vector<int>{};
-  if (!train.empty()) {
-    snap_to_view(train.front());
-  } else {
-    frame_scene();
-  }
-  camera.set_home();
+  // Start upright, at home: a capture's first photo may be sideways (a phone held turned).
+  reset_view();
   try {
     if (!content.demo) recent.add(content.source);
   } catch (const std::exception& e) {
@@ -144,15 +138,41 @@ void ViewerState::apply(ViewerContent loaded) {
              (scene ? ", " + std::to_string(scene->views.size()) + " cameras" + factor + ")" : ")"));
 }
 
-Vec3d ViewerState::estimated_up() const {
+Vec3d ViewerState::up_direction(UpAxis axis) const {
   if (content.scene && !content.scene->views.empty()) {
     try {
-      return estimate_up(content.scene->views);
+      return splat::up_direction(axis, content.scene->views);
     } catch (const std::invalid_argument&) {
       // Cameras whose ups cancel out (a capture turned every way): fall back like a bare PLY.
     }
   }
-  return {0, -1, 0};
+  const Vec3d colmap_up{0, -1, 0};
+  if (axis == UpAxis::Auto) return colmap_up;
+  if (axis == UpAxis::Flipped) return -colmap_up;
+  return splat::up_direction(axis, {});  // a world axis needs no views
+}
+
+void ViewerState::set_up_axis(UpAxis axis) {
+  up_axis_ = axis;
+  set_world_up(up_direction(axis));
+  place_home();
+  camera.level();
+}
+
+void ViewerState::place_home() {
+  OrbitCamera home = camera;  // its up and field of view
+  const Scene* scene = content.scene.get();
+  if (scene && !scene->views.empty()) {
+    const SceneView& first = scene->views.front();
+    const CameraPose pose = orbit_poses(scene->views, 1, camera.world_up()).front();
+    if (first.intrinsics.fy > 0 && first.intrinsics.height > 0)
+      home.set_fov_y(2 * std::atan(0.5 * first.intrinsics.height / first.intrinsics.fy));
+    home.look_at(pose.centre, focus_point(scene->views));
+  } else {
+    home.frame(frame_center_, frame_radius_);
+    home.level();
+  }
+  camera.set_home(home);
 }
 
 void ViewerState::set_world_up(const Vec3d& up) {

@@ -11,6 +11,7 @@
 #include "core/model/crop_box.h"
 #include "core/model/model_snapshot.h"
 #include "core/model/splat_files.h"
+#include "core/scene/up_axis.h"
 #include "kernels/rasterizer.h"
 #include "ui/motion_resolution.h"
 #include "ui/notifications.h"
@@ -51,15 +52,17 @@ class ViewerState {
   ViewerState(kernels::Device device, const std::filesystem::path& recent_file);
 
   // Opening content (asynchronous; poll_loader() applies the result). A COLMAP folder loads at
-  // data_factor, undistorted as `undistort` says; paths are made absolute (the recent list holds them so). While confirm_discard is
-  // set, the request waits in pending_open() for confirm_open() or cancel_open() instead.
-  void open(const std::filesystem::path& path);
+  // data_factor, undistorted as `undistort` says, shown with `up` up (a run's recorded choice); paths
+  // are made absolute (the recent list holds them so). While confirm_discard is set, the request
+  // waits in pending_open() for confirm_open() or cancel_open() instead.
+  void open(const std::filesystem::path& path, UpAxis up = UpAxis::Auto);
   void open_demo();
   // Opens the shown COLMAP scene again (at the current data_factor); PLY files and the demo are kept.
   void reopen();
   struct OpenRequest {
     bool demo = false;
     std::filesystem::path path;
+    UpAxis up = UpAxis::Auto;
   };
   const std::optional<OpenRequest>& pending_open() const { return pending_open_; }
   void confirm_open();
@@ -90,12 +93,18 @@ class ViewerState {
   void reset_crop();
 
   // Which way is up: the grid lies across it under the scene, orbiting turns about it, the crop box
-  // stands on it. Opening content sets the estimate: the cameras' mean up (estimate_up,
-  // core/scene/camera_path.h), or -y (COLMAP's usual) without cameras.
-  Vec3d estimated_up() const;
-  void set_world_up(const Vec3d& up);
+  // stands on it, and the home view (reset_view) is upright about it. Opening content sets the
+  // choice it was opened with (Auto: the estimate from the cameras, core/scene/up_axis.h). Setting
+  // one re-levels all of them at once and the current view too (it keeps its place, its horizon
+  // levelled).
+  UpAxis up_axis() const { return up_axis_; }
+  void set_up_axis(UpAxis axis);
+  // The direction a choice stands for here: among the scene's views; without views, or where their
+  // ups cancel out, the estimate is -y (COLMAP's usual).
+  Vec3d up_direction(UpAxis axis) const;
 
-  // Camera actions.
+  // Camera actions. Home is the upright overview: the first pose of the orbit `render --path orbit`
+  // takes (core/scene/camera_path.h), or the Gaussians framed level without cameras.
   void reset_view() { camera.reset(); }
   void frame_scene();
   void snap_to_view(int view_index);
@@ -136,6 +145,11 @@ class ViewerState {
  private:
   void apply(ViewerContent loaded);
   void start_open(const OpenRequest& request);
+  // The world up for the grid, the orbit and the crop box.
+  void set_world_up(const Vec3d& up);
+  void place_home();
+  UpAxis up_axis_ = UpAxis::Auto;
+  UpAxis opening_up_ = UpAxis::Auto;  // the up of the content being loaded
   std::optional<OpenRequest> pending_open_;
   std::shared_ptr<const ModelSnapshot> shown_snapshot_;  // null: content.model is shown
   bool crop_enabled_ = false;

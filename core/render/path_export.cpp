@@ -30,7 +30,8 @@ const char* path_kind_name(PathKind kind) { return kPathKindNames[static_cast<in
 
 std::vector<kernels::Camera> path_cameras(std::span<const SceneView> views, const PathRequest& r) {
   if (r.kind == PathKind::Orbit)
-    return orbit_path(views, r.frames < 0 ? kDefaultOrbitFrames : r.frames, r.width, r.height, r.up);
+    return orbit_path(views, r.frames < 0 ? kDefaultOrbitFrames : r.frames, r.width, r.height,
+                      up_direction(r.up, views));
   return views_path(views, r.frames < 0 ? 0 : r.frames, r.width, r.height);
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/scene/scene.h"
+#include "core/scene/up_axis.h"
 #include "kernels/rasterizer.h"
 
 namespace splat {
@@ -26,15 +27,15 @@ struct PathRequest {
   // cameras, N > 0 interpolates N frames along the views (core/scene/camera_path.h).
   int frames = -1;
   int width = 0, height = 0;  // 0: the first view's size (one of them 0: its aspect ratio)
-  std::optional<Vec3d> up;    // orbit: the axis to circle (the GUI's chosen up); none: from the views
+  UpAxis up = UpAxis::Auto;   // orbit: the axis to circle (the run's or the GUI's choice), among the views
 };
 
 // "orbit" or "cameras"; throws std::invalid_argument naming anything else.
 PathKind parse_path_kind(const std::string& name);
 const char* path_kind_name(PathKind kind);
 
-// The request's cameras along the scene's views. Throws std::invalid_argument for no views or a bad
-// frame count.
+// The request's cameras along the scene's views. Throws std::invalid_argument for no views, a bad
+// frame count, or (orbit, up from the cameras) views without a consistent up.
 std::vector<kernels::Camera> path_cameras(std::span<const SceneView> views, const PathRequest& request);
 
 // Frame k's file in `dir`: frame_0000.png, frame_0001.png, ...

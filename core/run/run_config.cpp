@@ -48,6 +48,8 @@ std::span<const char* const> names_of(MaskMode) {
   return names;
 }
 
+std::span<const char* const> names_of(UpAxis) { return kUpAxisNames; }
+
 template <class T>
 nlohmann::json json_value(const T& v) {
   if constexpr (std::is_enum_v<T>) return names_of(v)[size_t(v)];

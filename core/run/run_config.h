@@ -15,6 +15,7 @@
 #include "core/scene/scene.h"
 #include "core/scene/camera_undistortion.h"
 #include "core/scene/scene_loader.h"
+#include "core/scene/up_axis.h"
 #include "core/train/trainer.h"
 
 namespace splat {
@@ -71,6 +72,9 @@ struct RunConfig {
   int eval_every = 0;
   int log_every = 100;
   int checkpoint_every = 0;
+  // Which way is up when the run is shown (the GUI's Up axis) and rendered (`render --path orbit`):
+  // the estimate from the cameras unless a user chose otherwise.
+  UpAxis up = UpAxis::Auto;
 
   // The trainer's options for these settings on `device` (the recorded device is where the run was
   // trained, not necessarily where it continues); options a run does not record keep their defaults.
@@ -127,6 +131,7 @@ void for_each_setting(Config& c, Visit&& visit) {
   visit("eval_every", c.eval_every, SettingRule{.lo = 0});
   visit("log_every", c.log_every, SettingRule{.lo = 1});
   visit("checkpoint_every", c.checkpoint_every, SettingRule{.lo = 0});
+  visit("up", c.up, SettingRule{});
 }
 
 // The config as config.json holds it: every setting under its key.

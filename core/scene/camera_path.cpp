@@ -48,16 +48,6 @@ kernels::Camera make_camera(const Mat3d& R, Vec3d centre, const SceneView& v, in
   return cam;
 }
 
-// Rotation rows (right, down, forward) of a camera at `eye` looking at `target` with `up` up.
-Mat3d look_at(Vec3d eye, Vec3d target, Vec3d up) {
-  const Vec3d f = normalized(target - eye);
-  const Vec3d r = normalized(cross(-up, f));
-  const Vec3d d = cross(f, r);
-  Mat3d R;
-  for (int j = 0; j < 3; ++j) R.m[0][j] = r[j], R.m[1][j] = d[j], R.m[2][j] = f[j];
-  return R;
-}
-
 // Unit quaternion (w, x, y, z) of a rotation matrix (Shepperd's method: the largest diagonal term).
 std::array<double, 4> to_quat(const Mat3d& R) {
   const auto& m = R.m;
@@ -100,13 +90,13 @@ Mat3d slerp(const Mat3d& A, const Mat3d& B, double u) {
 
 }  // namespace
 
-Vec3d estimate_up(std::span<const SceneView> views) {
-  require_views(views, "estimate_up");
-  Vec3d sum{};
-  for (const SceneView& v : views) sum = sum - row(v.R, 1);
-  if (norm(sum) < 1e-6 * double(views.size()))
-    throw std::invalid_argument("estimate_up: the views' up vectors cancel out; the capture has no consistent up");
-  return normalized(sum);
+Mat3d look_at(Vec3d eye, Vec3d target, Vec3d up) {
+  const Vec3d f = normalized(target - eye);
+  const Vec3d r = normalized(cross(-up, f));
+  const Vec3d d = cross(f, r);
+  Mat3d R;
+  for (int j = 0; j < 3; ++j) R.m[0][j] = r[j], R.m[1][j] = d[j], R.m[2][j] = f[j];
+  return R;
 }
 
 Vec3d focus_point(std::span<const SceneView> views) {
@@ -142,12 +132,10 @@ Vec3d focus_point(std::span<const SceneView> views) {
   return mean_c + normalized(dirs) * std::max(dist / n, 1.0);
 }
 
-std::vector<kernels::Camera> orbit_path(std::span<const SceneView> views, int frames, int width, int height,
-                                        std::optional<Vec3d> given_up) {
+std::vector<CameraPose> orbit_poses(std::span<const SceneView> views, int frames, std::optional<Vec3d> given_up) {
   require_views(views, "orbit path");
   if (frames < 1) throw std::invalid_argument("orbit path: needs at least 1 frame, got " + std::to_string(frames));
-  output_size(views[0], width, height);
-  const Vec3d up = given_up ? normalized(*given_up) : estimate_up(views), focus = focus_point(views);
+  const Vec3d up = given_up ? normalized(*given_up) : estimate_up(views).up, focus = focus_point(views);
   std::vector<double> radius, lift;
   for (const SceneView& v : views) {
     const Vec3d off = v.camera_center() - focus;
@@ -161,12 +149,21 @@ std::vector<kernels::Camera> orbit_path(std::span<const SceneView> views, int fr
   if (norm(e1) < 1e-9) e1 = std::abs(up.x) < 0.9 ? cross(up, Vec3d{1, 0, 0}) : cross(up, Vec3d{0, 1, 0});
   e1 = normalized(e1);
   const Vec3d e2 = cross(up, e1);
-  std::vector<kernels::Camera> out;
+  std::vector<CameraPose> out;
   for (int k = 0; k < frames; ++k) {
     const double a = 2 * kPi * k / frames;
     const Vec3d eye = focus + up * h + (e1 * std::cos(a) + e2 * std::sin(a)) * r;
-    out.push_back(make_camera(look_at(eye, focus, up), eye, views[0], width, height));
+    out.push_back({look_at(eye, focus, up), eye});
   }
+  return out;
+}
+
+std::vector<kernels::Camera> orbit_path(std::span<const SceneView> views, int frames, int width, int height,
+                                        std::optional<Vec3d> up) {
+  std::vector<CameraPose> poses = orbit_poses(views, frames, up);
+  output_size(views[0], width, height);
+  std::vector<kernels::Camera> out;
+  for (const CameraPose& p : poses) out.push_back(make_camera(p.R, p.centre, views[0], width, height));
   return out;
 }
 

@@ -12,6 +12,8 @@
 
 #include "core/train/checkpoint.h"
 #include "core/model/ply_io.h"
+#include "core/scene/scene_loader.h"
+#include "core/scene/up_axis.h"
 #include "tests/app/cli_runner.h"
 #include "tests/support/test_support.h"
 
@@ -45,6 +47,11 @@ TEST_CASE("cli: demo scene -> info -> train -> eval -> render on the CPU", "[cli
   CHECK(j["test"].get<int>() == 8);  // indices 0, 8, ..., 56
   CHECK(j["points"].get<int>() > 100);
   CHECK(j["extent"].get<double>() > 0);
+  // Which way is up: a unit vector in the model frame.
+  REQUIRE(j["up"].size() == 3);
+  const splat::Vec3d up{j["up"][0].get<double>(), j["up"][1].get<double>(), j["up"][2].get<double>()};
+  CHECK(norm(up) == Approx(1.0).margin(1e-9));
+  CHECK(j["up_from"].is_string());
 
   const fs::path runf = dir / "run";
   Result train = run("train '" + scene.string() + "' --device cpu --steps 40 --eval-every 40 --out '" +
@@ -95,6 +102,19 @@ TEST_CASE("cli: info on every real scene under ../shared/data", "[cli]") {
     CHECK(j["train"].get<int>() == e.train);
     CHECK(j["test"].get<int>() == e.test);
     CHECK(j["points"].get<int>() == e.points);
+    // The up vector is the scene's estimate (core/scene/up_axis.h), in the model frame, in text too.
+    splat::SceneLoadOptions poses;
+    poses.load_images = false;
+    poses.show_progress = false;
+    const splat::UpEstimate want = splat::estimate_up(splat::load_scene(*scene, poses).views);
+    REQUIRE(j["up"].size() == 3);
+    for (int k = 0; k < 3; ++k) CHECK(j["up"][k].get<double>() == Approx(want.up[k]).margin(1e-12));
+    CHECK(j["up_from"] == splat::up_source_text(want.source));
+    const Result text = run("info '" + scene->string() + "'");
+    char line[128];
+    std::snprintf(line, sizeof line, "up         %.4f %.4f %.4f (%s)", want.up.x, want.up.y, want.up.z,
+                  splat::up_source_text(want.source));
+    CHECK(text.out.find(line) != std::string::npos);
   }
 }
 

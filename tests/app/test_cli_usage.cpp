@@ -1,6 +1,6 @@
 // The command line's small promises: --version, a suggestion for a mistyped command (never a
 // window), plain-sentence refusals of bad numbers, `info demo`, a camera summary unless --cameras,
-// one view numbering shared by info and render, and render's output name and size.
+// one view numbering shared by info and render, render's output name and size, and its orbit's up axis.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -9,6 +9,7 @@
 #include <iterator>
 #include <string>
 
+#include "core/run/run_config.h"
 #include "tests/app/cli_runner.h"
 #include "tests/support/test_support.h"
 
@@ -156,4 +157,59 @@ TEST_CASE("cli: render --path writes a frame sequence along an orbit or the view
   const CliResult bad = run_cli(render + "--path spiral --out '" + (dir / "z").string() + "'");
   CHECK(bad.code == 2);
   CHECK(bad.out.find("spiral") != std::string::npos);
+}
+
+TEST_CASE("cli: render --up turns the orbit about the axis given, by default the run's recorded one", "[cli]") {
+  const fs::path dir = splat::test::scratch_dir("cli-render-up");
+  const fs::path scene = dir / "demo";
+  REQUIRE(run_cli("demo --out '" + scene.string() + "' --width 48 --height 32").code == 0);
+  const fs::path runf = dir / "run";
+  REQUIRE(run_cli("train '" + scene.string() + "' --device cpu --steps 2 --out '" + runf.string() + "'").code == 0);
+  CHECK(splat::read_run_config(runf).up == splat::UpAxis::Auto);
+  const std::string orbit = "render '" + runf.string() + "' --device cpu --path orbit --frames 2 --width 40 ";
+  auto bytes = [](const fs::path& f) {
+    std::ifstream in(f, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+
+  const CliResult estimated = run_cli(orbit + "--out '" + (dir / "auto").string() + "'");
+  INFO(estimated.out);
+  REQUIRE(estimated.code == 0);
+  CHECK(estimated.out.find("orbit about up ") != std::string::npos);
+  CHECK(estimated.out.find("(the run's up: auto, the normal of the camera centres' plane)") != std::string::npos);
+  const CliResult x = run_cli(orbit + "--up +x --out '" + (dir / "x").string() + "'");
+  INFO(x.out);
+  REQUIRE(x.code == 0);
+  CHECK(x.out.find("orbit about up 1.000 0.000 0.000 (--up +x)") != std::string::npos);
+  CHECK(bytes(dir / "x" / "frame_0001.png") != bytes(dir / "auto" / "frame_0001.png"));
+
+  // The run's recorded choice is the default (as the GUI records it).
+  splat::RunConfig config = splat::read_run_config(runf);
+  config.up = splat::UpAxis::PlusX;
+  splat::write_run_config(runf, splat::to_json(config));
+  const CliResult recorded = run_cli(orbit + "--out '" + (dir / "recorded").string() + "'");
+  INFO(recorded.out);
+  REQUIRE(recorded.code == 0);
+  CHECK(recorded.out.find("(the run's up: +x)") != std::string::npos);
+  CHECK(bytes(dir / "recorded" / "frame_0001.png") == bytes(dir / "x" / "frame_0001.png"));
+  const CliResult flipped = run_cli(orbit + "--up flipped --out '" + (dir / "flipped").string() + "'");
+  INFO(flipped.out);
+  CHECK(flipped.code == 0);
+  CHECK(flipped.out.find("(--up flipped, the opposite of the normal of the camera centres' plane)") != std::string::npos);
+
+  // train --up records the choice, and a resumed run keeps it.
+  const fs::path second = dir / "second";
+  REQUIRE(run_cli("train '" + scene.string() + "' --device cpu --steps 2 --up -y --out '" + second.string() + "'").code == 0);
+  CHECK(splat::read_run_config(second).up == splat::UpAxis::MinusY);
+  REQUIRE(run_cli("train --resume '" + second.string() + "' --device cpu --steps 4").code == 0);
+  CHECK(splat::read_run_config(second).up == splat::UpAxis::MinusY);
+
+  const CliResult unknown = run_cli(orbit + "--up sideways --out '" + (dir / "z").string() + "'");
+  CHECK(unknown.code == 2);
+  CHECK(unknown.out.find("sideways") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "z"));
+  const CliResult one_view = run_cli("render '" + runf.string() + "' --device cpu --camera 0 --up +x --out '" +
+                                     (dir / "v.png").string() + "'");
+  CHECK(one_view.code == 2);
+  CHECK(one_view.out.find("--up requires --path") != std::string::npos);
 }

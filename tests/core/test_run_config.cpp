@@ -23,7 +23,8 @@ namespace {
 const std::set<std::string> kKeys = {
     "scene",       "scene_folder", "started_by", "data_factor", "undistort", "fisheye_fov",      "mask_mode", "device",
     "images",      "strategy",     "batch_size", "packed",      "amp",       "antialiased",      "seed",
-    "sh_degree",   "background",   "cap_max",    "absgrad",     "eval_every", "log_every", "checkpoint_every"};
+    "sh_degree",   "background",   "cap_max",    "absgrad",     "eval_every", "log_every", "checkpoint_every",
+    "up"};
 
 // The number of members of an aggregate: the most initializers T{...} takes (each AnyValue converts
 // to whatever member it initializes).
@@ -111,13 +112,14 @@ TEST_CASE("every setting of a run config round-trips through config.json", "[run
 
 TEST_CASE("a run config maps onto TrainerOptions and SceneLoadOptions and back without loss", "[run_config]") {
   const RunConfig c = every_setting_changed();
-  // Only the scene and the cadences are not trainer or scene-loading options.
+  // Only the scene, the cadences and the up axis are not trainer or scene-loading options.
   RunConfig r{.scene = c.scene,
               .scene_folder = c.scene_folder,
               .started_by = c.started_by,
               .eval_every = c.eval_every,
               .log_every = c.log_every,
-              .checkpoint_every = c.checkpoint_every};
+              .checkpoint_every = c.checkpoint_every,
+              .up = c.up};
   r.set_scene_load_options(c.scene_load_options());
   r.set_trainer_options(c.trainer_options(c.device));
   CHECK(r == c);
@@ -149,7 +151,7 @@ TEST_CASE("a config as train writes it reads into its settings, an older one tak
     "fisheye_fov": 120.0, "device": "cuda", "images": 7000, "strategy": "mcmc", "batch_size": 4,
     "packed": true, "amp": true, "antialiased": true, "seed": 18446744073709551615, "sh_degree": 2,
     "background": [1.0, 0.5, 0.0], "cap_max": 3000000, "absgrad": true, "eval_every": 1000,
-    "log_every": 50, "checkpoint_every": 2000, "a key from a newer splatlab": 1})");
+    "log_every": 50, "checkpoint_every": 2000, "up": "-z", "a key from a newer splatlab": 1})");
   const RunConfig c = run_config_from_json(cli, "run/config.json");
   CHECK(c.scene == "data/garden");
   CHECK(c.scene_folder == "/data/garden");
@@ -173,6 +175,7 @@ TEST_CASE("a config as train writes it reads into its settings, an older one tak
   CHECK(c.eval_every == 1000);
   CHECK(c.log_every == 50);
   CHECK(c.checkpoint_every == 2000);
+  CHECK(c.up == UpAxis::MinusZ);
 
   // The oldest configs hold the scene folder and the data factor only.
   const RunConfig old = run_config_from_json({{"scene_folder", "/data/garden"}, {"data_factor", 2}}, "run/config.json");
@@ -216,4 +219,6 @@ TEST_CASE("a damaged run config is refused naming the file and the field", "[run
   CHECK_THAT(with("seed", -1), Contains("field 'seed' is '-1', expected an integer of at least 0"));
   CHECK_THAT(with("log_every", 0), Contains("field 'log_every' is '0', expected an integer of at least 1"));
   CHECK_THAT(with("started_by", 1), Contains("field 'started_by' is '1', expected a string"));
+  CHECK_THAT(with("up", "sideways"),
+             Contains("field 'up' is '\"sideways\"', expected 'auto', 'flipped', '+x', '-x', '+y', '-y', '+z' or '-z'"));
 }

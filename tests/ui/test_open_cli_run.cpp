@@ -1,7 +1,7 @@
 // The GUI's open of a run `splatlab train` started: the settings the Training panel does not show
 // (seed, cap_max, absgrad, antialiased, the metrics cadence) are the ones the run continues with,
 // not the GUI's defaults, so that an MCMC run trained with --cap-max does not resume at the default
-// cap; and its scene loads as the run trained on it (data factor, undistortion).
+// cap; and its scene loads as the run trained on it (data factor, undistortion), shown with its up axis.
 #include <catch2/catch.hpp>
 
 #include <fstream>
@@ -37,7 +37,8 @@ TEST_CASE("opening a CLI MCMC run in the GUI keeps every setting it recorded", "
                       .absgrad = true,
                       .eval_every = 300,
                       .log_every = 40,
-                      .checkpoint_every = 900};
+                      .checkpoint_every = 900,
+                      .up = UpAxis::PlusZ};
   write_run_config(run, to_json(cli));
   std::ofstream(run / run_files::kCheckpoint) << "";  // open_run needs one to continue from; not read here
 
@@ -46,6 +47,14 @@ TEST_CASE("opening a CLI MCMC run in the GUI keeps every setting it recorded", "
   REQUIRE(state.notes.error_count() == 0);
   CHECK(training.settings.strategy == 1);  // the panel shows what it can
   CHECK(training.settings.steps == 4000);
+  // The scene loads as the run trained on it, shown with the up axis it recorded.
+  state.loader.wait();
+  state.poll_loader();
+  REQUIRE(state.notes.error_count() == 0);
+  CHECK(state.content.data_factor == 2);
+  CHECK(state.content.undistort.mode == UndistortMode::Crop);
+  CHECK(state.content.undistort.fisheye_fov_deg == 120);
+  CHECK(state.up_axis() == UpAxis::PlusZ);
   // What a session resumed now trains with: the whole recorded config, panel settings included.
   const RunConfig resumed = training.run_config(state);
   CHECK(resumed == cli);
@@ -54,11 +63,4 @@ TEST_CASE("opening a CLI MCMC run in the GUI keeps every setting it recorded", "
   CHECK(o.default_strategy.absgrad);
   CHECK(o.seed == 7);
   CHECK(o.antialiased);
-  // The scene loads as the run trained on it.
-  state.loader.wait();
-  state.poll_loader();
-  REQUIRE(state.notes.error_count() == 0);
-  CHECK(state.content.data_factor == 2);
-  CHECK(state.content.undistort.mode == UndistortMode::Crop);
-  CHECK(state.content.undistort.fisheye_fov_deg == 120);
 }

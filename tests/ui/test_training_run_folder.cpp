@@ -167,6 +167,28 @@ TEST_CASE("Stop saves and Continue goes on; Pause is not Stop; Reset discards", 
   CHECK(fs::exists(run / run_files::kPly));  // what the run saved stays
 }
 
+TEST_CASE("the up axis chosen is recorded with the run, also when changed while training, and restored on open",
+          "[ui][run][run_config]") {
+  EndlessRun r("ui_run_up", "run");
+  r.state.set_up_axis(UpAxis::MinusZ);
+  r.training.start(r.state);
+  REQUIRE(r.training.active());
+  CHECK(read_run_config(r.run).up == UpAxis::MinusZ);
+  r.state.set_up_axis(UpAxis::PlusY);
+  REQUIRE(poll_until(r.training, r.state, [&] { return read_run_config(r.run).up == UpAxis::PlusY; }));
+  r.training.stop();
+  REQUIRE(poll_until(r.training, r.state, [&] { return r.training.results_written(); }));
+  CHECK(r.state.notes.error_count() == 0);
+
+  ViewerState other(kernels::Device::CPU, r.dir / "recent2.json");
+  TrainingController resumed(kernels::Device::CPU);
+  resumed.open_run(other, r.run);
+  REQUIRE(poll_until(resumed, other, [&] { return resumed.state() == SessionState::Paused && !resumed.opening_run(); }));
+  CHECK(other.notes.error_count() == 0);
+  CHECK(other.up_axis() == UpAxis::PlusY);
+  CHECK(norm(other.camera.world_up() - Vec3d{0, 1, 0}) < 1e-12);
+}
+
 TEST_CASE("a reset run that saved nothing leaves no folder behind; periodic checkpoints stay", "[ui][run]") {
   EndlessRun r("ui_run_reset", fs::path("runs") / "gone");
   const fs::path& dir = r.dir;

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <iterator>
+#include <span>
 
 #include "core/model/crop_box.h"
 #include "core/model/ply_io.h"
@@ -61,16 +63,32 @@ TEST_CASE("the crop box limits what is shown and what the PLY snapshot holds", "
   CHECK(read_ply(dir / "cropped.ply").size() == 500);
 }
 
-TEST_CASE("the up axis comes from the cameras, can be changed, and carries the grid and the crop box",
+namespace {
+// The camera's image rows lie level across `up` and its image's down points against it (a camera
+// looking straight along up has no horizon: only that is checked then).
+void check_level(const OrbitCamera& camera, const Vec3d& up) {
+  if (norm(cross(camera.forward(), up)) < 1e-3) return;
+  CHECK(dot(camera.right(), up) == Approx(0).margin(1e-9));
+  CHECK(dot(camera.down(), up) < 0);
+}
+}  // namespace
+
+TEST_CASE("each up axis choice levels the grid, the crop box, the orbit and the view; R is the upright overview",
           "[ui][crop]") {
   const fs::path dir = test::scratch_dir("ui_up_axis");
   ViewerState state(kernels::Device::CPU, dir / "recent.json");
   test::open_tiny_demo(state, dir);
-  const Vec3d estimated = estimate_up(state.content.scene->views);
-  CHECK(norm(state.estimated_up() - estimated) < 1e-12);
-  CHECK(norm(state.camera.world_up() - estimated) < 1e-12);
-  for (const Vec3d up : {estimated, Vec3d{0, 0, 1}, Vec3d{1, 0, 0}}) {
-    state.set_world_up(up);
+  const std::span<const SceneView> views = state.content.scene->views;
+  CHECK(state.up_axis() == UpAxis::Auto);
+  CHECK(norm(state.camera.world_up() - estimate_up(views).up) < 1e-12);
+  check_level(state.camera, state.camera.world_up());  // it opens upright
+  for (int k = 0; k < int(std::size(kUpAxisNames)); ++k) {
+    const UpAxis axis = static_cast<UpAxis>(k);
+    INFO("up " << up_axis_name(axis));
+    state.camera.orbit(40, 25);  // somewhere else first
+    state.set_up_axis(axis);
+    const Vec3d up = up_direction(axis, views);
+    CHECK(state.up_axis() == axis);
     CHECK(norm(state.camera.world_up() - up) < 1e-12);
     CHECK(norm(state.crop().up - up) < 1e-12);
     // The grid lies under the Gaussians along up: nearly all of them are above it.
@@ -85,7 +103,42 @@ TEST_CASE("the up axis comes from the cameras, can be changed, and carries the g
     }
     CHECK(above >= 0.97 * double(m.size()));
     CHECK(floor >= lowest - 1e-6);  // and not below them all: on the lowest few
+    // The view is levelled where it is, and orbiting keeps it level.
+    check_level(state.camera, up);
+    state.camera.orbit(-120, 30);
+    check_level(state.camera, up);
+    // R: the orbit's first pose (`render --path orbit`'s first frame), whatever was shown before.
+    state.snap_to_view(3);
+    state.reset_view();
+    const CameraPose home = orbit_poses(views, 1, up).front();
+    CHECK(norm(state.camera.eye() - home.centre) < 1e-9);
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c) CHECK(state.camera.rotation().m[r][c] == Approx(home.R.m[r][c]).margin(1e-9));
+    check_level(state.camera, up);
   }
+}
+
+TEST_CASE("cup, photographed sideways, opens upright with the grid below the cameras", "[ui][real]") {
+  const auto scene = test::shared_scene("cup");
+  if (!scene) return;
+  const fs::path dir = test::scratch_dir("ui_up_cup");
+  ViewerState state(kernels::Device::CPU, dir / "recent.json");
+  state.data_factor = 4;
+  state.open(*scene);
+  state.loader.wait();
+  state.poll_loader();
+  REQUIRE(state.notes.error_count() == 0);
+  const std::span<const SceneView> views = state.content.scene->views;
+  const Vec3d up = state.camera.world_up();
+  CHECK(norm(up - estimate_up(views).up) < 1e-12);
+  CHECK(estimate_up(views).source == UpSource::CameraPlane);
+  check_level(state.camera, up);
+  // Its first photo is sideways: its image rows run along up, which the view no longer does.
+  const SceneView& first = views[state.content.scene->train_indices().front()];
+  CHECK(std::abs(dot(Vec3d{first.R.m[0][0], first.R.m[0][1], first.R.m[0][2]}, up)) > 0.5);
+  // The grid lies under the scene, below every camera's centre.
+  for (const SceneView& v : views) CHECK(dot(v.camera_center() - state.grid_center(), up) > 0);
+  CHECK(dot(state.camera.eye() - state.grid_center(), up) > 0);
 }
 
 TEST_CASE("comparing a view with its photo, and the test views' PSNR from the evaluator", "[ui][compare]") {
