@@ -72,7 +72,7 @@ struct TrainArgs {
 // The options a run records in config.json (under their names: --data-factor as data_factor) and
 // a bare --resume restores; the budget is the checkpoint's own.
 const std::vector<std::string> kRecordedOptions = {
-    "--strategy",   "--batch-size", "--packed",    "--data-factor", "--undistort",
+    "--strategy",   "--batch-size", "--packed",    "--data-factor", "--undistort", "--mask-mode",
     "--fisheye-fov", "--eval-every", "--log-every", "--checkpoint-every", "--seed",
     "--sh-degree",  "--background", "--cap-max",   "--absgrad",     "--amp",
     "--up"};
