@@ -54,4 +54,21 @@ std::optional<std::string> unknown_command_message(const std::string& word, cons
          " (splatlab --help)";
 }
 
+std::optional<std::string> misplaced_option_message(const std::vector<std::string>& args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--" || a.empty() || a[0] != '-') return std::nullopt;  // a command or a scene: options after it are its own
+    if (a != "--resume" && a.rfind("--resume=", 0) != 0) continue;
+    std::string run = a.size() > 9 ? a.substr(9) : i + 1 < args.size() ? args[i + 1] : "";
+    if (run.empty()) run = "RUN";
+    const std::string quoted = run == "RUN" ? run : quote_user_text(run);
+    std::string message = "--resume is an option of train: splatlab train --resume " + quoted + " continues the run";
+#ifdef SPLATLAB_HAS_GUI
+    message += " headless; splatlab " + quoted + " opens it in the window to continue there";
+#endif
+    return message;
+  }
+  return std::nullopt;
+}
+
 }  // namespace splat::app

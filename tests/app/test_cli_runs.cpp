@@ -197,7 +197,7 @@ TEST_CASE("cli: a failed train leaves no run folder behind", "[cli]") {
 
   // Refused before the folder is made: a scene that does not exist.
   const fs::path early = dir / "early" / "run";
-  CHECK(run_cli("train '" + (dir / "nope").string() + "' --device cpu --steps 2 --out '" + early.string() + "'").code == 1);
+  CHECK(run_cli("train '" + (dir / "nope").string() + "' --device cpu --steps 2 --out '" + early.string() + "'").code == 2);
   CHECK(!fs::exists(dir / "early"));
 
   // Failing after the folder is made: the checkpoint to resume from is not one.
