@@ -197,7 +197,8 @@ std::string progress_line(const TrainingRun& training, int start, int total, std
   const Trainer& trainer = training.trainer();
   const int done = trainer.images_done();
   const double el = training.seconds();
-  std::vector<ProgressPiece> pieces = progress_pieces("train", done - start, total - start, el);
+  // Counted from the run's start, like the image number below; the rate from this command's start.
+  std::vector<ProgressPiece> pieces = progress_pieces("train", done, total, el, start);
   char text[64];
   if (loss) std::snprintf(text, sizeof text, "loss %.4f", *loss);
   else std::snprintf(text, sizeof text, "loss -");  // with ranks, none until the first metrics record
@@ -280,7 +281,8 @@ class CliController final : public RankController {
     start_ = start;
     total_ = total;
     // The progress line: redrawn in place on a terminal (ProgressCadence: at most 4 times a second,
-    // cut to the terminal's width), else a line at each tenth of the run and at least every 5 s.
+    // cut to the terminal's width), else a line at each tenth of this command's images (a second apart at least)
+    // and at least every 5 s.
     cadence_.emplace(tty_, total - start);
   }
 
