@@ -86,7 +86,7 @@ CommandRun add_gui_command(CLI::App& app) {
                   "The run folder training writes (as train's --out; default runs/<scene name>, or the next free "
                   "runs/<scene name>-N); refused when it already holds a run");
   sub->add_option("--screenshot", args->screenshot, "Scripted: save a PNG of the whole window");
-  sub->add_flag("--exit", args->exit, "Scripted: quit once loaded (and after --steps and --screenshot)");
+  sub->add_flag("--exit", args->exit, "Scripted: quit once loaded (and after training and --screenshot)");
   sub->add_option("--ranks", args->ranks,
                   "Train with R ranks (the Training panel's Ranks): over the selected GPUs, or R CPU ranks on the "
                   "CPU backend; 0: one per GPU")

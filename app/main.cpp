@@ -42,9 +42,9 @@ int usage_error(const std::string& message) {
 
 // The command whose options were being parsed, for the pointer to its --help.
 std::string help_hint(const CLI::App& app) {
-  for (const CLI::App* sub : app.get_subcommands())
-    return " (splatlab " + sub->get_name() + " --help lists its options)";
-  return " (splatlab --help lists the commands and options)";
+  const std::vector<CLI::App*> parsed = app.get_subcommands();
+  if (parsed.empty()) return " (splatlab --help lists the commands and options)";
+  return " (splatlab " + parsed.front()->get_name() + " --help lists its options)";
 }
 
 // The first word that is not an option: a subcommand, or the scene the window opens. The
