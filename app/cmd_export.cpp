@@ -9,6 +9,7 @@
 
 #include "app/commands.h"
 #include "app/path_args.h"
+#include "app/usage_error.h"
 #include "core/model/splat_files.h"
 #include "core/run/run_config.h"
 #include "core/train/checkpoint.h"
@@ -18,9 +19,6 @@ namespace splat::app {
 namespace {
 
 namespace fs = std::filesystem;
-
-// A usage error of this command's own, found after parsing: one line and exit code 2, like CLI11's.
-constexpr int kUsageError = 2;
 
 struct ExportArgs {
   std::string source;
@@ -43,7 +41,7 @@ fs::path latest_in_run(const fs::path& run) {
 
 GaussianModel load_source(const fs::path& source, fs::path& read_from) {
   if (!fs::exists(source))
-    throw std::invalid_argument(quote_user_text(source.string(), 400) + ": no such run folder or file");
+    throw UsageError(quote_user_text(source.string(), 400) + ": no such run folder or file");
   read_from = fs::is_directory(source) ? latest_in_run(source) : source;
   if (read_from.extension() == ".ckpt") return read_checkpoint(read_from).gaussians.to_model();
   return read_splats(read_from);
@@ -54,11 +52,9 @@ int run_export(const ExportArgs& a) {
   check_path_argument("--out", a.out);
   const fs::path out = a.out;
   const auto format = splat_format_of(out);
-  if (!format) {
-    std::fprintf(stderr, "error: --out %s: unknown extension; export writes %s\n", quote_user_text(a.out, 400).c_str(),
-                 supported_splat_formats().c_str());
-    return kUsageError;
-  }
+  if (!format)
+    throw UsageError("--out " + quote_user_text(a.out, 400) + ": unknown extension; export writes " +
+                     supported_splat_formats());
   if (fs::exists(out) && !a.overwrite)
     throw std::invalid_argument(quote_user_text(a.out, 400) + " already exists; give --overwrite to replace it");
   fs::path read_from;

@@ -1,8 +1,8 @@
-// `splatlab gui [folder|file.ply] [--demo] [--steps N] [--ranks R] [--screenshot out.png] [--exit] [--compare V
-// [--error-map]] [--crop S] [--window-size WxH]`: the
+// `splatlab gui [folder|file.ply] [--demo] [--images N | --steps N] [--data-factor F] [--out RUN] [--ranks R]
+// [--screenshot out.png] [--exit] [--compare V [--error-map]] [--crop S] [--window-size WxH]`: the
 // viewer-trainer window. It is also what `splatlab` does without a subcommand (`splatlab <folder>`
 // opens that scene, `splatlab --demo` the demo scene), so the scene positional and --demo are
-// registered on the top-level app as well.
+// registered on the top-level app as well. The training options are named and counted as train's.
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -11,7 +11,9 @@
 #include "app/cli_checks.h"
 #include "app/commands.h"
 #include "app/path_args.h"
+#include "app/usage_error.h"
 #ifdef SPLATLAB_HAS_GUI
+#include "ui/gui_run.h"
 #include "ui/viewer_app.h"
 #endif
 
@@ -30,7 +32,10 @@ std::pair<int, int> parse_window_size(const std::string& text) {
 struct GuiArgs {
   std::string scene;
   bool demo = false;
+  int images = 0;
   int steps = 0;
+  int data_factor = 0;
+  std::string out;
   std::string screenshot;
   bool exit = false;
   int ranks = 0;
@@ -39,6 +44,22 @@ struct GuiArgs {
   float crop = 0;
   std::string window_size;
 };
+
+#ifdef SPLATLAB_HAS_GUI
+// What the window could not do as asked: load the demo scene or a run's scene at another size, or
+// continue a run elsewhere than in its folder.
+void check_training_options(const GuiArgs& a) {
+  const bool run = !a.scene.empty() && ui::is_run_folder(a.scene);
+  if (a.data_factor > 0 && a.demo)
+    throw UsageError("--data-factor: the demo scene is generated small and opens at full size in the window "
+                     "(splatlab train demo --data-factor " + std::to_string(a.data_factor) + " trains it smaller)");
+  if (a.data_factor > 0 && run)
+    throw UsageError("--data-factor: a run folder opens its scene as its config.json records");
+  if (!a.out.empty() && run)
+    throw UsageError("--out: a run folder continues in its own folder (splatlab train --resume RUN --out NEW "
+                     "continues a copy elsewhere)");
+}
+#endif
 }  // namespace
 
 CommandRun add_gui_command(CLI::App& app) {
@@ -48,9 +69,24 @@ CommandRun add_gui_command(CLI::App& app) {
   auto* sub = app.add_subcommand("gui", "Open the viewer-trainer window (the default without a subcommand)");
   sub->add_option("scene", args->scene, "COLMAP scene folder or .ply file of Gaussians to open");
   sub->add_flag("--demo", args->demo, "Open the built-in demo scene");
-  sub->add_option("--steps", args->steps, "Scripted: train this many images before the screenshot (the run folder goes to runs/<scene> in the working directory)")->check(at_least(0));
+  auto* images = sub->add_option("--images", args->images,
+                                 "Train this many images once the scene is loaded (as train's --images); scripted "
+                                 "(--screenshot, --exit), before the screenshot")
+                     ->check(at_least(1));
+  sub->add_option("--steps", args->steps,
+                  "Instead of --images: this many steps, a budget of steps x the batch size images (as train's "
+                  "--steps; the batch size is 1, or --ranks)")
+      ->check(at_least(1))
+      ->excludes(images);
+  sub->add_option("--data-factor", args->data_factor,
+                  "Load a scene folder's photos at 1/F size (as train's --data-factor; the Training panel's Data "
+                  "factor, default 1 on a GPU, 4 on the CPU)")
+      ->check(CLI::Range(1, 64));
+  sub->add_option("--out", args->out,
+                  "The run folder training writes (as train's --out; default runs/<scene name>, or the next free "
+                  "runs/<scene name>-N); refused when it already holds a run");
   sub->add_option("--screenshot", args->screenshot, "Scripted: save a PNG of the whole window");
-  sub->add_flag("--exit", args->exit, "Scripted: quit once loaded (and after --steps and --screenshot)");
+  sub->add_flag("--exit", args->exit, "Scripted: quit once loaded (and after training and --screenshot)");
   sub->add_option("--ranks", args->ranks,
                   "Train with R ranks (the Training panel's Ranks): over the selected GPUs, or R CPU ranks on the "
                   "CPU backend; 0: one per GPU")
@@ -67,10 +103,14 @@ CommandRun add_gui_command(CLI::App& app) {
   return [args]() {
     if (!args->scene.empty()) check_path_argument("scene", args->scene);
 #ifdef SPLATLAB_HAS_GUI
+    check_training_options(*args);
     ui::GuiOptions o;
     o.open = args->scene;
     o.demo = args->demo;
+    o.images = args->images;
     o.steps = args->steps;
+    o.data_factor = args->data_factor;
+    o.run_dir = args->out;
     o.screenshot = args->screenshot;
     o.exit = args->exit;
     o.ranks = args->ranks;

@@ -24,6 +24,7 @@
 #include "app/path_args.h"
 #include "app/device_arg.h"
 #include "app/up_arg.h"
+#include "app/usage_error.h"
 #include "core/run/run_config.h"
 #include "core/render/camera_path_file.h"
 #include "core/render/path_export.h"
@@ -52,7 +53,7 @@ void check_png_name(const std::string& out) {
   std::string ext = std::filesystem::path(out).extension().string();
   for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
   if (ext != ".png")
-    throw std::invalid_argument("--out " + quote_user_text(out, 400) + ": render writes PNG images; name the file *.png");
+    throw UsageError("--out " + quote_user_text(out, 400) + ": render writes PNG images; name the file *.png");
 }
 
 // The view's camera at another image size: focal lengths and principal point scale with it.
@@ -81,9 +82,9 @@ int find_view(const Scene& scene, const std::string& camera) {
     uint64_t idx = 0;
     const auto r = std::from_chars(camera.data(), camera.data() + camera.size(), idx);  // fails past 2^64
     if (r.ec == std::errc() && idx < n) return int(idx);
-    throw std::invalid_argument(arg + ": no such view; expected " + range + " or an image name");
+    throw UsageError(arg + ": no such view; expected " + range + " or an image name");
   }
-  throw std::invalid_argument(arg + ": no image of that name in " + scene.root + "; expected an image name or " + range);
+  throw UsageError(arg + ": no image of that name in " + scene.root + "; expected an image name or " + range);
 }
 
 // The orbit's up axis in words: the direction and where it came from (--up, the run's config, or the
@@ -104,7 +105,7 @@ int run_render(const RenderArgs& a) {
   if (!a.ply.empty()) check_path_argument("--ply", a.ply);
   check_path_argument("--out", a.out);
   if (a.path.empty()) check_png_name(a.out);
-  if (a.path.empty() && a.camera.empty()) throw std::invalid_argument("render: give --camera (one view) or --path (a frame sequence)");
+  if (a.path.empty() && a.camera.empty()) throw UsageError("render: give --camera (one view) or --path (a frame sequence)");
   const RunConfig config = read_run_config(run);
   const kernels::Device dev = parse_device(a.device);
   const Scene scene = load_run_scene(config, false);
@@ -112,7 +113,7 @@ int run_render(const RenderArgs& a) {
   const int v = a.path.empty() ? find_view(scene, a.camera) : -1;
   const bool from_file = is_camera_path_file(a.path);
   if (from_file && a.frames >= 0)
-    throw std::invalid_argument("--frames: a camera path file has its own frames (" + quote_user_text(a.path, 400) + ")");
+    throw UsageError("--frames: a camera path file has its own frames (" + quote_user_text(a.path, 400) + ")");
   const PathKind kind = a.path.empty() || from_file ? PathKind::Orbit : parse_path_kind(a.path);
   const UpAxis given_up = up_axis_arg(a.up);
   const UpAxis up = given_up == UpAxis::Auto ? config.up : given_up;

@@ -18,6 +18,7 @@
 #include "app/job_launch.h"
 #include "app/stop_signals.h"
 #include "app/train_folder.h"
+#include "app/usage_error.h"
 #include "app/scene_args.h"
 #include "app/up_arg.h"
 #include "core/run/run_config.h"
@@ -26,6 +27,7 @@
 #include "core/model/gaussian_model.h"
 #include "core/model/ply_io.h"
 #include "core/util/progress.h"
+#include "core/util/user_text.h"
 #include "kernels/device.h"
 #include "core/train/rank_driver.h"
 #include "core/train/training_run.h"
@@ -171,7 +173,7 @@ void print_profile(const Trainer& t, double eval_s, double wall_s) {
 int image_budget(const TrainArgs& a, int batch_size) {
   if (a.steps_option->count() == 0) return a.images;
   if (a.steps > std::numeric_limits<int>::max() / batch_size)
-    throw std::invalid_argument("--steps " + std::to_string(a.steps) + " at batch size " + std::to_string(batch_size) +
+    throw UsageError("--steps " + std::to_string(a.steps) + " at batch size " + std::to_string(batch_size) +
                                 ": more images than a run can count");
   return a.steps * batch_size;
 }
@@ -199,7 +201,8 @@ std::string progress_line(const TrainingRun& training, int start, int total, std
   const Trainer& trainer = training.trainer();
   const int done = trainer.images_done();
   const double el = training.seconds();
-  std::vector<ProgressPiece> pieces = progress_pieces("train", done - start, total - start, el);
+  // Counted from the run's start, like the image number below; the rate from this command's start.
+  std::vector<ProgressPiece> pieces = progress_pieces("train", done, total, el, start);
   char text[64];
   if (loss) std::snprintf(text, sizeof text, "loss %.4f", *loss);
   else std::snprintf(text, sizeof text, "loss -");  // with ranks, none until the first metrics record
@@ -264,13 +267,13 @@ class CliController final : public RankController {
     if (start >= total) {  // only a resumed run can start at or past its end
       const std::string at_image = "the run is already at image " + std::to_string(start);
       if (a.stop_at > 0 && a.stop_at < trainer.options().images)
-        throw std::invalid_argument("--stop-at " + std::to_string(a.stop_at) + ": " + at_image);
+        throw UsageError("--stop-at " + std::to_string(a.stop_at) + ": " + at_image);
       if (a.images_option->count() > 0)
-        throw std::invalid_argument("--images " + std::to_string(a.images) + ": " + at_image);
+        throw UsageError("--images " + std::to_string(a.images) + ": " + at_image);
       if (a.steps_option->count() > 0)
-        throw std::invalid_argument("--steps " + std::to_string(a.steps) + " (" +
+        throw UsageError("--steps " + std::to_string(a.steps) + " (" +
                                     std::to_string(trainer.options().images) + " images): " + at_image);
-      throw std::invalid_argument(s_.plan.checkpoint.string() + ": the checkpoint is at image " +
+      throw UsageError(s_.plan.checkpoint.string() + ": the checkpoint is at image " +
                                   std::to_string(start) + ", the end of its " + std::to_string(total) +
                                   "-image budget: nothing left to train (pass a larger --images to continue)");
     }
@@ -282,7 +285,8 @@ class CliController final : public RankController {
     start_ = start;
     total_ = total;
     // The progress line: redrawn in place on a terminal (ProgressCadence: at most 4 times a second,
-    // cut to the terminal's width), else a line at each tenth of the run and at least every 5 s.
+    // cut to the terminal's width), else a line at each tenth of this command's images (a second apart at least)
+    // and at least every 5 s.
     cadence_.emplace(tty_, total - start);
   }
 
@@ -369,26 +373,30 @@ int rank_count(const TrainArgs& a, kernels::Device dev, int images, const transp
   int ranks = 0;
   if (processes) {
     if (a.gpus != 1 || a.ranks_option->count() > 0)
-      throw std::invalid_argument(std::string("--gpus/--ranks: under ") + transport::launcher_name(processes->launcher) +
+      throw UsageError(std::string("--gpus/--ranks: under ") + transport::launcher_name(processes->launcher) +
                                   " every process is one rank (on the GPU its rank on the node numbers): start one "
                                   "process per rank instead");
     ranks = processes->size;
   } else {
     ranks = a.ranks_option->count() > 0 ? a.ranks : a.gpus;
     if (a.gpus > 1 && (dev != kernels::Device::CUDA || kernels::cuda_device_count() < a.gpus))
-      throw std::invalid_argument("--gpus " + std::to_string(a.gpus) + ": this machine has " +
+      throw UsageError("--gpus " + std::to_string(a.gpus) + ": this machine has " +
                                   std::to_string(kernels::cuda_device_count()) + " CUDA device(s)" +
                                   (dev == kernels::Device::CUDA ? "" : " (and --device is cpu)") +
                                   "; --ranks R runs R ranks on one device");
     if (ranks < a.gpus)
-      throw std::invalid_argument("--ranks " + std::to_string(ranks) + " is fewer than --gpus " +
+      throw UsageError("--ranks " + std::to_string(ranks) + " is fewer than --gpus " +
                                   std::to_string(a.gpus) + ": every GPU runs at least one rank");
     if (ranks > 1 && dev == kernels::Device::CUDA && kernels::cuda_device_count() < 1)
-      throw std::invalid_argument("--ranks " + std::to_string(ranks) + " on cuda: no CUDA device");
+      throw UsageError("--ranks " + std::to_string(ranks) + " on cuda: no CUDA device");
   }
-  check_batch_covers_ranks(a.batch_size, ranks, "--batch-size");
+  try {
+    check_batch_covers_ranks(a.batch_size, ranks, "--batch-size");
+  } catch (const std::invalid_argument& e) {  // the trainer's own check, here about the command line
+    throw UsageError(e.what());
+  }
   if (const int last = images % a.batch_size; ranks > 1 && a.resume.empty() && last != 0 && last < ranks)
-    throw std::invalid_argument("a budget of " + std::to_string(images) + " images at batch size " +
+    throw UsageError("a budget of " + std::to_string(images) + " images at batch size " +
                                 std::to_string(a.batch_size) + " ends with a step of " + std::to_string(last) +
                                 " image(s), fewer than the " + std::to_string(ranks) +
                                 " ranks: choose a budget that is a multiple of the batch size");
@@ -412,7 +420,12 @@ struct RunPlan {
 void plan_run(TrainArgs& a, RunPlan& p) {
   p.dev = parse_device(a.device);
   p.folder = plan_train_folder(*a.command, a.scene, a.resume, a.out, a.overwrite, kRecordedOptions);
-  if (a.scene != "demo") check_path_argument("scene", a.scene);
+  if (a.scene != "demo") {
+    check_path_argument("scene", a.scene);
+    std::error_code ec;
+    if (!fs::exists(a.scene, ec))
+      throw UsageError("scene " + quote_user_text(a.scene, 400) + ": no such folder (name a COLMAP scene folder, or 'demo')");
+  }
 }
 
 // The rest: the trainer's options, the rank count, the config and the scene (loaded from p.scene_folder).
@@ -445,7 +458,7 @@ void prepare_run(const TrainArgs& a, RunPlan& p, const transport::JobPlace* proc
 
   // A batch draws distinct training views (a larger one would repeat views within a step).
   if (const size_t views = scene.train_indices().size(); static_cast<size_t>(a.batch_size) > views)
-    throw std::invalid_argument("--batch-size " + std::to_string(a.batch_size) + ": the scene has " + std::to_string(views) +
+    throw UsageError("--batch-size " + std::to_string(a.batch_size) + ": the scene has " + std::to_string(views) +
                                 " training views, the most a batch can hold");
 
   p.run_options.metrics_every = a.log_every;

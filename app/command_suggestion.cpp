@@ -54,4 +54,20 @@ std::optional<std::string> unknown_command_message(const std::string& word, cons
          " (splatlab --help)";
 }
 
+std::optional<std::string> misplaced_option_message(const std::vector<std::string>& args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--" || a.empty() || a[0] != '-') return std::nullopt;  // a command or a scene: options after it are its own
+    if (a != "--resume" && a.rfind("--resume=", 0) != 0) continue;
+    const std::string run = a.size() > 9 ? a.substr(9) : i + 1 < args.size() ? args[i + 1] : "";
+    const std::string shown = run.empty() ? "RUN" : quote_user_text(run);
+    std::string message = "--resume is an option of train: splatlab train --resume " + shown + " continues the run";
+#ifdef SPLATLAB_HAS_GUI
+    message += " headless; splatlab " + shown + " opens it in the window to continue there";
+#endif
+    return message;
+  }
+  return std::nullopt;
+}
+
 }  // namespace splat::app

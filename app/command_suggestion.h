@@ -16,4 +16,9 @@ std::string closest_command(const std::string& word, const std::vector<std::stri
 // path instead), or nullopt when the word is fine.
 std::optional<std::string> unknown_command_message(const std::string& word, const std::vector<std::string>& commands);
 
+// The refusal for `splatlab --resume RUN`, an option of train given before any command (the
+// top-level app would otherwise call it an unexpected argument, or take RUN for a scene to open),
+// or nullopt when `args` (argv without the program) hold no such option.
+std::optional<std::string> misplaced_option_message(const std::vector<std::string>& args);
+
 }  // namespace splat::app

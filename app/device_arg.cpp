@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "app/usage_error.h"
 #include "kernels/device.h"
 
 namespace splat::app {
@@ -11,10 +12,10 @@ kernels::Device parse_device(const std::string& name) {
   if (name.empty()) return have_cuda ? kernels::Device::CUDA : kernels::Device::CPU;
   if (name == "cpu") return kernels::Device::CPU;
   if (name == "cuda") {
-    if (!have_cuda) throw std::invalid_argument("--device cuda: no CUDA device is available here (use --device cpu)");
+    if (!have_cuda) throw UsageError("--device cuda: no CUDA device is available here (use --device cpu)");
     return kernels::Device::CUDA;
   }
-  throw std::invalid_argument("--device must be cpu or cuda, got '" + name + "'");
+  throw UsageError("--device must be cpu or cuda, got '" + name + "'");
 }
 
 }  // namespace splat::app

@@ -6,6 +6,7 @@
 
 #include "app/path_args.h"
 #include "app/recorded_options.h"
+#include "app/usage_error.h"
 #include "core/util/user_text.h"
 
 namespace splat::app {
@@ -38,7 +39,12 @@ std::optional<fs::path> resumed_run(const fs::path& resume) {
 
 TrainFolderPlan plan_train_folder(CLI::App& train, std::string& scene, const std::string& resume, const std::string& out,
                                   bool overwrite, const std::vector<std::string>& recorded_options) {
-  if (!resume.empty()) check_path_argument("--resume", resume);
+  if (!resume.empty()) {
+    check_path_argument("--resume", resume);
+    std::error_code ec;
+    if (!fs::exists(resume, ec))
+      throw UsageError("--resume " + quote_user_text(resume, 400) + ": no such run folder (or checkpoint file)");
+  }
   if (!out.empty()) check_path_argument("--out", out);
   TrainFolderPlan plan;
   std::optional<fs::path> run;
@@ -56,10 +62,10 @@ TrainFolderPlan plan_train_folder(CLI::App& train, std::string& scene, const std
                            quote_user_text(recorded, 400));
   }
   if (scene.empty())
-    throw std::invalid_argument("no scene: name a COLMAP scene folder (or 'demo'), or --resume a run folder");
+    throw UsageError("no scene: name a COLMAP scene folder (or 'demo'), or --resume a run folder");
   if (run && (out.empty() || same_path(out, *run))) {
     if (overwrite)
-      throw std::invalid_argument("--overwrite: --resume " + quote_user_text(run->string(), 400) +
+      throw UsageError("--overwrite: --resume " + quote_user_text(run->string(), 400) +
                                   " continues that run in place; give --out a new folder to continue a copy elsewhere");
     plan.dir = *run;
     plan.continues = true;

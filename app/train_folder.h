@@ -21,7 +21,8 @@ struct TrainFolderPlan {
 };
 
 // `scene` is the scene argument, empty when it was left out (a bare --resume takes the run's);
-// `recorded_options` are the options --resume restores. Throws std::invalid_argument or RunFolderError.
+// `recorded_options` are the options --resume restores. Throws UsageError for arguments that name no run or cannot go together, RunFolderError for a
+// folder that is taken.
 TrainFolderPlan plan_train_folder(CLI::App& train, std::string& scene, const std::string& resume, const std::string& out,
                                   bool overwrite, const std::vector<std::string>& recorded_options);
 

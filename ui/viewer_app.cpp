@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <thread>
 #include <vector>
 
@@ -191,10 +192,9 @@ bool input_held() {
          std::any_of(std::begin(io.MouseDown), std::end(io.MouseDown), [](bool b) { return b; });
 }
 
-// Scripted --steps: trains the open scene for a budget of `steps` images (in a default run
-// folder), blocking, and shows the result once the run's files are written.
-void train_scripted(ViewerState& state, TrainingController& training, int steps) {
-  training.settings.steps = steps;
+// Scripted training: trains the open scene for the budget in training.settings, blocking, and shows
+// the result once the run's files are written.
+void train_scripted(ViewerState& state, TrainingController& training) {
   training.start(state);
   while (training.active() && training.state() != SessionState::Finished && training.state() != SessionState::Failed) {
     training.poll(state);  // as frames would: the plots and the elapsed time follow
@@ -264,10 +264,18 @@ int frame_loop(GLFWwindow* window, const GuiOptions& opt, float ui_scale) {
   ViewerState state(device, default_recent_file());
   // CPU training at full size is too slow to watch (a real scene trains well under one image a
   // second); quarter-size photos train 16 times as many.
-  state.data_factor = device == kernels::Device::CPU ? 4 : 1;
+  state.data_factor = opt.data_factor > 0 ? opt.data_factor : device == kernels::Device::CPU ? 4 : 1;
   TrainingController training(device);
   training.settings.ranks = opt.ranks;
   training.settings.batch_size = std::max(training.settings.batch_size, opt.ranks);  // an image per rank
+  training.settings.run_dir = opt.run_dir;
+  // --images, or --steps at the batch size, as `splatlab train` counts them; set when training starts, since
+  // an opened run folder brings its own budget and batch size.
+  const bool train_at_start = opt.images > 0 || opt.steps > 0;
+  auto set_budget = [&] {
+    const long long images = opt.images > 0 ? opt.images : 1LL * opt.steps * training.settings.batch_size;
+    training.settings.steps = int(std::min<long long>(images, std::numeric_limits<int>::max()));
+  };
   Confirmations confirm;
   ViewerTools tools;
   ViewportTexture compare_texture;
@@ -290,8 +298,8 @@ int frame_loop(GLFWwindow* window, const GuiOptions& opt, float ui_scale) {
     open_path(state, training, opt.open);
   }
   const bool scripted = opt.exit || !opt.screenshot.empty();
-  // --steps without a script trains in the background once the scene is there.
-  bool train_when_loaded = !scripted && opt.steps > 0;
+  // A budget without a script trains in the background once the scene is there.
+  bool train_when_loaded = !scripted && train_at_start;
   if (scripted) {
     state.loader.wait();
     state.poll_loader();
@@ -299,7 +307,10 @@ int frame_loop(GLFWwindow* window, const GuiOptions& opt, float ui_scale) {
       training.poll(state);
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
-    if (opt.steps > 0 && state.has_content()) train_scripted(state, training, opt.steps);
+    if (train_at_start && state.has_content()) {
+      set_budget();
+      train_scripted(state, training);
+    }
     script_tools(state, tools, opt);
   }
 
@@ -327,7 +338,7 @@ int frame_loop(GLFWwindow* window, const GuiOptions& opt, float ui_scale) {
     }
     state.poll_loader();
     if (train_when_loaded && !state.loader.busy()) {
-      training.settings.steps = opt.steps;
+      set_budget();
       if (state.has_content()) training.start(state);
       train_when_loaded = false;
     }

@@ -7,7 +7,12 @@ namespace splat::ui {
 struct GuiOptions {
   std::string open;         // COLMAP folder or .ply file to open at start; empty: none
   bool demo = false;        // open the demo scene at start
-  int steps = 0;            // scripted: the image budget trained (in runs/<scene>) before the screenshot
+  // Training once loaded (scripted: before the screenshot): a budget of `images`, or of `steps` at the
+  // batch size (0: no training); in run_dir, or the default folder (ui/gui_run.h) when empty.
+  int images = 0;
+  int steps = 0;
+  std::string run_dir;
+  int data_factor = 0;      // scene folders' photos load at 1/data_factor (0: the backend's default)
   std::string screenshot;   // scripted: PNG of the whole window, read from the back buffer
   bool exit = false;        // scripted: quit after the screenshot (or once loaded)
   int ranks = 0;            // the Training panel's rank count at start (TrainingSettings::ranks)

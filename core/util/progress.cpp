@@ -18,7 +18,8 @@ std::string format_duration(double s) {
 
 }  // namespace
 
-std::vector<ProgressPiece> progress_pieces(const std::string& label, int64_t done, int64_t total, double elapsed_s) {
+std::vector<ProgressPiece> progress_pieces(const std::string& label, int64_t done, int64_t total, double elapsed_s,
+                                           int64_t done_at_start) {
   constexpr int kBar = 20;
   const double frac = total > 0 ? std::clamp(static_cast<double>(done) / total, 0.0, 1.0) : 1.0;
   const int filled = static_cast<int>(frac * kBar);
@@ -26,7 +27,7 @@ std::vector<ProgressPiece> progress_pieces(const std::string& label, int64_t don
   bar.front() = '[';
   bar.back() = ']';
   std::fill_n(bar.begin() + 1, filled, '#');
-  const double rate = elapsed_s > 0 ? done / elapsed_s : 0;
+  const double rate = elapsed_s > 0 ? static_cast<double>(done - done_at_start) / elapsed_s : 0;
   char count[64], per_s[32];
   std::snprintf(count, sizeof count, "%lld/%lld", static_cast<long long>(done), static_cast<long long>(total));
   std::snprintf(per_s, sizeof per_s, "%.1f/s", rate);
@@ -68,24 +69,32 @@ int terminal_columns(std::FILE* out) {
   return ws.ws_col;
 }
 
-ProgressCadence::ProgressCadence(bool tty, int64_t total, double tty_interval_s, double log_interval_s)
+namespace {
+ProgressCadence::Clock::duration seconds(double s) {
+  return std::chrono::duration_cast<ProgressCadence::Clock::duration>(std::chrono::duration<double>(s));
+}
+}  // namespace
+
+ProgressCadence::ProgressCadence(bool tty, int64_t total, double tty_interval_s, double log_interval_s,
+                                 double log_min_gap_s)
     : tty_(tty),
       total_(total),
-      tty_interval_(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(tty_interval_s))),
-      log_interval_(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(log_interval_s))),
+      tty_interval_(seconds(tty_interval_s)),
+      log_interval_(seconds(log_interval_s)),
+      log_min_gap_(seconds(log_min_gap_s)),
       last_(Clock::now()) {}
 
-bool ProgressCadence::due(int64_t done) {
-  const Clock::time_point now = Clock::now();
+bool ProgressCadence::due(int64_t done, Clock::time_point now) {
   bool due = false;
   if (tty_) {
     due = now - last_ >= tty_interval_;
-  } else {
-    const int64_t tenth = total_ > 0 ? 10 * std::clamp<int64_t>(done, 0, total_) / total_ : 0;
-    due = (tenth > last_tenth_ && done < total_) || now - last_ >= log_interval_;
+  } else if (done > last_done_ && done < total_) {
+    // A tenth passed within the gap is not shown late: the next line comes with a later tenth or the interval.
+    const int64_t tenth = total_ > 0 ? 10 * std::max<int64_t>(done, 0) / total_ : 0;
+    due = (tenth > last_tenth_ && now - last_ >= log_min_gap_) || now - last_ >= log_interval_;
     last_tenth_ = std::max(last_tenth_, tenth);
   }
-  if (due) last_ = now;
+  if (due) last_ = now, last_done_ = done;
   return due;
 }
 

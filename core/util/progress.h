@@ -2,8 +2,9 @@
 // A terminal progress bar for any long loop (image loading, training, export):
 // "label  [#####.....]  120/292  41.3/s  ETA 4s". On a TTY it redraws one line in place, cut to
 // the terminal's width (a wrapped line would be redrawn as a new line each time); otherwise (logs,
-// pipes, CI) it prints a line at every 10 % step and at least every few seconds, so that logs stay
-// short and whoever watches one still sees it move. add() may be called from any thread.
+// pipes, CI) it prints a line at a 10 % step or after a few seconds, never two within a second and
+// never the same count twice, so that logs stay short (work of under a second prints its final
+// line alone) and whoever watches one still sees it move. add() may be called from any thread.
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -26,28 +27,36 @@ struct ProgressPiece {
 std::string fit_progress(const std::vector<ProgressPiece>& pieces, int columns);
 
 // The pieces of a progress line for a known total: label, bar, done/total, rate, and the ETA or
-// "done in"; format_progress joins them all.
-std::vector<ProgressPiece> progress_pieces(const std::string& label, int64_t done, int64_t total, double elapsed_s);
+// "done in"; format_progress joins them all. Work that continues earlier work (a resumed run) counts
+// done and total from the very start, as its other numbers do, and its rate from `done_at_start`, what
+// was done when this elapsed time began.
+std::vector<ProgressPiece> progress_pieces(const std::string& label, int64_t done, int64_t total, double elapsed_s,
+                                           int64_t done_at_start = 0);
 std::string format_progress(const std::string& label, int64_t done, int64_t total, double elapsed_s);
 
 // The width of the terminal `out` writes to; 0 when it is not a terminal or does not say.
 int terminal_columns(std::FILE* out);
 
 // When the next progress line is due. On a terminal, where the line is redrawn in place: at most
-// every tty_interval_s. Elsewhere: at each tenth of the total and at least every log_interval_s.
+// every tty_interval_s. Elsewhere, where every line stays: when `done` reached a new tenth of the total
+// and log_min_gap_s passed since the last line (or the start), or when log_interval_s passed; never
+// for a count already shown, and never at the total itself, which the caller's final line shows.
 class ProgressCadence {
  public:
-  ProgressCadence(bool tty, int64_t total, double tty_interval_s = 0.25, double log_interval_s = 5.0);
-  // Whether a line is due now that `done` of the total are done; a true answer counts as drawn.
-  bool due(int64_t done);
+  using Clock = std::chrono::steady_clock;
+  ProgressCadence(bool tty, int64_t total, double tty_interval_s = 0.25, double log_interval_s = 5.0,
+                  double log_min_gap_s = 1.0);
+  // Whether a line is due at `now` with `done` of the total done; a true answer counts as drawn.
+  bool due(int64_t done, Clock::time_point now);
+  bool due(int64_t done) { return due(done, Clock::now()); }
 
  private:
-  using Clock = std::chrono::steady_clock;
   bool tty_;
   int64_t total_;
-  Clock::duration tty_interval_, log_interval_;
+  Clock::duration tty_interval_, log_interval_, log_min_gap_;
   Clock::time_point last_;
   int64_t last_tenth_ = 0;
+  int64_t last_done_ = 0;
 };
 
 class Progress {

@@ -102,7 +102,7 @@ TEST_CASE("cli: export refuses an unknown ending, an existing file and a source 
   CHECK(nothing.code == 1);
   CHECK(last_line(nothing.out).find("holds neither checkpoint.ckpt nor point_cloud.ply") != std::string::npos);
   const CliResult missing = run_cli("export '" + (dir / "nope").string() + "' --out '" + (dir / "x.ply").string() + "'");
-  CHECK(missing.code == 1);
+  CHECK(missing.code == 2);  // a usage error: the source named is not there
   CHECK(last_line(missing.out).find((dir / "nope").string() + "': no such run folder or file") != std::string::npos);
   CHECK_FALSE(fs::exists(dir / "x.ply"));
   for (const auto& e : fs::directory_iterator(dir)) CHECK_FALSE(e.path().filename().string().starts_with(".export-"));

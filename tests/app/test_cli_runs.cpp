@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -197,7 +199,7 @@ TEST_CASE("cli: a failed train leaves no run folder behind", "[cli]") {
 
   // Refused before the folder is made: a scene that does not exist.
   const fs::path early = dir / "early" / "run";
-  CHECK(run_cli("train '" + (dir / "nope").string() + "' --device cpu --steps 2 --out '" + early.string() + "'").code == 1);
+  CHECK(run_cli("train '" + (dir / "nope").string() + "' --device cpu --steps 2 --out '" + early.string() + "'").code == 2);
   CHECK(!fs::exists(dir / "early"));
 
   // Failing after the folder is made: the checkpoint to resume from is not one.
@@ -218,4 +220,40 @@ TEST_CASE("cli: a failed train leaves no run folder behind", "[cli]") {
                 kept.string() + "'").code == 1);
   CHECK(fs::exists(kept));
   CHECK(fs::is_empty(kept));
+}
+
+namespace {
+std::vector<std::string> lines_of(const std::string& out) {
+  std::vector<std::string> lines;
+  std::istringstream in(out);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+}  // namespace
+
+TEST_CASE("cli: piped, a run prints no line twice; a resumed run counts images from the run's start", "[cli]") {
+  const fs::path dir = splat::test::scratch_dir("cli-piped-progress");
+  const fs::path scene = small_demo(dir);
+  const fs::path runf = dir / "run";
+  const CliResult first = run_cli("train '" + scene.string() + "' --device cpu --steps 40 --stop-at 20 --out '" +
+                                  runf.string() + "'");
+  INFO(first.out);
+  REQUIRE(first.code == 0);
+  std::set<std::string> seen;
+  int decoding = 0;
+  for (const std::string& line : lines_of(first.out)) {
+    CHECK(seen.insert(line).second);
+    decoding += line.rfind("decoding images", 0) == 0;
+  }
+  CHECK(decoding == 1);  // the photos decode in well under a second: the final line alone, no line per tenth
+
+  const CliResult resumed = run_cli("train --device cpu --resume '" + runf.string() + "'");
+  INFO(resumed.out);
+  REQUIRE(resumed.code == 0);
+  std::string last_progress;
+  for (const std::string& line : lines_of(resumed.out))
+    if (line.rfind("train  [", 0) == 0) last_progress = line;
+  // The counter and the image number in one unit: images since the run's start.
+  CHECK(last_progress.find("  40/40  ") != std::string::npos);
+  CHECK(last_progress.find("image 40  step 40") != std::string::npos);
 }

@@ -109,7 +109,7 @@ TEST_CASE("cli: render writes PNG only, at the view's size or the one asked for"
   const fs::path jpg = dir / "x.jpg";
   const CliResult refused = run_cli(render + "--out '" + jpg.string() + "'");
   INFO(refused.out);
-  CHECK(refused.code == 1);
+  CHECK(refused.code == 2);
   CHECK(last_line(refused.out).find("--out '" + jpg.string() + "': render writes PNG images") != std::string::npos);
   CHECK(!fs::exists(jpg));
 
@@ -212,4 +212,54 @@ TEST_CASE("cli: render --up turns the orbit about the axis given, by default the
                                      (dir / "v.png").string() + "'");
   CHECK(one_view.code == 2);
   CHECK(one_view.out.find("--up requires --path") != std::string::npos);
+
+namespace {
+// A usage error as the user sees it: exactly one line, starting with "error: ", and exit code 2.
+void check_one_line_usage_error(const CliResult& r, const std::string& says) {
+  INFO(r.out);
+  CHECK(r.code == 2);
+  CHECK(r.out.rfind("error: ", 0) == 0);
+  std::string text = r.out;
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  CHECK(text.find('\n') == std::string::npos);
+  CHECK(text.find(says) != std::string::npos);
+}
+}  // namespace
+
+TEST_CASE("cli: every usage error is one line starting with error:, with exit code 2", "[cli]") {
+  // CLI11's parse errors, which it would print as two lines (with "Run with --help ...").
+  check_one_line_usage_error(run_cli("train cup --images 0"), "--images: expected a whole number of at least 1, got '0'");
+  check_one_line_usage_error(run_cli("train demo --no-such-option"), "--no-such-option");
+  check_one_line_usage_error(run_cli("render"), "splatlab render --help");
+  // The commands' own checks of their arguments.
+  check_one_line_usage_error(run_cli("train"), "no scene");
+  check_one_line_usage_error(run_cli("train demo --device cpu --gpus 2"), "--gpus 2: this machine has");
+  check_one_line_usage_error(run_cli("train demo --device cpu --ranks 2 --batch-size 1"), "--batch-size");
+  // --help is no error.
+  const CliResult help = run_cli("train --help");
+  CHECK(help.code == 0);
+  CHECK(help.out.find("error:") == std::string::npos);
+}
+
+TEST_CASE("cli: --resume of a folder that is not there names it", "[cli]") {
+  const fs::path missing = splat::test::scratch_dir("cli-resume-missing") / "runs" / "nothere";
+  const CliResult r = run_cli("train --resume '" + missing.string() + "'");
+  check_one_line_usage_error(r, "--resume '" + missing.string() + "': no such run folder");
+  CHECK(r.out.find("no scene") == std::string::npos);
+  // A scene that is not there is refused alike, before anything is made.
+  check_one_line_usage_error(run_cli("train '" + missing.string() + "' --device cpu"),
+                             "scene '" + missing.string() + "': no such folder");
+}
+
+TEST_CASE("cli: --resume before any command points to train --resume and the window", "[cli]") {
+  const std::string says = "--resume is an option of train: splatlab train --resume 'runs/cup' continues the run";
+  check_one_line_usage_error(run_cli("--resume runs/cup"), says);
+  check_one_line_usage_error(run_cli("--resume=runs/cup"), says);
+  // Also where runs/cup exists: no "argument was not expected", no window opened on it.
+  const fs::path dir = splat::test::scratch_dir("cli-resume-top-level");
+  fs::create_directories(dir / "runs" / "cup");
+  const CliResult there = run_cli("--resume runs/cup", dir.string());
+  check_one_line_usage_error(there, says);
+  if (run_cli("--version").out.find("with the GUI") != std::string::npos)
+    CHECK(there.out.find("splatlab 'runs/cup' opens it in the window") != std::string::npos);
 }

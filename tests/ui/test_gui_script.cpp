@@ -2,8 +2,10 @@
 // opens a real window, renders the demo scene and saves the whole window from the back buffer.
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
 #include <stb_image.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -100,7 +102,7 @@ TEST_CASE("scripted GUI: demo scene screenshots show panels, the render, and tra
 
   // After a few training steps from the same view, the viewport shows different Gaussians.
   const fs::path png1 = scratch / "steps10.png";
-  code = run_splatlab("gui --demo --steps 10 --screenshot '" + png1.string() + "' --exit", scratch, log);
+  code = run_splatlab("gui --demo --images 10 --screenshot '" + png1.string() + "' --exit", scratch, log);
   REQUIRE(code == 0);
   const Image trained = load_png(png1);
   REQUIRE(trained.w == img.w);
@@ -122,7 +124,7 @@ TEST_CASE("scripted GUI: demo scene screenshots show panels, the render, and tra
     CHECK(fs::exists(runs[0] / f));
   }
   // A second scripted run does not overwrite it: it gets the next free folder.
-  code = run_splatlab("gui --demo --steps 4 --exit", scratch, log);
+  code = run_splatlab("gui --demo --images 4 --exit", scratch, log);
   REQUIRE(code == 0);
   size_t count = 0;
   for ([[maybe_unused]] const auto& e : fs::directory_iterator(scratch / "runs")) ++count;
@@ -191,12 +193,12 @@ TEST_CASE("scripted GUI: training with 2 CPU ranks shows a row per rank in the G
   const fs::path scratch = splat::test::scratch_dir("ui_gui_ranks");
   std::string log;
   const fs::path one = scratch / "ranks1.png", two = scratch / "ranks2.png";
-  int code = run_splatlab("gui --demo --steps 4 --window-size 1280x900 --screenshot '" + one.string() + "' --exit",
+  int code = run_splatlab("gui --demo --images 4 --window-size 1280x900 --screenshot '" + one.string() + "' --exit",
                           scratch, log);
   INFO(log);
   REQUIRE(code == 0);
   // A taller window, so that the GPUs panel below the View and Training panels shows both ranks.
-  code = run_splatlab("gui --demo --ranks 2 --steps 4 --window-size 1280x900 --screenshot '" + two.string() + "' --exit",
+  code = run_splatlab("gui --demo --ranks 2 --images 4 --window-size 1280x900 --screenshot '" + two.string() + "' --exit",
                       scratch, log);
   INFO(log);
   REQUIRE(code == 0);
@@ -302,4 +304,50 @@ TEST_CASE("scripted GUI: the saved view settings apply at start, a malformed fil
   INFO(log);
   CHECK(code == 1);
   CHECK(log.find("view.json") != std::string::npos);
+}
+
+TEST_CASE("scripted GUI: --images, --steps, --data-factor and --out as train names them", "[ui][script]") {
+  if (!display_or_skip()) return;
+  const fs::path scratch = splat::test::scratch_dir("ui_gui_train_options");
+  auto config_of = [](const fs::path& run) {
+    std::ifstream in(run / "config.json");
+    return nlohmann::json::parse(in);
+  };
+  std::string log;
+  // --out names the run folder (relative to the working directory), instead of runs/<scene>.
+  int code = run_splatlab("gui --demo --images 6 --out named --exit", scratch, log);
+  INFO(log);
+  REQUIRE(code == 0);
+  for (const char* f : {"config.json", "metrics.jsonl", "checkpoint.ckpt", "point_cloud.ply"}) {
+    INFO(f);
+    CHECK(fs::exists(scratch / "named" / f));
+  }
+  CHECK_FALSE(fs::exists(scratch / "runs"));
+  CHECK(config_of(scratch / "named").value("images", 0) == 6);
+  // The same --out again is refused naming the folder, as train refuses it, rather than piling up as named-2.
+  code = run_splatlab("gui --demo --images 6 --out named --exit", scratch, log);
+  CHECK(code == 1);
+  CHECK_THAT(log, Catch::Contains((scratch / "named").string()) && Catch::Contains("already holds a run"));
+  CHECK_FALSE(fs::exists(scratch / "named-2"));
+
+  // --steps counts steps, as train's does: two ranks train batches of 2, so 3 steps are 6 images.
+  code = run_splatlab("gui --demo --ranks 2 --steps 3 --out steps --exit", scratch, log);
+  REQUIRE(code == 0);
+  CHECK_THAT(log, Catch::Contains("(checkpoint at image 6, step 3)"));
+
+  // --data-factor loads a scene folder's photos smaller (the CPU's default is 4), and the run records it.
+  REQUIRE(run_splatlab("demo --out scene --width 48 --height 32", scratch, log) == 0);
+  code = run_splatlab("gui scene --data-factor 2 --images 2 --out small --exit", scratch, log);
+  REQUIRE(code == 0);
+  CHECK_THAT(log, Catch::Contains("photos at 1/2"));
+  CHECK(config_of(scratch / "small").value("data_factor", 0) == 2);
+
+  // What the window cannot do as asked is a usage error: one line, exit 2.
+  code = run_splatlab("gui --demo --data-factor 2 --exit", scratch, log);
+  CHECK(code == 2);
+  CHECK(log.rfind("error: --data-factor: the demo scene", 0) == 0);
+  CHECK(std::count(log.begin(), log.end(), '\n') == 1);
+  code = run_splatlab("gui --demo --images 4 --steps 2 --exit", scratch, log);
+  CHECK(code == 2);
+  CHECK(log.rfind("error: ", 0) == 0);
 }
