@@ -212,6 +212,7 @@ TEST_CASE("cli: render --up turns the orbit about the axis given, by default the
                                      (dir / "v.png").string() + "'");
   CHECK(one_view.code == 2);
   CHECK(one_view.out.find("--up requires --path") != std::string::npos);
+}
 
 namespace {
 // A usage error as the user sees it: exactly one line, starting with "error: ", and exit code 2.
