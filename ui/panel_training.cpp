@@ -50,6 +50,27 @@ void draw_data_factor(ViewerState& state) {
     ImGui::SetTooltip(demo ? "the demo scene is generated small: it always trains at full size"
                            : "photos load at 1/factor size (the scene is opened again)");
 }
+// What a capture's masks/ folder means for training (core/scene/user_masks.h): like the data factor
+// it applies by opening the scene again. Alpha fills with the View panel's background as the scene
+// opens, which is also the background the run trains with.
+void draw_mask_mode(ViewerState& state) {
+  const bool demo = state.content.demo;
+  int index = state.mask_mode == MaskMode::Alpha ? 1 : 0;
+  constexpr const char* kNames[] = {"ignore (left out)", "alpha (trained as background)"};
+  ImGui::BeginDisabled(demo || state.loader.busy());
+  if (ImGui::Combo("Masks", &index, kNames, IM_ARRAYSIZE(kNames))) {
+    const MaskMode chosen = index == 1 ? MaskMode::Alpha : MaskMode::Ignore;
+    if (chosen != state.mask_mode) {
+      state.mask_mode = chosen;
+      state.reopen();
+    }
+  }
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("a masks/ folder's black pixels: left out of the loss, or trained as the background colour so "
+                      "that nothing grows there (the scene is opened again)");
+}
+
 // Which devices train: a checkbox per CUDA device (all at first) and the rank count; on the CPU backend
 // the rank count alone (CPU ranks, to try the multi-GPU algorithm without GPUs). Fixed while a session
 // exists: the ranks are threads started with it.
@@ -105,6 +126,7 @@ void draw_training_panel(ViewerState& state, TrainingController& training, Confi
   ImGui::EndDisabled();
   ImGui::BeginDisabled(training.active());
   draw_data_factor(state);
+  draw_mask_mode(state);
   ImGui::Combo("Strategy", &s.strategy, kStrategies, IM_ARRAYSIZE(kStrategies));
   ImGui::InputInt("Eval every", &s.eval_every, 100);
   s.eval_every = std::max(0, s.eval_every);

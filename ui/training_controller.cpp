@@ -80,6 +80,7 @@ void TrainingController::start_new(ViewerState& viewer) {
   SceneLoadOptions loaded;
   loaded.data_factor = viewer.content.data_factor;
   loaded.undistort = viewer.content.undistort;
+  loaded.mask_mode = viewer.content.mask_mode;
   config.set_scene_load_options(loaded);
   const TrainerOptions opt = config.trainer_options(device_);
   session_.reset();
@@ -135,6 +136,7 @@ void TrainingController::open_run(ViewerState& viewer, const fs::path& dir) {
     const SceneLoadOptions load = config.scene_load_options();
     viewer.data_factor = load.data_factor;
     viewer.undistort = load.undistort;
+    viewer.mask_mode = load.mask_mode;
     std::copy(config.background.begin(), config.background.end(), viewer.view.background);
     viewer.open(config.scene_folder, config.up);
     pending_resume_ = fs::path(settings.run_dir);

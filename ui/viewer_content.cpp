@@ -10,30 +10,34 @@ namespace splat::ui {
 namespace fs = std::filesystem;
 namespace {
 ViewerContent from_scene_folder(const fs::path& folder, std::string source, int data_factor,
-                                const UndistortOptions& undistort, const LoadProgressFn& on_progress) {
+                                const UndistortOptions& undistort, MaskMode mask_mode,
+                                const std::array<float, 3>& mask_fill, const LoadProgressFn& on_progress) {
   SceneLoadOptions opt;
   opt.data_factor = data_factor;
   opt.undistort = undistort;
+  opt.mask_mode = mask_mode;
+  opt.mask_fill = mask_fill;
   opt.show_progress = false;  // the window shows progress; stderr stays quiet
   opt.on_progress = on_progress;
   auto scene = std::make_shared<Scene>(load_scene(folder, opt));
   auto model = std::make_shared<GaussianModel>(init_from_points(scene->points));
-  return {std::move(source), std::move(scene), std::move(model), data_factor, undistort};
+  return {std::move(source), std::move(scene), std::move(model), data_factor, undistort, mask_mode};
 }
 }  // namespace
 
 ViewerContent load_content(const fs::path& path, int data_factor, const UndistortOptions& undistort,
-                           const LoadProgressFn& on_progress) {
+                           MaskMode mask_mode, const std::array<float, 3>& mask_fill, const LoadProgressFn& on_progress) {
   if (path.extension() == ".ply") {
     auto model = std::make_shared<GaussianModel>(read_ply(path));
     return {path.string(), nullptr, std::move(model)};
   }
-  return from_scene_folder(path, path.string(), data_factor, undistort, on_progress);
+  return from_scene_folder(path, path.string(), data_factor, undistort, mask_mode, mask_fill, on_progress);
 }
 
 ViewerContent load_demo_content(const LoadProgressFn& on_progress) {
   const demo::DemoSceneInfo info = demo::ensure_demo_scene(demo::default_demo_folder());
-  ViewerContent c = from_scene_folder(info.folder, "demo scene (" + info.folder.string() + ")", 1, {}, on_progress);
+  ViewerContent c = from_scene_folder(info.folder, "demo scene (" + info.folder.string() + ")", 1, {}, MaskMode::Ignore, {},
+                                      on_progress);
   c.demo = true;
   return c;
 }

@@ -2,6 +2,7 @@
 // What the viewer shows: an optional posed scene (cameras for frustums, snapping and training) and
 // the Gaussians. Opening a COLMAP folder, a PLY file or the demo scene all produce one of these;
 // loading runs on a worker thread so the window stays responsive.
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -15,6 +16,7 @@
 #include "core/model/gaussian_model.h"
 #include "core/scene/camera_undistortion.h"
 #include "core/scene/scene.h"
+#include "core/scene/user_masks.h"
 
 namespace splat::ui {
 
@@ -24,6 +26,7 @@ struct ViewerContent {
   std::shared_ptr<const GaussianModel> model;  // never null once loaded
   int data_factor = 1;                         // the scene's photos were loaded at 1/data_factor size
   UndistortOptions undistort{};                // and its distorted lenses undistorted so
+  MaskMode mask_mode = MaskMode::Ignore;       // and its masks' masked-out pixels meant this
   bool demo = false;                           // the built-in demo scene
 };
 
@@ -33,8 +36,10 @@ using LoadProgressFn = std::function<void(int64_t done, int64_t total)>;
 // A COLMAP folder (Gaussians initialised from its SfM points, images loaded for training) or a
 // .ply file of Gaussians. Throws SceneError / PlyError naming the file and the problem.
 // on_progress (may be empty) follows the image decoding of a COLMAP folder, whose photos are loaded
-// at 1/data_factor size (training's data factor) and undistorted as `undistort` says.
+// at 1/data_factor size (training's data factor), undistorted as `undistort` says, with the masks'
+// masked-out pixels as `mask_mode` says (MaskMode::Alpha: shown in `mask_fill`, the training background).
 ViewerContent load_content(const std::filesystem::path& path, int data_factor = 1, const UndistortOptions& undistort = {},
+                           MaskMode mask_mode = MaskMode::Ignore, const std::array<float, 3>& mask_fill = {},
                            const LoadProgressFn& on_progress = {});
 // The built-in demo scene, generated into its cache folder on first use; it is small enough for
 // CPU training at full size, so it always loads at data factor 1.

@@ -1,6 +1,7 @@
 #include "ui/viewer_state.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <optional>
 #include <span>
@@ -94,8 +95,10 @@ void ViewerState::start_open(const OpenRequest& request) {
     return;
   }
   const fs::path path = fs::absolute(request.path).lexically_normal();
-  loader.start(path.string(), [path, factor = data_factor, undistort = undistort](const LoadProgressFn& report) {
-    return load_content(path, factor, undistort, report);
+  const std::array<float, 3> fill{view.background[0], view.background[1], view.background[2]};
+  loader.start(path.string(), [path, factor = data_factor, undistort = undistort, masks = mask_mode,
+                               fill](const LoadProgressFn& report) {
+    return load_content(path, factor, undistort, masks, fill, report);
   });
 }
 

@@ -129,6 +129,7 @@ class ViewerState {
   ViewerContent content;
   int data_factor = 1;           // for COLMAP folders opened next (the Training panel sets it)
   UndistortOptions undistort;    // for COLMAP folders opened next (an opened run's, as it trained)
+  MaskMode mask_mode = MaskMode::Ignore;  // likewise (the Training panel sets it; alpha fills with the background)
   bool confirm_discard = false;  // opening now would discard something: ask first (set by the app)
   uint64_t content_generation = 0;  // bumps whenever new content is opened
   uint64_t model_version = 0;       // bumps whenever what is shown changes (opening, training)

@@ -65,7 +65,7 @@ TEST_CASE("cli: render --path FILE.json renders the frames of a camera path file
   CHECK(damaged.code == 1);
   CHECK(last_line(damaged.out) == "error: " + bad.string() + ": camera_path[0]: 'camera_to_world' is missing");
   const CliResult frames = run_cli(render + "--path '" + json.string() + "' --frames 3 --out '" + (dir / "f").string() + "'");
-  CHECK(frames.code == 1);
+  CHECK(frames.code == 2);  // a usage error: the options contradict each other
   CHECK(last_line(frames.out).find("--frames: a camera path file has its own frames") != std::string::npos);
   const CliResult missing = run_cli(render + "--path '" + (dir / "none.json").string() + "' --out '" + (dir / "m").string() + "'");
   CHECK(missing.code == 1);

@@ -1,7 +1,8 @@
 // The GUI's open of a run `splatlab train` started: the settings the Training panel does not show
 // (seed, cap_max, absgrad, antialiased, the metrics cadence) are the ones the run continues with,
 // not the GUI's defaults, so that an MCMC run trained with --cap-max does not resume at the default
-// cap; and its scene loads as the run trained on it (data factor, undistortion), shown with its up axis.
+// cap; and its scene loads as the run trained on it (data factor, undistortion, mask mode), shown with its
+// up axis.
 #include <catch2/catch.hpp>
 
 #include <fstream>
@@ -26,6 +27,7 @@ TEST_CASE("opening a CLI MCMC run in the GUI keeps every setting it recorded", "
                       .data_factor = 2,
                       .undistort = UndistortMode::Crop,
                       .fisheye_fov = 120,
+                      .mask_mode = MaskMode::Alpha,
                       .images = 4000,
                       .strategy = "mcmc",
                       .batch_size = 2,
@@ -54,6 +56,7 @@ TEST_CASE("opening a CLI MCMC run in the GUI keeps every setting it recorded", "
   CHECK(state.content.data_factor == 2);
   CHECK(state.content.undistort.mode == UndistortMode::Crop);
   CHECK(state.content.undistort.fisheye_fov_deg == 120);
+  CHECK(state.content.mask_mode == MaskMode::Alpha);
   CHECK(state.up_axis() == UpAxis::PlusZ);
   // What a session resumed now trains with: the whole recorded config, panel settings included.
   const RunConfig resumed = training.run_config(state);
