@@ -30,7 +30,7 @@ void format_duration(char* out, size_t n, double s) {
 }
 
 constexpr int kDataFactors[] = {1, 2, 4, 8};
-constexpr const char* kDataFactorNames[] = {"1 (full size)", "2", "4", "8"};
+constexpr const char* kDataFactorNames[] = {"1 (full)", "2", "4", "8"};
 
 // The data factor loads the scene's photos smaller: training cost falls with the pixel count. It
 // applies by opening the scene again, so the caller disables it while a session exists.
@@ -40,6 +40,7 @@ void draw_data_factor(ViewerState& state) {
   int index = 0;
   while (index < 3 && kDataFactors[index] < factor) ++index;
   ImGui::BeginDisabled(demo || state.loader.busy());
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6.5f);  // shares its row with the Masks choice
   if (ImGui::Combo("Data factor", &index, kDataFactorNames, IM_ARRAYSIZE(kDataFactorNames)) &&
       kDataFactors[index] != state.data_factor) {
     state.data_factor = kDataFactors[index];
@@ -56,8 +57,10 @@ void draw_data_factor(ViewerState& state) {
 void draw_mask_mode(ViewerState& state) {
   const bool demo = state.content.demo;
   int index = state.mask_mode == MaskMode::Alpha ? 1 : 0;
-  constexpr const char* kNames[] = {"ignore (left out)", "alpha (trained as background)"};
+  constexpr const char* kNames[] = {"ignore", "alpha"};
+  ImGui::SameLine();  // beside the data factor: a row more would push the panels below out of a small window
   ImGui::BeginDisabled(demo || state.loader.busy());
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 5.0f);
   if (ImGui::Combo("Masks", &index, kNames, IM_ARRAYSIZE(kNames))) {
     const MaskMode chosen = index == 1 ? MaskMode::Alpha : MaskMode::Ignore;
     if (chosen != state.mask_mode) {
@@ -67,8 +70,8 @@ void draw_mask_mode(ViewerState& state) {
   }
   ImGui::EndDisabled();
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-    ImGui::SetTooltip("a masks/ folder's black pixels: left out of the loss, or trained as the background colour so "
-                      "that nothing grows there (the scene is opened again)");
+    ImGui::SetTooltip("a masks/ folder's black pixels: ignore leaves them out of the loss; alpha trains them as the "
+                      "background colour, so that nothing grows there (the scene is opened again)");
 }
 
 // Which devices train: a checkbox per CUDA device (all at first) and the rank count; on the CPU backend
