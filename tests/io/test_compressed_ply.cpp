@@ -115,7 +115,7 @@ TEST_CASE("compressed PLY: written and read back within the quantisation of its 
   const fs::path dir = splat::test::scratch_dir("compressed_ply_roundtrip");
   for (int degree : {0, 1, 3}) {
     const GaussianModel m = random_model(degree, 1000, 7 + degree);
-    const fs::path file = dir / ("m" + std::to_string(degree) + ".compressed.ply");
+    const fs::path file = dir / ("degree-" + std::to_string(degree) + ".compressed.ply");
     splat::write_compressed_ply(file, m);
     const GaussianModel back = splat::read_compressed_ply(file);
     INFO("SH degree " << degree);
@@ -133,7 +133,7 @@ TEST_CASE("compressed PLY: any count is cut into chunks of 256, the last one par
   const fs::path dir = splat::test::scratch_dir("compressed_ply_counts");
   for (int64_t n : {0, 1, 255, 256, 257, 700}) {
     const GaussianModel m = random_model(1, n, uint64_t(n));
-    const fs::path file = dir / ("n" + std::to_string(n) + ".compressed.ply");
+    const fs::path file = dir / (std::to_string(n) + "-gaussians.compressed.ply");
     splat::write_compressed_ply(file, m);
     INFO(n << " Gaussians");
     CHECK(slurp(file).find("element chunk " + std::to_string((n + 255) / 256) + "\n") != std::string::npos);
