@@ -177,7 +177,7 @@ std::vector<SessionMetrics> TrainingSession::metrics_since(int after_step) const
   return out;
 }
 
-std::shared_ptr<const EvalResult> TrainingSession::latest_evaluation() const {
+TrainingSession::Evaluation TrainingSession::latest_evaluation() const {
   std::lock_guard lock(metrics_mutex_);
   return latest_evaluation_;
 }
@@ -304,7 +304,7 @@ void TrainingSession::on_step(TrainingRun& run, const DrivenRank& at, const RunS
   push_metrics(*step.metrics);
   if (step.metrics->psnr) {
     std::lock_guard lock(metrics_mutex_);
-    latest_evaluation_ = run.last_evaluation();
+    latest_evaluation_ = {run.last_evaluation(), step.metrics->images};
   }
 }
 

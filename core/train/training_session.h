@@ -119,9 +119,13 @@ class TrainingSession : private RankController {
 
   // Metrics with step > after_step, oldest first (the GUI passes the last step it has).
   std::vector<SessionMetrics> metrics_since(int after_step) const;
-  // The run's latest test-view evaluation, per view (TrainingRun::last_evaluation; null before the
-  // first). It was made on the trainer thread; a new one is a new object.
-  std::shared_ptr<const EvalResult> latest_evaluation() const;
+  // The run's latest test-view evaluation, per view (TrainingRun::last_evaluation; result null before
+  // the first), and the image count of the model it measured. A new one is a new object.
+  struct Evaluation {
+    std::shared_ptr<const EvalResult> result;
+    int images = 0;
+  };
+  Evaluation latest_evaluation() const;
   // Phase totals over the steps profiled since profiling was last turned on (empty while off).
   kernels::PhaseTotals step_phases() const;
 
@@ -176,7 +180,7 @@ class TrainingSession : private RankController {
 
   mutable std::mutex metrics_mutex_;
   std::deque<SessionMetrics> metrics_;
-  std::shared_ptr<const EvalResult> latest_evaluation_;
+  Evaluation latest_evaluation_;
   kernels::PhaseTotals step_phases_;  // copied from the trainer after each profiled step
   std::vector<sharded::RankStats> rank_stats_;  // one per rank
   std::vector<double> device_memory_mb_;     // per rank, at the last snapshot (0 on the CPU)

@@ -415,7 +415,7 @@ TEST_CASE("training session: evaluates the test views at the cadence and at the 
   so.files.metrics_file = metrics_file;
   const GaussianModel init = init_from_points(scene.points);
   TrainingSession session(std::move(scene), init, {.images = 10, .cpu_threads = 1}, so);
-  CHECK_FALSE(session.latest_evaluation());
+  CHECK_FALSE(session.latest_evaluation().result);
   session.start();
   REQUIRE(eventually([&] { return session.state() == SessionState::Finished; }));
 
@@ -429,8 +429,9 @@ TEST_CASE("training session: evaluates the test views at the cadence and at the 
   }
   CHECK(recorded == std::vector<int>{3, 4, 6, 8, 9, 10});
   CHECK(evaluated == std::vector<int>{4, 8, 10});  // the cadence, then the end of the budget
-  const std::shared_ptr<const EvalResult> last = session.latest_evaluation();
+  const std::shared_ptr<const EvalResult> last = session.latest_evaluation().result;
   REQUIRE(last);
+  CHECK(session.latest_evaluation().images == 10);
   CHECK(last->views.size() == tests);
   CHECK(session.metrics_since(0).back().psnr == last->psnr);
 }
