@@ -267,6 +267,17 @@ std::optional<double> TrainingController::eta_s() const {
   return std::max(0, settings.steps - images_done()) * t / done;
 }
 
+TrainingController::Evaluation TrainingController::latest_evaluation() const {
+  if (!session_) return {};
+  const TrainingSession::Evaluation e = session_->latest_evaluation();
+  const SessionState s = session_->state();
+  const bool ended = s == SessionState::Stopped || s == SessionState::Finished;
+  // The snapshot of the last step is published before the state reads ended (TrainingSession::decide),
+  // and poll() hands a newer snapshot to the viewer as soon as it sees one.
+  return {e.result, e.result && ended && e.images == session_->images_done() &&
+                        snapshot_version_ == (session_->snapshot() ? session_->snapshot()->version() : 0)};
+}
+
 void TrainingController::apply_live_settings() {
   if (!session_) return;
   try {

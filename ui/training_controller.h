@@ -116,6 +116,14 @@ class TrainingController {
   const std::vector<std::optional<kernels::DeviceMemory>>& device_memory() const { return device_memory_; }
   // The step-time share over the last half second or so of profiled steps, while shown.
   const std::optional<StepShare>& step_share() const { return step_share_; }
+  // The session's latest test-view evaluation (no result without a session or before the first),
+  // and whether it measured the model the viewer shows: the run has ended (stopped or finished) at
+  // the image count it was made at, and the viewer shows that last step's snapshot (poll()).
+  struct Evaluation {
+    std::shared_ptr<const EvalResult> result;
+    bool of_shown_model = false;
+  };
+  Evaluation latest_evaluation() const;
   // Each rank's figures of its last step (TrainingSession::rank_stats), as of the last poll(); empty
   // without a session.
   const std::vector<sharded::RankStats>& rank_stats() const { return rank_stats_; }

@@ -51,6 +51,22 @@ bool ViewCompare::update(ViewerState& state) {
   return true;
 }
 
+void ViewCompare::follow_training(const ViewerState& state, const std::shared_ptr<const EvalResult>& latest,
+                                  bool of_shown_model) {
+  if (!latest) return;
+  if (latest != followed_) {
+    followed_ = latest;
+    showing_followed_ = false;
+    if (evaluating()) return;  // the user's own evaluation, of what is shown, comes next
+    evaluation_ = *latest;
+    showing_followed_ = true;
+    evaluated_generation_ = state.content_generation;
+    evaluated_version_ = of_shown_model ? state.model_version : 0;  // 0: no shown model has it
+  }
+  // The run's last snapshot may reach the viewer a frame after its evaluation.
+  if (showing_followed_ && of_shown_model) evaluated_version_ = state.model_version;
+}
+
 void ViewCompare::start_evaluation(ViewerState& state) {
   const Scene* scene = state.content.scene.get();
   if (!scene || scene->test_indices().empty()) {
@@ -90,6 +106,7 @@ void ViewCompare::evaluate_next(ViewerState& state) {
     partial_.psnr /= double(partial_.views.size());
     partial_.ssim /= double(partial_.views.size());
     evaluation_ = std::move(partial_);
+    showing_followed_ = false;
     partial_ = {};
     char line[160];
     std::snprintf(line, sizeof line, "test views: mean PSNR %.2f dB, SSIM %.3f over %zu views", evaluation_->psnr,

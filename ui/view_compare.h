@@ -47,6 +47,10 @@ class ViewCompare {
   // Progress of the running evaluation: views done, views in all.
   size_t evaluated() const { return partial_.views.size() + size_t(partial_.skipped); }
   size_t to_evaluate() const { return evaluated() + queue_.size(); }
+  // Shows a training evaluation (TrainingController::latest_evaluation) once it is new, so that the
+  // table fills as the run evaluates, without a click; one the user started runs on and wins.
+  // `of_shown_model`: the evaluation measured what the viewer shows now (it then reads as current).
+  void follow_training(const ViewerState& state, const std::shared_ptr<const EvalResult>& latest, bool of_shown_model);
   const std::optional<EvalResult>& evaluation() const { return evaluation_; }
   // Whether the evaluation is still of what is shown (training or cropping changed it since).
   bool evaluation_current(const ViewerState& state) const {
@@ -69,6 +73,8 @@ class ViewCompare {
   std::unique_ptr<ViewRasterizer> pinned_;  // holds the model the running evaluation measures
   EvalResult partial_;      // the running evaluation's views so far
   uint64_t evaluated_generation_ = 0, evaluated_version_ = 0;
+  std::shared_ptr<const EvalResult> followed_;  // the training evaluation last seen
+  bool showing_followed_ = false;               // evaluation_ is followed_
 };
 
 // Evaluation options for what the viewer shows: its render settings (background, SH degree).

@@ -234,6 +234,12 @@ void script_tools(ViewerState& state, ViewerTools& tools, const GuiOptions& opt)
   }
 }
 
+// The Compare panel shows the run's latest test evaluation as soon as there is one (no click).
+void follow_training_evaluation(const ViewerState& state, const TrainingController& training, ViewCompare& compare) {
+  const TrainingController::Evaluation e = training.latest_evaluation();
+  compare.follow_training(state, e.result, e.of_shown_model);
+}
+
 // A run folder continues that run; anything else opens as content. While a session exists either
 // waits for the user's yes (ui/dialogs.h).
 void open_path(ViewerState& state, TrainingController& training, const std::string& path) {
@@ -310,6 +316,7 @@ int frame_loop(GLFWwindow* window, const GuiOptions& opt, float ui_scale) {
     if (train_at_start && state.has_content()) {
       set_budget();
       train_scripted(state, training);
+      follow_training_evaluation(state, training, tools.compare);
     }
     script_tools(state, tools, opt);
   }
@@ -343,6 +350,7 @@ int frame_loop(GLFWwindow* window, const GuiOptions& opt, float ui_scale) {
       train_when_loaded = false;
     }
     training.poll(state);
+    follow_training_evaluation(state, training, tools.compare);
 
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();

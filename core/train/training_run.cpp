@@ -69,8 +69,9 @@ MetricsRecord TrainingRun::record(const StepResult& r, bool evaluate_now) {
     const std::optional<EvalResult> e = evaluate_test_views();
     eval_s_ += seconds_between(t_eval, Clock::now());
     if (e) {
-      m.psnr = last_psnr_ = e->psnr;
+      m.psnr = e->psnr;
       m.ssim = e->ssim;
+      last_eval_ = std::make_shared<const EvalResult>(*e);
     }
   }
   m.wall_s = seconds();

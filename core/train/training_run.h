@@ -12,6 +12,7 @@
 // and rank 0 alone writes metrics and checkpoints and evaluates (the gathered model).
 #include <chrono>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -66,7 +67,12 @@ class TrainingRun {
   double seconds() const;
   double eval_seconds() const { return eval_s_; }
   // Test PSNR of the latest evaluation, if any (rank 0's alone in distributed mode).
-  std::optional<double> last_psnr() const { return last_psnr_; }
+  std::optional<double> last_psnr() const {
+    return last_eval_ ? std::optional<double>(last_eval_->psnr) : std::nullopt;
+  }
+  // The latest evaluation with its per-view figures (null before the first; rank 0's alone with
+  // ranks). Shared and never changed, so that a reader on another thread may keep it.
+  std::shared_ptr<const EvalResult> last_evaluation() const { return last_eval_; }
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -81,7 +87,7 @@ class TrainingRun {
   Clock::time_point t_start_, last_record_;
   int last_record_step_ = 0;  // steps done at the last record
   double eval_s_ = 0;
-  std::optional<double> last_psnr_;
+  std::shared_ptr<const EvalResult> last_eval_;
 };
 
 }  // namespace splat

@@ -177,6 +177,11 @@ std::vector<SessionMetrics> TrainingSession::metrics_since(int after_step) const
   return out;
 }
 
+TrainingSession::Evaluation TrainingSession::latest_evaluation() const {
+  std::lock_guard lock(metrics_mutex_);
+  return latest_evaluation_;
+}
+
 kernels::PhaseTotals TrainingSession::step_phases() const {
   std::lock_guard lock(metrics_mutex_);
   return step_phases_;
@@ -295,7 +300,12 @@ void TrainingSession::on_step(TrainingRun& run, const DrivenRank& at, const RunS
     std::lock_guard lock(metrics_mutex_);
     step_phases_ = *phases;
   }
-  if (step.metrics) push_metrics(*step.metrics);
+  if (!step.metrics) return;
+  push_metrics(*step.metrics);
+  if (step.metrics->psnr) {
+    std::lock_guard lock(metrics_mutex_);
+    latest_evaluation_ = {run.last_evaluation(), step.metrics->images};
+  }
 }
 
 void TrainingSession::thread_main() {
@@ -303,6 +313,7 @@ void TrainingSession::thread_main() {
     RunOptions ro = session_.files;
     ro.metrics_every = session_.metrics_every;
     ro.eval_every = session_.eval_every;
+    ro.eval_at_end = session_.eval_at_end;
     drive_ranks({.scene = scene_, .init = init_, .trainer = options_, .run = ro}, session_.ranks, *this,
                 {.comm = session_.comm});
     state_ = SessionState::Finished;

@@ -55,6 +55,9 @@ struct SessionOptions {
   int metrics_capacity = 4096;      // ring buffer size: the oldest entries are dropped
   int metrics_every = 10;           // RunOptions::metrics_every: images between metrics entries
   int eval_every = 0;               // RunOptions::eval_every: images between test evaluations (0: never)
+  // RunOptions::eval_at_end: the run's last step evaluates too, as `splatlab train`'s does. Ending
+  // early with finish() does not (a stopped CLI run does not either): the next step may continue it.
+  bool eval_at_end = true;
   // While training, snapshots come at least this far apart (at most 5 a second by default), and at most
   // snapshot_max_interval_ms apart however dear they get; between the two, as their cost allows
   // (SnapshotCadence). A maximum below the minimum is raised to it.
@@ -116,6 +119,13 @@ class TrainingSession : private RankController {
 
   // Metrics with step > after_step, oldest first (the GUI passes the last step it has).
   std::vector<SessionMetrics> metrics_since(int after_step) const;
+  // The run's latest test-view evaluation, per view (TrainingRun::last_evaluation; result null before
+  // the first), and the image count of the model it measured. A new one is a new object.
+  struct Evaluation {
+    std::shared_ptr<const EvalResult> result;
+    int images = 0;
+  };
+  Evaluation latest_evaluation() const;
   // Phase totals over the steps profiled since profiling was last turned on (empty while off).
   kernels::PhaseTotals step_phases() const;
 
@@ -170,6 +180,7 @@ class TrainingSession : private RankController {
 
   mutable std::mutex metrics_mutex_;
   std::deque<SessionMetrics> metrics_;
+  Evaluation latest_evaluation_;
   kernels::PhaseTotals step_phases_;  // copied from the trainer after each profiled step
   std::vector<sharded::RankStats> rank_stats_;  // one per rank
   std::vector<double> device_memory_mb_;     // per rank, at the last snapshot (0 on the CPU)

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "core/train/checkpoint.h"
 #include "core/model/ply_io.h"
 #include "core/train/training_session.h"
@@ -398,4 +400,38 @@ TEST_CASE("training session: snapshots come as often as their measured cost allo
   const TrainingSession::SnapshotPace pace = session.snapshot_pace();
   CHECK(pace.cost_ms > 0);
   CHECK(pace.interval_ms == Approx(pace.cost_ms / SnapshotCadence::kTrainingShare).epsilon(1e-3));
+}
+
+// The session evaluates as `splatlab train` does: at the eval cadence and at the budget's end, into
+// the same metrics.jsonl fields, and keeps the latest evaluation's per-view figures for the GUI.
+TEST_CASE("training session: evaluates the test views at the cadence and at the end", "[session][eval]") {
+  Scene scene = test::small_demo_scene(28, 21, 90);
+  const size_t tests = scene.test_indices().size();
+  REQUIRE(tests > 0);
+  const auto metrics_file = test::scratch_dir("session_eval") / "metrics.jsonl";
+  SessionOptions so;
+  so.metrics_every = 3;
+  so.eval_every = 4;
+  so.files.metrics_file = metrics_file;
+  const GaussianModel init = init_from_points(scene.points);
+  TrainingSession session(std::move(scene), init, {.images = 10, .cpu_threads = 1}, so);
+  CHECK_FALSE(session.latest_evaluation().result);
+  session.start();
+  REQUIRE(eventually([&] { return session.state() == SessionState::Finished; }));
+
+  std::vector<int> recorded, evaluated;
+  std::ifstream in(metrics_file);
+  for (std::string line; std::getline(in, line);) {
+    const nlohmann::json j = nlohmann::json::parse(line);
+    recorded.push_back(j.at("images").get<int>());
+    CHECK(j.contains("psnr") == j.contains("ssim"));
+    if (j.contains("psnr")) evaluated.push_back(j.at("images").get<int>());
+  }
+  CHECK(recorded == std::vector<int>{3, 4, 6, 8, 9, 10});
+  CHECK(evaluated == std::vector<int>{4, 8, 10});  // the cadence, then the end of the budget
+  const std::shared_ptr<const EvalResult> last = session.latest_evaluation().result;
+  REQUIRE(last);
+  CHECK(session.latest_evaluation().images == 10);
+  CHECK(last->views.size() == tests);
+  CHECK(session.metrics_since(0).back().psnr == last->psnr);
 }

@@ -324,6 +324,17 @@ TEST_CASE("scripted GUI: --images, --steps, --data-factor and --out as train nam
   }
   CHECK_FALSE(fs::exists(scratch / "runs"));
   CHECK(config_of(scratch / "named").value("images", 0) == 6);
+  // Its last record is the end of the budget, evaluated as train evaluates it (same keys).
+  {
+    std::ifstream metrics(scratch / "named" / "metrics.jsonl");
+    std::string line, last;
+    while (std::getline(metrics, line))
+      if (!line.empty()) last = line;
+    const nlohmann::json end = nlohmann::json::parse(last);
+    CHECK(end.value("images", 0) == 6);
+    CHECK(end.contains("psnr"));
+    CHECK(end.contains("ssim"));
+  }
   // The same --out again is refused naming the folder, as train refuses it, rather than piling up as named-2.
   code = run_splatlab("gui --demo --images 6 --out named --exit", scratch, log);
   CHECK(code == 1);
