@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 
 #include "kernels/device.h"
 #include "ui/panels.h"
@@ -111,9 +112,24 @@ void draw_rank_selector(TrainingController& training) {
     ImGui::TextColored(ImVec4(1.f, 0.45f, 0.35f, 1.f), "%s", e.what());
   }
 }
+
+// The CPU budget proposal (ui/cpu_budget_probe.h): applied once when its measurement finishes (a
+// different data factor opens the scene again), then only shown; both fields stay the user's to change.
+void propose_cpu_budget(ViewerState& state, TrainingController& training) {
+  const bool wanted = state.propose_cpu_budget && training.device() == kernels::Device::CPU && !training.active() &&
+                      !training.opening_run() && !state.loader.busy();
+  const std::optional<BudgetProposal> p = state.budget_probe.poll(state.content, wanted);
+  if (!p) return;
+  training.settings.steps = p->images;
+  if (!state.content.demo && p->data_factor != state.content.data_factor) {
+    state.data_factor = p->data_factor;
+    state.reopen();
+  }
+}
 }  // namespace
 
 void draw_training_panel(ViewerState& state, TrainingController& training, Confirmations& confirm) {
+  propose_cpu_budget(state, training);  // whether the panel is open or not
   if (!ImGui::CollapsingHeader("Training", ImGuiTreeNodeFlags_DefaultOpen)) return;
   TrainingSettings& s = training.settings;
   const SessionState st = training.state();
@@ -127,6 +143,8 @@ void draw_training_panel(ViewerState& state, TrainingController& training, Confi
   s.steps = std::max(1, s.steps);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("the run's budget in training images (batch size images a step)");
   ImGui::EndDisabled();
+  if (state.budget_probe.measuring()) ImGui::TextDisabled("measuring the CPU's speed on this scene...");
+  else if (!state.budget_probe.note().empty() && !training.active()) ImGui::TextWrapped("%s", state.budget_probe.note().c_str());
   ImGui::BeginDisabled(training.active());
   draw_data_factor(state);
   draw_mask_mode(state);

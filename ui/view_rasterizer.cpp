@@ -49,6 +49,12 @@ void ViewRasterizer::set_snapshot(std::shared_ptr<const ModelSnapshot> snapshot)
   shown_->ready_on(where_);
 }
 
+void ViewRasterizer::set_cpu_threads(int threads) {
+  if (device_ != Device::CPU || threads == cpu_threads_) return;
+  cpu_threads_ = threads;
+  rasterizer_ = kernels::make_cpu_rasterizer(threads);
+}
+
 void ViewRasterizer::render(const kernels::Camera& camera, const kernels::RasterSettings& settings) {
   width_ = camera.width;
   height_ = camera.height;

@@ -42,6 +42,10 @@ class ViewRasterizer {
   bool has_gaussians() const { return model_ != nullptr || shown_ != nullptr; }
   int64_t gaussian_count() const { return shown_ ? shown_->size() : model_ ? model_->size() : 0; }
 
+  // The CPU backend's render threads (0: every core; ui/viewport_share.h lowers it while the CPU trains).
+  // A change makes a new rasterizer: it keeps nothing between renders the viewer needs. CUDA ignores it.
+  void set_cpu_threads(int threads);
+
   // Renders one view into the output buffers (on this backend's device).
   void render(const kernels::Camera& camera, const kernels::RasterSettings& settings);
 
@@ -64,6 +68,7 @@ class ViewRasterizer {
   std::optional<kernels::PriorityStream> stream_;  // first: everything below runs on it
   kernels::ComputeContext where_;
   std::unique_ptr<kernels::Rasterizer> rasterizer_;
+  int cpu_threads_ = 0;
   // What is shown: a host model (read directly by the CPU backend), or a snapshot on this
   // backend's context (a host model's upload on CUDA, or the session's snapshot).
   std::shared_ptr<const GaussianModel> model_;

@@ -32,6 +32,7 @@
 #include "ui/training_controller.h"
 #include "ui/view_settings_file.h"
 #include "ui/viewer_state.h"
+#include "ui/viewport_share.h"
 #include "ui/viewport_texture.h"
 #include "ui/window_capture.h"
 
@@ -304,6 +305,8 @@ int frame_loop(GLFWwindow* window, const GuiOptions& opt, float ui_scale) {
     open_path(state, training, opt.open);
   }
   const bool scripted = opt.exit || !opt.screenshot.empty();
+  // A script's frames and a budget from the command line stay as they were asked for.
+  state.propose_cpu_budget = !scripted && !train_at_start;
   // A budget without a script trains in the background once the scene is there.
   bool train_when_loaded = !scripted && train_at_start;
   if (scripted) {
@@ -327,15 +330,16 @@ int frame_loop(GLFWwindow* window, const GuiOptions& opt, float ui_scale) {
   for (bool quit = false; !quit;) {
     // Idle, the loop waits for input (up to 0.1 s, so messages still fade) instead of spinning at
     // full speed where vsync is not available (Xvfb, some remote displays). While training alone
-    // it wakes at the fps cap: often enough for the next snapshot, without taking the cores or
-    // the device from training.
+    // it wakes at the fps cap (lower while the CPU trains: ui/viewport_share.h): often enough for
+    // the next snapshot, without taking the cores or the device from training.
     const bool training_runs = training.state() == SessionState::Running;
     const bool busy = scripted || state.loader.busy() || tools.path_export.running() || tools.compare.evaluating() ||
                       input_held();
     if (busy) {
       glfwPollEvents();
     } else if (training_runs) {
-      glfwWaitEventsTimeout(1.0 / std::max(1, state.view.fps_cap));
+      const ViewportShare pace = viewport_share(true, training.device(), state.view.fps_cap, false, 0);
+      glfwWaitEventsTimeout(1.0 / pace.policy.fps_cap);
     } else {
       glfwWaitEventsTimeout(0.1);
     }
@@ -382,8 +386,11 @@ int frame_loop(GLFWwindow* window, const GuiOptions& opt, float ui_scale) {
                        fb_h - static_cast<int>(menu_h * ratio)};
     handle_camera_input(state, vp, io.DeltaTime, ratio, events.taps);
     events.taps.clear();
-    const GatePolicy policy{training.state() == SessionState::Running, double(state.view.fps_cap),
-                            state.view.pause_while_training};
+    const ViewportShare share = viewport_share(training.state() == SessionState::Running, training.device(),
+                                               state.view.fps_cap, state.view.pause_while_training,
+                                               std::thread::hardware_concurrency());
+    state.raster.set_cpu_threads(share.cpu_threads);
+    const GatePolicy& policy = share.policy;
     if (state.has_content() && FrameGate::paused(policy)) draw_paused_note(panel_w + 12.f, menu_h + 12.f);
     ImGui::Render();
 

@@ -13,6 +13,7 @@
 #include "core/model/splat_files.h"
 #include "core/scene/up_axis.h"
 #include "kernels/rasterizer.h"
+#include "ui/cpu_budget_probe.h"
 #include "ui/motion_resolution.h"
 #include "ui/notifications.h"
 #include "ui/orbit_camera.h"
@@ -142,6 +143,10 @@ class ViewerState {
   RecentScenes recent;
   ViewRasterizer raster;
   RenderCost render_cost;  // of the viewport's renders (the GPUs panel shows it)
+  // The Training panel's proposal for CPU training (ui/cpu_budget_probe.h); the app turns it off where
+  // the command line sets the budget or a script drives the window.
+  CpuBudgetProbe budget_probe;
+  bool propose_cpu_budget = true;
 
  private:
   void apply(ViewerContent loaded);
