@@ -38,18 +38,18 @@ double Notifications::alpha(size_t index, double now) const {
   return std::clamp((kInfoSeconds - (now - m.shown_at)) / kFadeSeconds, 0.0, 1.0);
 }
 
-void Notifications::draw(float right, float top) {
+void Notifications::draw(float x, float bottom) {
   const double now = ImGui::GetTime();
   expire(now);
   const std::vector<size_t> indices = shown();
   const size_t waiting = messages_.size() - indices.size();
-  float y = top;
+  float y = bottom;
   size_t closed = messages_.size();
   for (size_t k = 0; k < indices.size(); ++k) {
     const size_t i = indices[k];
     const Message& m = messages_[i];
     const float a = float(alpha(i, now));
-    ImGui::SetNextWindowPos(ImVec2(right, y), ImGuiCond_Always, ImVec2(1, 0));
+    ImGui::SetNextWindowPos(ImVec2(x, y), ImGuiCond_Always, ImVec2(0, 1));
     ImGui::SetNextWindowBgAlpha(0.85f * a);
     ImGui::PushStyleVar(ImGuiStyleVar_Alpha, a);
     // Ids by slot, not by message: a slot's window keeps its place as messages come and go.
@@ -66,7 +66,7 @@ void Notifications::draw(float right, float top) {
     ImGui::PopTextWrapPos();
     if (m.is_error && ImGui::SmallButton("Close")) closed = i;
     if (k + 1 == indices.size() && waiting > 0) ImGui::TextDisabled("+%zu more (all of them on stderr)", waiting);
-    y += ImGui::GetWindowHeight() + 4.f;
+    y -= ImGui::GetWindowHeight() + 4.f;
     ImGui::End();
     ImGui::PopStyleVar();
   }

@@ -1,5 +1,5 @@
 #pragma once
-// Visible confirmations and errors in the viewport's top-right corner: confirmations fade out after
+// Visible confirmations and errors in the viewport's bottom-left corner, above the plots: confirmations fade out after
 // a few seconds; errors stay until closed, because they name a file the user must fix. At most a
 // few are shown at once (the newest), so a burst of messages never buries the viewport; the rest
 // wait below a "+N more" line, and everything is echoed to stderr so that scripted runs leave a
@@ -18,11 +18,13 @@ class Notifications {
   void info(std::string text);
   void error(std::string text);
   int error_count() const { return errors_; }
-  // Draws the messages stacked downwards from (right, top) (top-right corner, screen coordinates).
-  void draw(float right, float top);
+  // Draws the messages stacked upwards from (x, bottom) (bottom-left corner, screen coordinates),
+  // the newest lowest.
+  void draw(float x, float bottom);
 
   // The policy, apart from drawing (clock in seconds, as ImGui::GetTime): forgets expired
-  // confirmations; then the indices of the messages to show, newest first, at most kMaxShown.
+  // confirmations; then the indices of the messages to show, newest first, at most kMaxShown (the
+  // oldest of them, drawn on top, says how many more wait).
   void expire(double now);
   std::vector<size_t> shown() const;
   // A message's opacity at `now`: 1, falling to 0 over a confirmation's last kFadeSeconds.

@@ -393,7 +393,9 @@ int frame_loop(GLFWwindow* window, const GuiOptions& opt, float ui_scale) {
     if (auto chosen = browser.draw(state.recent)) open_path(state, training, *chosen);
     draw_shortcut_sheet(shortcuts_open, events.taps);
     draw_loading(state, 0.5f * (panel_w + io.DisplaySize.x), 0.5f * io.DisplaySize.y);
-    state.notes.draw(io.DisplaySize.x - 8.f, menu_h + 8.f);  // top right: clear of the plots
+    // Above the Plots window where it lies along the bottom, else at the bottom of the viewport.
+    const bool plots_below = plots_rect.y > 0.5f * io.DisplaySize.y && plots_rect.x < 0.5f * io.DisplaySize.x;
+    state.notes.draw(panel_w + 8.f, (plots_below ? plots_rect.y : io.DisplaySize.y) - 8.f);
 
     int fb_w = 0, fb_h = 0;
     glfwGetFramebufferSize(window, &fb_w, &fb_h);
