@@ -265,8 +265,9 @@ TEST_CASE("scripted GUI: the crop box limits the Gaussians shown and is drawn", 
   CHECK_THAT(log, Catch::Contains(" of 4000 Gaussians inside"));
   const Image p = load_png(plain), c = load_png(crop);
   // Fewer Gaussians: the fog that fills the lower viewport without the crop is gone (darker), and
-  // the box's orange edges are drawn.
-  const auto fog = mean_rgb(p, 340, 600, 1270, 700), cropped = mean_rgb(c, 340, 600, 1270, 700);
+  // the box's orange edges are drawn. The region lies above the Plots window (y >= 602) and right of
+  // the messages over its left end.
+  const auto fog = mean_rgb(p, 760, 440, 1270, 590), cropped = mean_rgb(c, 760, 440, 1270, 590);
   INFO("lower viewport: plain " << fog[0] << ", cropped " << cropped[0]);
   CHECK(cropped[0] + cropped[1] + cropped[2] < 0.5 * (fog[0] + fog[1] + fog[2]));
   const int edges = orange_pixels(c, 330, 30, 1270, 790), none = orange_pixels(p, 330, 30, 1270, 790);
