@@ -43,6 +43,7 @@ struct GuiArgs {
   bool error_map = false;
   float crop = 0;
   std::string window_size;
+  bool reset_layout = false;
 };
 
 #ifdef SPLATLAB_HAS_GUI
@@ -99,6 +100,8 @@ CommandRun add_gui_command(CLI::App& app) {
             return parse_window_size(v).first > 0 ? std::string() : "'" + v + "' is not WIDTHxHEIGHT (320x240 and up)";
           },
           "WxH"));
+  sub->add_flag("--reset-layout", args->reset_layout,
+                "Start with the default layout (as View > Reset layout) instead of the one kept in imgui.ini");
   sub->add_option("--crop", args->crop, "Scripted: crop to this share of the box fitted around the Gaussians (0..1]")->check(CLI::Range(0.001f, 1.f));
   return [args]() {
     if (!args->scene.empty()) check_path_argument("scene", args->scene);
@@ -117,6 +120,7 @@ CommandRun add_gui_command(CLI::App& app) {
     o.compare_view = args->compare;
     o.error_map = args->error_map;
     o.crop = args->crop;
+    o.reset_layout = args->reset_layout;
     if (!args->window_size.empty()) {
       const auto [w, h] = parse_window_size(args->window_size);
       o.width = w, o.height = h;

@@ -48,6 +48,9 @@ bool draw_main_menu(ViewerState& state, FolderBrowser& browser, ViewerTools& too
     ImGui::MenuItem("Ground grid", nullptr, &state.view.show_grid);
     ImGui::MenuItem("Axes", nullptr, &state.view.show_axes);
     ImGui::MenuItem("Camera frustums", nullptr, &state.view.show_frustums);
+    ImGui::Separator();
+    if (ImGui::MenuItem("Reset layout")) tools.reset_layout = true;
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("the Plots window back along the bottom of the viewport");
     ImGui::EndMenu();
   }
   ImGui::EndMainMenuBar();

@@ -22,6 +22,7 @@ void MetricHistory::add(const MetricsRecord& m, int batch_size) {
   images_per_s = m.step_ms > 0 ? batch_size * 1000.0 / m.step_ms : 0.0;
   last_step = m.step;
   last_images = m.images;
+  eta.add(m.images, m.wall_s);
 }
 
 }  // namespace splat::ui

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/train/metrics_log.h"
+#include "ui/eta_estimator.h"
 
 namespace splat::ui {
 
@@ -20,6 +21,7 @@ struct MetricHistory {
   std::optional<TrainingMemory> memory;  // of the newest record that had one
   int last_step = 0;    // of the newest record: the session hands out records after it
   int last_images = 0;
+  EtaEstimator eta;  // the recent rate, from each record's images and wall time
 
   // Appends one record. `batch_size` turns its step time into images/s.
   void add(const MetricsRecord& m, int batch_size);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <vector>
 
 #include "ui/panels.h"
 
@@ -17,18 +18,35 @@ void draw_settings(ViewerState& state, PathExportJob& job) {
   ImGui::RadioButton("cameras", &kind, 1);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("the scene's views in order (0-based, image-name order)");
   r.kind = static_cast<PathKind>(kind);
-  ImGui::InputInt("Frames", &r.frames);
-  r.frames = std::clamp(r.frames, -1, 100000);
-  if (r.frames < 0) {
+  // The request's defaults (-1 frames, 0 pixels) are shown as what they mean, never as those numbers.
+  const std::vector<SceneView>* views = state.content.scene ? &state.content.scene->views : nullptr;
+  const int view_count = views ? static_cast<int>(views->size()) : 0;
+  bool auto_frames = r.frames < 0;
+  if (ImGui::Checkbox("Frames: the path's default", &auto_frames))
+    r.frames = auto_frames ? -1 : r.kind == PathKind::Orbit ? kDefaultOrbitFrames : std::max(1, view_count);
+  if (auto_frames) {
     ImGui::SameLine();
     if (r.kind == PathKind::Orbit) ImGui::TextDisabled("(%d)", kDefaultOrbitFrames);
-    else ImGui::TextDisabled("(one per view)");
+    else ImGui::TextDisabled("(one per view: %d)", view_count);
+  } else {
+    ImGui::InputInt("Frames", &r.frames);
+    r.frames = std::clamp(r.frames, 1, 100000);
   }
-  ImGui::InputInt("Width", &r.width, 16, 128);
-  ImGui::InputInt("Height", &r.height, 16, 128);
-  r.width = std::clamp(r.width, 0, 16384);
-  r.height = std::clamp(r.height, 0, 16384);
-  ImGui::TextDisabled("frames -1: the path's default; width/height 0: the first view's");
+  const PinholeIntrinsics first = views && !views->empty() ? views->front().intrinsics : PinholeIntrinsics{};
+  bool auto_size = r.width <= 0 && r.height <= 0;
+  if (ImGui::Checkbox("Size: the first view's", &auto_size)) {
+    r.width = auto_size ? 0 : std::max(16, first.width);
+    r.height = auto_size ? 0 : std::max(16, first.height);
+  }
+  if (auto_size) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("(%d x %d)", first.width, first.height);
+  } else {
+    ImGui::InputInt("Width", &r.width, 16, 128);
+    ImGui::InputInt("Height", &r.height, 16, 128);
+    r.width = std::clamp(r.width, 16, 16384);
+    r.height = std::clamp(r.height, 16, 16384);
+  }
   char dir[1024];
   std::snprintf(dir, sizeof dir, "%s", job.settings.out_dir.c_str());
   if (ImGui::InputText("Folder", dir, sizeof dir)) job.settings.out_dir = dir;

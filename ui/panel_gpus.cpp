@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ui/panels.h"
+#include "ui/rank_figures.h"
 
 namespace splat::ui {
 namespace {
@@ -65,7 +66,11 @@ void draw_gpus_panel(const ViewerState& state, const TrainingController& trainin
   if (!ImGui::CollapsingHeader("GPUs", ImGuiTreeNodeFlags_DefaultOpen)) return;
   draw_price(state, training);
   const std::vector<sharded::RankStats>& ranks = training.rank_stats();
-  if (ranks.empty()) {
+  if (!ranks_reported(ranks)) {
+    // An opened run's session before its first step: the run's recorded figures, not zeros.
+    for (const sharded::RankStats& r : ranks) ImGui::TextDisabled("rank %d: -", r.rank);
+    if (training.history.gaussians > 0)
+      ImGui::TextDisabled("%lld Gaussians recorded", static_cast<long long>(training.history.gaussians));
     ImGui::TextDisabled("per-rank figures appear while training");
     return;
   }

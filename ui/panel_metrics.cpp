@@ -185,6 +185,11 @@ void draw_metrics_panel(TrainingController& training) {
   ImGui::Text("%.1f images/s", h.images_per_s);
   draw_device_memory(training);
   draw_training_memory(h);
+  draw_step_share(training);
+}
+
+void draw_plots(TrainingController& training) {
+  const MetricHistory& h = training.history;
   int against = training.plot_wall_time ? 1 : 0;
   ImGui::TextUnformatted("plot against");
   ImGui::SameLine();
@@ -195,12 +200,16 @@ void draw_metrics_panel(TrainingController& training) {
   const char* x_name = against ? "wall time (s)" : "training images";
   const ImU32 line = ImGui::GetColorU32(ImGuiCol_PlotLines);
   const ImU32 faint = ImGui::GetColorU32(ImGuiCol_PlotLines, 0.3f);
+  // Side by side: one row of plots fits a strip along the bottom of the viewport.
+  if (!ImGui::BeginTable("plots", 2, ImGuiTableFlags_SizingStretchSame)) return;
+  ImGui::TableNextColumn();
   // The raw loss jumps from photo to photo; its moving average shows the trend.
   plot_metric("loss (smoothed; raw faint)", x_name, against ? h.loss_wall : h.loss_images,
               {{&h.loss_smooth, line, 2.f}, {&h.loss, faint, 1.f}}, h.loss_images, h.loss_wall, "%.4f");
+  ImGui::TableNextColumn();
   plot_metric("test PSNR (dB)", x_name, against ? h.psnr_wall : h.psnr_images, {{&h.psnr, line, 2.f}},
               h.psnr_images, h.psnr_wall, "%.2f");
-  draw_step_share(training);
+  ImGui::EndTable();
 }
 
 }  // namespace splat::ui

@@ -21,6 +21,7 @@ struct Confirmations {
 struct ViewerTools {
   ViewCompare compare;
   PathExportJob path_export;
+  bool reset_layout = false;  // View > Reset layout: the Plots window back to its default place
 };
 
 // File and View menus; returns false when the user asked to quit.
@@ -33,10 +34,12 @@ void draw_snapshot_panel(ViewerState& state, TrainingController& training);
 // Start / pause / resume / stop / reset and the training settings (live ones apply at the next
 // step); Reset asks through `confirm`.
 void draw_training_panel(ViewerState& state, TrainingController& training, Confirmations& confirm);
-// Loss (smoothed, raw faint) and test PSNR against training images or wall time, with axes (values
-// on hover), #Gaussians, images/s, memory of each GPU, and the step-time share (profiled only while
-// its section is open).
+// #Gaussians, images/s, memory of each GPU, and the step-time share (profiled only while its section
+// is open).
 void draw_metrics_panel(TrainingController& training);
+// Loss (smoothed, raw faint) and test PSNR side by side against training images or wall time, with
+// axes (values on hover): the content of the Plots window (ui/window_layout.h places it).
+void draw_plots(TrainingController& training);
 // The price of watching: training images/s beside the viewport's render time per second; then one
 // block per rank of the training session: device, Gaussians, memory, step time, exchange wait and
 // bytes, and the imbalance over the ranks (ui/panel_gpus.cpp).

@@ -260,11 +260,11 @@ double TrainingController::elapsed_s() const {
   return s;
 }
 
+// From the recent rate (ui/eta_estimator.h), not the mean since the start, which promises the early
+// rate of a run that slows as its Gaussians grow.
 std::optional<double> TrainingController::eta_s() const {
-  const int done = images_done() - images_at_start_;
-  const double t = elapsed_s();
-  if (!session_ || done <= 0 || t <= 0) return std::nullopt;
-  return std::max(0, settings.steps - images_done()) * t / done;
+  if (!session_) return std::nullopt;
+  return history.eta.eta_s(std::max(0, settings.steps - images_done()));
 }
 
 TrainingController::Evaluation TrainingController::latest_evaluation() const {

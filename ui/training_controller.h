@@ -105,7 +105,7 @@ class TrainingController {
   // How often the session publishes snapshots and what each costs it (zeros without a session).
   TrainingSession::SnapshotPace snapshot_pace() const { return session_ ? session_->snapshot_pace() : TrainingSession::SnapshotPace{}; }
   // Seconds spent training (running, not paused or stopped) in this session, and the estimated
-  // seconds left to the budget at this session's pace (nullopt before there is a pace).
+  // seconds left to the budget at the recent pace (nullopt before there is one; ui/eta_estimator.h).
   double elapsed_s() const;
   std::optional<double> eta_s() const;
   // The run folder of the session (empty before one started).

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <limits>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "kernels/device.h"
@@ -35,6 +36,7 @@
 #include "ui/viewport_share.h"
 #include "ui/viewport_texture.h"
 #include "ui/window_capture.h"
+#include "ui/window_layout.h"
 
 namespace splat::ui {
 namespace {
@@ -166,6 +168,29 @@ void draw_left_column(ViewerState& state, TrainingController& training, ViewerTo
   draw_snapshot_panel(state, training);
   ImGui::PopItemWidth();
   ImGui::End();
+}
+
+// The Plots window: at its default place on first use and after View > Reset layout, else where the
+// user left it (imgui.ini), pulled back inside the window when that has become smaller. Returns where
+// it is, for scripted runs to report.
+LayoutRect draw_plots_window(TrainingController& training, bool reset, float menu_h, float panel_w, float ui_scale) {
+  const ImVec2 display = ImGui::GetIO().DisplaySize;
+  const LayoutRect d = default_plots_rect(display.x, display.y, menu_h, panel_w, ui_scale);
+  const ImGuiCond cond = reset ? ImGuiCond_Always : ImGuiCond_FirstUseEver;
+  ImGui::SetNextWindowPos(ImVec2(d.x, d.y), cond);
+  ImGui::SetNextWindowSize(ImVec2(d.w, d.h), cond);
+  if (reset) ImGui::SetNextWindowCollapsed(false);
+  ImGui::Begin("Plots", nullptr, ImGuiWindowFlags_NoFocusOnAppearing);
+  const ImVec2 pos = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
+  const LayoutRect here{pos.x, pos.y, size.x, size.y};
+  const LayoutRect inside = keep_inside(here, display.x, display.y, menu_h);
+  if (!(inside == here)) {
+    ImGui::SetWindowPos(ImVec2(inside.x, inside.y));
+    ImGui::SetWindowSize(ImVec2(inside.w, inside.h));
+  }
+  draw_plots(training);
+  ImGui::End();
+  return inside;
 }
 
 void draw_loading(const ViewerState& state, float x, float y) {
@@ -324,6 +349,8 @@ int frame_loop(GLFWwindow* window, const GuiOptions& opt, float ui_scale) {
     script_tools(state, tools, opt);
   }
 
+  tools.reset_layout = opt.reset_layout;
+  LayoutRect plots_rect;
   int frames_after_load = 0;
   FrameGate gate;
   MotionResolution motion;
@@ -372,12 +399,15 @@ int frame_loop(GLFWwindow* window, const GuiOptions& opt, float ui_scale) {
     const float menu_h = ImGui::GetFrameHeight();
     const float panel_w = std::clamp(io.DisplaySize.x * 0.25f, 280.f * ui_scale, 420.f * ui_scale);
     draw_left_column(state, training, tools, confirm, menu_h, panel_w);
+    plots_rect = draw_plots_window(training, std::exchange(tools.reset_layout, false), menu_h, panel_w, ui_scale);
     draw_compare_window(state, tools.compare, compare_texture);
     draw_path_export(state, tools.path_export);
     if (auto chosen = browser.draw(state.recent)) open_path(state, training, *chosen);
     draw_shortcut_sheet(shortcuts_open, events.taps);
     draw_loading(state, 0.5f * (panel_w + io.DisplaySize.x), 0.5f * io.DisplaySize.y);
-    state.notes.draw(panel_w + 8.f, io.DisplaySize.y - 8.f);
+    // Above the Plots window where it lies along the bottom, else at the bottom of the viewport.
+    const bool plots_below = plots_rect.y > 0.5f * io.DisplaySize.y && plots_rect.x < 0.5f * io.DisplaySize.x;
+    state.notes.draw(panel_w + 8.f, (plots_below ? plots_rect.y : io.DisplaySize.y) - 8.f);
 
     int fb_w = 0, fb_h = 0;
     glfwGetFramebufferSize(window, &fb_w, &fb_h);
@@ -418,7 +448,12 @@ int frame_loop(GLFWwindow* window, const GuiOptions& opt, float ui_scale) {
           state.notes.error(e.what());
         }
       }
-      if (opt.exit) break;
+      if (opt.exit) {
+        // Where the plots are, for scripted checks of the layout (tests/ui/test_gui_script.cpp).
+        std::fprintf(stderr, "splatlab: layout: Plots window %.0f %.0f %.0f %.0f in %.0f x %.0f\n", plots_rect.x,
+                     plots_rect.y, plots_rect.w, plots_rect.h, io.DisplaySize.x, io.DisplaySize.y);
+        break;
+      }
     }
     glfwSwapBuffers(window);
     // Saved once a change is done (not at every step of a slider's drag).
@@ -457,9 +492,15 @@ int run_viewer(const GuiOptions& opt) {
   if (!gladLoadGL(glfwGetProcAddress)) {
     std::fprintf(stderr, "splatlab: cannot load the OpenGL 4.5 functions\n");
   } else {
+    const std::filesystem::path config_dir = default_view_settings_file().parent_path();
+    const std::string ini_file = (config_dir / "imgui.ini").string();
     IMGUI_CHECKVERSION();
     ImGui::CreateContext();
-    ImGui::GetIO().IniFilename = nullptr;  // the layout is fixed; no imgui.ini beside the user's files
+    // The Plots window's place (and the dialogs') is kept in imgui.ini beside recent.json and view.json;
+    // where that folder cannot be made, the layout is simply not kept.
+    std::error_code ec;
+    std::filesystem::create_directories(config_dir, ec);
+    ImGui::GetIO().IniFilename = ec ? nullptr : ini_file.c_str();
     ImGui::StyleColorsDark();
     glfwSetKeyCallback(window, on_key);  // before ImGui's, which chains to it
     ImGui_ImplGlfw_InitForOpenGL(window, true);

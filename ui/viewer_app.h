@@ -19,6 +19,7 @@ struct GuiOptions {
   int compare_view = -1;    // scripted: open the comparison of this view (0-based) with its photo
   bool error_map = false;   // scripted: the comparison as an error heat map instead of the split
   float crop = 0;           // scripted: crop to this share (0..1] of the fitted crop box; 0: no crop
+  bool reset_layout = false;  // start with the default layout (as View > Reset layout), not imgui.ini's
   int width = 1280, height = 800;
 };
 

@@ -265,8 +265,9 @@ TEST_CASE("scripted GUI: the crop box limits the Gaussians shown and is drawn", 
   CHECK_THAT(log, Catch::Contains(" of 4000 Gaussians inside"));
   const Image p = load_png(plain), c = load_png(crop);
   // Fewer Gaussians: the fog that fills the lower viewport without the crop is gone (darker), and
-  // the box's orange edges are drawn.
-  const auto fog = mean_rgb(p, 340, 600, 1270, 700), cropped = mean_rgb(c, 340, 600, 1270, 700);
+  // the box's orange edges are drawn. The region lies above the Plots window (y >= 602) and right of
+  // the messages over its left end.
+  const auto fog = mean_rgb(p, 760, 440, 1270, 590), cropped = mean_rgb(c, 760, 440, 1270, 590);
   INFO("lower viewport: plain " << fog[0] << ", cropped " << cropped[0]);
   CHECK(cropped[0] + cropped[1] + cropped[2] < 0.5 * (fog[0] + fog[1] + fog[2]));
   const int edges = orange_pixels(c, 330, 30, 1270, 790), none = orange_pixels(p, 330, 30, 1270, 790);
@@ -361,4 +362,118 @@ TEST_CASE("scripted GUI: --images, --steps, --data-factor and --out as train nam
   code = run_splatlab("gui --demo --images 4 --steps 2 --exit", scratch, log);
   CHECK(code == 2);
   CHECK(log.rfind("error: ", 0) == 0);
+}
+
+namespace {
+struct PlotsRect {
+  int x = 0, y = 0, w = 0, h = 0, window_w = 0, window_h = 0;
+};
+
+// The Plots window's place as a scripted run reports it on exit ("layout: Plots window X Y W H in W x H").
+PlotsRect reported_plots(const std::string& log) {
+  const size_t at = log.find("layout: Plots window ");
+  REQUIRE(at != std::string::npos);
+  PlotsRect r;
+  REQUIRE(std::sscanf(log.c_str() + at, "layout: Plots window %d %d %d %d in %d x %d", &r.x, &r.y, &r.w, &r.h,
+                      &r.window_w, &r.window_h) == 6);
+  return r;
+}
+
+// Pixels of the plots' frame inside `r`: ImGui's dark FrameBg (0.16, 0.29, 0.48, 0.54) over its
+// WindowBg, about (29, 47, 73); nothing in the demo scene is that flat colour over so many pixels.
+int plot_frame_pixels(const Image& img, const PlotsRect& r) {
+  int n = 0;
+  for (int y = std::max(0, r.y); y < std::min(img.h, r.y + r.h); ++y)
+    for (int x = std::max(0, r.x); x < std::min(img.w, r.x + r.w); ++x) {
+      const uint8_t* p = img.at(x, y);
+      n += std::abs(p[0] - 29) <= 8 && std::abs(p[1] - 47) <= 8 && std::abs(p[2] - 73) <= 8;
+    }
+  return n;
+}
+
+void set_plots_place(const fs::path& ini, const std::string& pos, const std::string& size) {
+  std::ifstream in(ini);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  const size_t section = text.find("[Window][Plots]");
+  REQUIRE(section != std::string::npos);
+  const size_t end = text.find("\n\n", section);
+  text.replace(section, end == std::string::npos ? std::string::npos : end - section,
+               "[Window][Plots]\nPos=" + pos + "\nSize=" + size + "\nCollapsed=0");
+  std::ofstream(ini, std::ios::trunc) << text;
+}
+}  // namespace
+
+TEST_CASE("scripted GUI: the plots are in sight beside the viewport and the panels; the layout is kept and reset",
+          "[ui][script]") {
+  if (!display_or_skip()) return;
+  const fs::path scratch = splat::test::scratch_dir("ui_gui_layout");
+  const fs::path ini = scratch / "config" / "splatlab" / "imgui.ini";
+  std::string log;
+  PlotsRect default_1280;
+  for (const auto& [w, h] : {std::pair{1280, 800}, {1600, 900}}) {
+    const std::string size = std::to_string(w) + "x" + std::to_string(h);
+    INFO(size);
+    fs::remove(ini);  // a first start: the default layout
+    fs::remove_all(scratch / "runs");
+    const fs::path png = scratch / ("plots" + size + ".png");
+    const int code = run_splatlab("gui --demo --images 12 --window-size " + size + " --screenshot '" + png.string() + "' --exit",
+                                  scratch, log);
+    INFO(log);
+    REQUIRE(code == 0);
+    const PlotsRect r = reported_plots(log);
+    CHECK(r.window_w == w);
+    CHECK(r.window_h == h);
+    // Wholly inside the window, right of the panel column (at least a fifth of the width), along the
+    // bottom, tall enough for a row of plots and leaving most of the height to the viewport.
+    CHECK(r.x >= w / 5);
+    CHECK(r.y > h / 2);
+    CHECK(r.x + r.w <= w);
+    CHECK(r.y + r.h <= h);
+    CHECK(r.h >= 150);
+    CHECK(r.h <= 0.45 * h);
+    CHECK(r.w >= w / 2);
+    // The screenshot shows the plots' frames there: the loss plot (12 images give a few records).
+    const Image img = load_png(png);
+    REQUIRE(img.w == w);
+    CHECK(plot_frame_pixels(img, r) > 8000);
+    if (w == 1280) default_1280 = r;
+    // The layout is kept in the config folder beside view.json.
+    REQUIRE(fs::exists(ini));
+  }
+
+  // A place the user chose is kept between sessions.
+  set_plots_place(ini, "400,120", "520,200");
+  int code = run_splatlab("gui --demo --exit", scratch, log);
+  INFO(log);
+  REQUIRE(code == 0);
+  PlotsRect r = reported_plots(log);
+  CHECK(r.x == 400);
+  CHECK(r.y == 120);
+  CHECK(r.w == 520);
+  CHECK(r.h == 200);
+
+  // One saved on a larger screen is pulled back inside a smaller window.
+  set_plots_place(ini, "1500,850", "500,200");
+  code = run_splatlab("gui --demo --exit", scratch, log);
+  REQUIRE(code == 0);
+  r = reported_plots(log);
+  CHECK(r.x + r.w <= 1280);
+  CHECK(r.y + r.h <= 800);
+  CHECK(r.w == 500);
+
+  // Reset layout: the default place again, whatever was kept.
+  set_plots_place(ini, "400,120", "520,200");
+  code = run_splatlab("gui --demo --reset-layout --exit", scratch, log);
+  REQUIRE(code == 0);
+  r = reported_plots(log);
+  CHECK(r.x == default_1280.x);
+  CHECK(r.y == default_1280.y);
+  CHECK(r.w == default_1280.w);
+  CHECK(r.h == default_1280.h);
+  // And it is what is kept for the next start.
+  code = run_splatlab("gui --demo --exit", scratch, log);
+  REQUIRE(code == 0);
+  CHECK(reported_plots(log).y == default_1280.y);
 }
