@@ -218,8 +218,9 @@ void TrainingSession::refresh_device_memory(const Trainer& t, int rank) {
 // through the host. With ranks every rank sends its shard and rank 0 assembles the whole model on its
 // device. The snapshot is stored only once all its copies are issued (on CUDA, enqueued on rank 0's own
 // stream, with the event after them that a reader's stream waits for: ModelSnapshot::ready_on). No host
-// wait here: the training stream runs on while the viewer's stream waits for the copies alone, and the
-// snapshot this one replaces gives its memory back in stream order, not with a wait for the device.
+// wait here: the training stream runs on while the viewer's stream waits for the copies alone. The
+// snapshot this one replaces still frees its memory with cudaFree, which waits for the whole device
+// (core/model/model_snapshot.h): one reason the cadence spaces publications by their measured cost.
 // Rank 0 marks its timeline around the whole publication; the cadence reads what an earlier one took
 // once the device has passed it, never by waiting.
 void TrainingSession::publish_snapshot(const TrainingRun& run, transport::Communicator* comm) {

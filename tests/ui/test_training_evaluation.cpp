@@ -10,6 +10,7 @@
 
 #include "core/run/run_folder.h"
 #include "tests/support/test_support.h"
+#include "tests/ui/poll_training.h"
 #include "tests/ui/tiny_demo_viewer.h"
 #include "ui/gui_run.h"
 #include "ui/training_controller.h"
@@ -18,6 +19,7 @@
 using namespace splat;
 using namespace splat::ui;
 namespace fs = std::filesystem;
+using splat::test::poll_until;
 
 namespace {
 std::shared_ptr<const EvalResult> mean_psnr(double psnr) {
@@ -26,15 +28,6 @@ std::shared_ptr<const EvalResult> mean_psnr(double psnr) {
   return std::make_shared<const EvalResult>(e);
 }
 
-bool poll_until(TrainingController& training, ViewerState& state, const std::function<bool()>& done) {
-  for (int i = 0; i < 6000; ++i) {
-    state.poll_loader();
-    training.poll(state);
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return false;
-}
 }  // namespace
 
 TEST_CASE("GUI training evaluates at the end and the Compare table follows it", "[ui][run][eval]") {

@@ -13,6 +13,7 @@
 #include "core/run/run_config.h"
 #include "core/train/checkpoint.h"
 #include "tests/support/test_support.h"
+#include "tests/ui/poll_training.h"
 #include "tests/ui/tiny_demo_viewer.h"
 #include "ui/gui_run.h"
 #include "ui/dialogs.h"
@@ -21,19 +22,9 @@
 using namespace splat;
 using namespace splat::ui;
 namespace fs = std::filesystem;
+using splat::test::poll_until;
 
 namespace {
-// Polls until `done` holds (or a generous timeout); returns whether it did.
-bool poll_until(TrainingController& training, ViewerState& state, const std::function<bool()>& done) {
-  for (int i = 0; i < 6000; ++i) {
-    state.poll_loader();  // as the frame loop does, before the controller
-    training.poll(state);
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return false;
-}
-
 int checkpoint_images(const fs::path& file) { return read_checkpoint(file).trainer.at("images").get<int>(); }
 // The tiny demo open in a viewer and a CPU training of it with a budget it never reaches, no
 // evaluation and no periodic checkpoints, writing the run folder dir/run_rel.
