@@ -71,7 +71,7 @@ kernels::ComputeContext Job::choose_device(kernels::Device device) {
                                 " CUDA device(s): start one process per GPU (a process takes the GPU numbered by "
                                 "its rank on the node)");
   kernels::use_cuda_device(where_.ordinal);
-  where_ = kernels::on_own_stream(where_, kernels::StreamPriority::Highest, stream_);
+  where_ = kernels::on_own_stream(where_, kernels::StreamPriority::Training, stream_);
   return where_;
 }
 

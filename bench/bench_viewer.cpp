@@ -33,11 +33,13 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -50,6 +52,7 @@
 #include "core/scene/camera_path.h"
 #include "core/scene/demo_scene.h"
 #include "core/scene/scene_loader.h"
+#include "core/train/snapshot_cadence.h"
 #include "core/train/training_session.h"
 #include "kernels/device.h"
 #include "ui/frame_gate.h"
@@ -75,7 +78,24 @@ struct Args {
   std::string scene;  // empty: the demo scene
   int demo_width = 640, demo_height = 480;
   std::vector<int64_t> counts;
+  std::optional<kernels::StreamPriority> viewer_priority;  // unset: the GUI's
+  int snapshot_min_ms = static_cast<int>(SnapshotCadence::kMinInterval.count());
 };
+
+const char* priority_name(kernels::StreamPriority p) {
+  switch (p) {
+    case kernels::StreamPriority::Interactive: return "interactive (above training)";
+    case kernels::StreamPriority::Training: return "training (equal)";
+    case kernels::StreamPriority::Background: return "background (below training)";
+  }
+  return "?";
+}
+
+double p90(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[static_cast<size_t>(0.9 * double(v.size() - 1))];
+}
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
@@ -119,7 +139,8 @@ using SnapshotSource = std::function<std::shared_ptr<const ModelSnapshot>()>;
 // The viewport part of the GUI's frame loop (ui/viewer_app.cpp), minus ImGui and the line overlays.
 class Viewport {
  public:
-  explicit Viewport(const Args& args) : args_(args), window_(args.width, args.height), raster_(kernels::Device::CUDA) {}
+  explicit Viewport(const Args& args) : args_(args), window_(args.width, args.height),
+        raster_(kernels::Device::CUDA, args.viewer_priority.value_or(ui::ViewRasterizer::kPriority)) {}
 
   // As the GUI starts on a scene: the scene's up, at its first training camera, pivoting at the depth of
   // the scene's centre.
@@ -136,6 +157,9 @@ class Viewport {
     int renders = 0;
     int reduced = 0;  // renders at a reduced scale (the camera moving while training)
     double wall_s = 0, p90_ms = 0;
+    // p90 of the host time of a rendered frame's parts: taking the snapshot, enqueueing the render, the
+    // texture update (which waits for the render on the viewer's stream), presenting with glFinish.
+    std::array<double, 4> split_p90_ms{};
     int64_t gaussians = 0;  // shown at the end
     double fps() const { return wall_s > 0 ? renders / wall_s : 0; }
   };
@@ -152,6 +176,7 @@ class Viewport {
     std::shared_ptr<const ModelSnapshot> latest;
     uint64_t version = 0;
     std::vector<double> ms;
+    std::array<std::vector<double>, 4> split;
     int scaled = 0;
     const auto start = Clock::now(), end = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
     auto next_frame = start, next_input = start;
@@ -182,17 +207,25 @@ class Viewport {
       ui::ViewKey key = pose;
       key.insert(key.end(), {float(rw), float(rh)});
       const bool render = scenario == Scenario::Flat || gate.due(key, version, policy, t0);
+      std::array<Clock::time_point, 4> marks{t0, t0, t0, t0};
       if (render) {
+        marks[0] = Clock::now();
         raster_.set_snapshot(latest);
+        marks[1] = Clock::now();
         raster_.render(cam, settings_);
+        marks[2] = Clock::now();
         texture_.update(raster_, {});  // waits for the viewer's stream (the interop's colouring), not the device
+        marks[3] = Clock::now();
       }
       window_.bind();
       glClear(GL_COLOR_BUFFER_BIT);
       presenter_.draw(texture_.id(), window_.rect());
       glFinish();
       if (render) {
+        const auto done = Clock::now();
         ms.push_back(1e3 * seconds_since(t0));
+        for (int k = 0; k < 4; ++k)
+          split[k].push_back(1e3 * std::chrono::duration<double>((k < 3 ? marks[k + 1] : done) - marks[k]).count());
         if (scale < 1.f) ++scaled;
       }
     }
@@ -200,8 +233,8 @@ class Viewport {
     r.wall_s = seconds_since(start);
     r.renders = static_cast<int>(ms.size());
     r.reduced = scaled;
-    std::sort(ms.begin(), ms.end());
-    if (!ms.empty()) r.p90_ms = ms[static_cast<size_t>(0.9 * double(ms.size() - 1))];
+    r.p90_ms = p90(ms);
+    for (int k = 0; k < 4; ++k) r.split_p90_ms[k] = p90(split[k]);
     r.gaussians = latest ? latest->size() : 0;
     return r;
   }
@@ -246,7 +279,7 @@ std::unique_ptr<TrainingSession> start_training(const Args& args, const Scene& s
   opt.images = 100000000;  // never finishes during the benchmark
   opt.batch_size = args.batch_size;
   SessionOptions so;
-  if (!snapshots) so.snapshot_interval_ms = 24 * 3600 * 1000;
+  so.snapshot_interval_ms = snapshots ? args.snapshot_min_ms : 24 * 3600 * 1000;
   so.ranks.device = kernels::Device::CUDA;
   for (int g = 0, n = kernels::cuda_device_count(); g < std::min(n, ranks); ++g) so.ranks.cuda_devices.push_back(g);
   so.ranks.ranks = ranks;
@@ -304,14 +337,19 @@ void print_row(const Row& r) {
     return std::string(b);
   };
   const bool viewed = r.view.has_value();
-  std::printf("| %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.ranks, r.gpus, r.scenario.c_str(),
+  const std::string split =
+      viewed && r.view->renders
+          ? num(r.view->split_p90_ms[0], "%.2f") + " / " + num(r.view->split_p90_ms[1], "%.2f") + " / " +
+                num(r.view->split_p90_ms[2], "%.2f") + " / " + num(r.view->split_p90_ms[3], "%.2f")
+          : "-";
+  std::printf("| %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.ranks, r.gpus, r.scenario.c_str(),
               r.training ? "yes" : "no", viewed ? num(r.view->fps(), "%.1f").c_str() : "-",
               viewed && r.view->renders ? num(r.view->p90_ms, "%.2f").c_str() : "-",
               viewed ? (std::to_string(r.view->renders) + " (" + std::to_string(r.view->reduced) + ")").c_str() : "-",
               viewed ? std::to_string(r.view->gaussians).c_str() : "-", num(r.images_per_s, "%.0f").c_str(),
               r.images_per_s && r.headless && *r.headless > 0 ? num(100 * *r.images_per_s / *r.headless, "%.1f %%").c_str()
                                                               : "-",
-              r.pace ? num(r.pace->cost_ms, "%.2f").c_str() : "-", r.pace ? num(r.pace->interval_ms, "%.0f").c_str() : "-");
+              r.pace ? num(r.pace->cost_ms, "%.2f").c_str() : "-", r.pace ? num(r.pace->interval_ms, "%.0f").c_str() : "-", split.c_str());
   std::fflush(stdout);
 }
 
@@ -325,15 +363,15 @@ int run(const Args& args) {
   if (gpus == 0) throw std::runtime_error("no CUDA device");
   std::printf("GL renderer: %s; %d CUDA device(s)\n", gl.renderer().c_str(), gpus);
   std::printf("viewport %dx%d, fps cap %d, resolution while moving (training) %.2fx; every run: %.0f s warm-up, "
-              "%.0f s measured; batch %d; %s\n\n",
+              "%.0f s measured; batch %d; %s; viewer stream priority %s\n\n",
               args.width, args.height, args.fps_cap, args.moving_scale, args.warmup_s, args.seconds, args.batch_size,
-              args.scene.empty() ? "demo scene" : args.scene.c_str());
+              args.scene.empty() ? "demo scene" : args.scene.c_str(), priority_name(args.viewer_priority.value_or(ui::ViewRasterizer::kPriority)));
   const Scene scene = training_scene(args);
   const GaussianModel init = init_from_points(scene.points);
 
   std::printf("| ranks | GPUs | scenario | training | viewer fps | frame p90 ms | renders (reduced) | Gaussians shown | "
-              "train images/s | vs headless | snapshot ms | snapshot every ms |\n");
-  std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+              "train images/s | vs headless | snapshot ms | snapshot every ms | p90 ms: snapshot / render / texture / present |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const int ranks : args.ranks) {
     const int used = std::min(gpus, ranks);
     const Trained headless = train_while(args, scene, init, ranks, false, [&](TrainingSession&) {
@@ -384,6 +422,16 @@ int main(int argc, char** argv) {
   app.add_option("--moving-scale", args.moving_scale,
                  "Render scale while the camera moves during training (the View panel's Resolution while moving)")
       ->capture_default_str()->check(CLI::Range(0.05, 1.0));
+  const std::map<std::string, kernels::StreamPriority> priorities{{"interactive", kernels::StreamPriority::Interactive},
+                                                                   {"training", kernels::StreamPriority::Training},
+                                                                   {"background", kernels::StreamPriority::Background}};
+  app.add_option("--viewer-priority", args.viewer_priority,
+                 "The viewer's stream priority, to compare with the GUI's: above training (interactive), equal "
+                 "(training) or below (background)")
+      ->transform(CLI::CheckedTransformer(priorities, CLI::ignore_case));
+  app.add_option("--snapshot-min-ms", args.snapshot_min_ms,
+                 "The sessions' shortest snapshot interval (the cadence spaces snapshots at least this far)")
+      ->capture_default_str()->check(CLI::Range(10, 60000));
   app.add_option("--width", args.width, "Viewport width")->capture_default_str()->check(CLI::Range(16, 8192));
   app.add_option("--height", args.height, "Viewport height")->capture_default_str()->check(CLI::Range(16, 8192));
   app.add_option("--scene", args.scene, "COLMAP folder to train (default: the demo scene)")->check(CLI::ExistingDirectory);

@@ -18,9 +18,11 @@
 
 namespace splat::kernels {
 
+// Three levels, so that something can go before training as well as after it.
 enum class StreamPriority {
-  Highest,  // training ranks
-  Lowest,   // the viewer
+  Interactive,  // the device's greatest: work a user is waiting for on screen
+  Training,     // one below the greatest: training ranks
+  Background,   // the device's least
 };
 
 // A non-blocking CUDA stream at one priority on one device, owned: destroyed with the object (work
@@ -54,12 +56,23 @@ ComputeContext on_own_stream(const ComputeContext& where, StreamPriority priorit
 // is a higher priority, the legacy default stream has 0). 0 on the CPU.
 int stream_priority(const ComputeContext& where);
 
-// The priority numbers of StreamPriority::Lowest and ::Highest on CUDA device `ordinal`
-// (cudaDeviceGetStreamPriorityRange: lowest is the larger number).
+// The least and the greatest priority numbers of CUDA device `ordinal`
+// (cudaDeviceGetStreamPriorityRange: the least is the larger number).
 struct StreamPriorityRange {
   int lowest = 0, highest = 0;
 };
 StreamPriorityRange stream_priority_range(int ordinal);
+
+// The number CUDA gets for `priority` on a device with priorities `range`: Training sits one level
+// below the greatest where the device has more than one level, else everything shares the one level.
+inline int priority_number(const StreamPriorityRange& range, StreamPriority priority) {
+  switch (priority) {
+    case StreamPriority::Interactive: return range.highest;
+    case StreamPriority::Training: return range.highest < range.lowest ? range.highest + 1 : range.highest;
+    case StreamPriority::Background: return range.lowest;
+  }
+  return range.lowest;
+}
 
 // A point on one context's timeline: the work enqueued there before record(). Other streams wait for
 // it on the device (wait_on), the host only where it must (synchronize, counted as a host wait). On

@@ -17,9 +17,9 @@ ImageRGBA8 colorize_image(const float* rgb, const float* alpha, const float* dep
   return img;
 }
 
-ViewRasterizer::ViewRasterizer(Device device)
+ViewRasterizer::ViewRasterizer(Device device, kernels::StreamPriority priority)
     : device_(device),
-      where_(kernels::on_own_stream(device, kernels::StreamPriority::Lowest, stream_)),
+      where_(kernels::on_own_stream(device, priority, stream_)),
       rasterizer_(device == Device::CUDA ? kernels::make_cuda_rasterizer(where_) : kernels::make_cpu_rasterizer()),
       rgb_(where_), alpha_(where_), depth_(where_) {}
 

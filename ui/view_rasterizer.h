@@ -27,7 +27,9 @@ class ViewRasterizer {
   // Device::CUDA renders on CUDA device 0, on a non-blocking stream of its own at the device's lowest
   // priority (kernels/stream.h): training on the same GPU (highest priority) goes first, and the
   // viewer never waits for the trainer's queue, only for the snapshot it shows (ready_on).
-  explicit ViewRasterizer(kernels::Device device);
+  // The priority of the viewer's stream (bench_viewer compares the others).
+  static constexpr kernels::StreamPriority kPriority = kernels::StreamPriority::Background;
+  explicit ViewRasterizer(kernels::Device device, kernels::StreamPriority priority = kPriority);
   kernels::Device device() const { return device_; }
   // Where this viewer's work runs (its device and stream): the viewport's interop writes on it too.
   const kernels::ComputeContext& context() const { return where_; }

@@ -60,7 +60,7 @@ void drive_rank(const RankRunSpec& spec, transport::Communicator* comm, transpor
   // (transport::RankStreams); declared before the run, which must not outlive it.
   std::optional<kernels::PriorityStream> solo_stream;
   const kernels::ComputeContext solo =
-      comm ? kernels::ComputeContext() : kernels::on_own_stream(spec.trainer.device, kernels::StreamPriority::Highest, solo_stream);
+      comm ? kernels::ComputeContext() : kernels::on_own_stream(spec.trainer.device, kernels::StreamPriority::Training, solo_stream);
   const std::unique_ptr<TrainingRun> run = build_rank_run(spec, comm, solo);
   controller.on_start(*run, at);
   // Rank 0 answers well within the time its peers wait for it.

@@ -33,7 +33,7 @@ kernels::ComputeContext RankPlan::context(int rank) const {
 
 RankStreams::RankStreams(const RankPlan& plan) : streams_(static_cast<size_t>(std::max(plan.ranks, 0))) {
   for (int r = 0; r < plan.ranks; ++r)
-    contexts_.push_back(kernels::on_own_stream(plan.context(r), kernels::StreamPriority::Highest, streams_[r]));
+    contexts_.push_back(kernels::on_own_stream(plan.context(r), kernels::StreamPriority::Training, streams_[r]));
 }
 
 std::string RankPlan::describe() const {

@@ -32,7 +32,7 @@ PriorityStream::PriorityStream(int ordinal, StreamPriority priority) : ordinal_(
   const DeviceScope on(ordinal);
   cudaStream_t s = nullptr;
   check(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking,
-                                     priority == StreamPriority::Highest ? range.highest : range.lowest),
+                                     priority_number(range, priority)),
         ("creating a stream on CUDA device " + std::to_string(ordinal)).c_str());
   stream_ = s;
 }

@@ -85,12 +85,13 @@ TEST_CASE("streams: a training rank computes on a higher-priority stream than th
   const transport::RankStreams ranks(transport::RankPlan{Device::CUDA, {0}, 2});
   const ui::ViewRasterizer viewer(Device::CUDA);
   CHECK(viewer.context().stream != nullptr);
-  CHECK(priority_of(viewer.context()) == range.lowest);
+  CHECK(priority_of(viewer.context()) == kernels::priority_number(range, ui::ViewRasterizer::kPriority));
   for (int r = 0; r < 2; ++r) {
     INFO("rank " << r);
     CHECK(ranks.context(r).stream != nullptr);
-    CHECK(priority_of(ranks.context(r)) == range.highest);
-    CHECK(kernels::stream_priority(ranks.context(r)) == range.highest);
+    const int training = kernels::priority_number(range, kernels::StreamPriority::Training);
+    CHECK(priority_of(ranks.context(r)) == training);
+    CHECK(kernels::stream_priority(ranks.context(r)) == training);
     // Numerically lower is a higher priority (CUDA's convention); equal only on a device without priorities.
     if (range.highest != range.lowest) CHECK(priority_of(ranks.context(r)) < priority_of(viewer.context()));
   }
@@ -111,7 +112,7 @@ TEST_CASE("streams: a training rank computes on a higher-priority stream than th
     for (int r = 0; r < count; ++r) {
       CHECK(controller.where(r).device == Device::CUDA);
       CHECK(controller.where(r).stream != nullptr);
-      CHECK(controller.priority(r) == range.highest);
+      CHECK(controller.priority(r) == kernels::priority_number(range, kernels::StreamPriority::Training));
     }
   }
 }
@@ -125,7 +126,7 @@ TEST_CASE("streams: a snapshot published on a busy training stream is read whole
   settings.sh_degree = 1;
 
   std::optional<kernels::PriorityStream> training;
-  const ComputeContext where = kernels::on_own_stream(Device::CUDA, kernels::StreamPriority::Highest, training);
+  const ComputeContext where = kernels::on_own_stream(Device::CUDA, kernels::StreamPriority::Training, training);
   DeviceGaussians g(where, GaussianState::from_model(m));
   // The viewers exist before training publishes, as in the GUI (making one allocates pinned memory).
   ui::ViewRasterizer viewer(Device::CUDA), cropped(Device::CUDA);
@@ -174,7 +175,7 @@ TEST_CASE("streams: CPU ranks and a CPU viewer get no stream, and events are no-
   const transport::RankStreams ranks(transport::RankPlan{Device::CPU, {}, 3});
   for (int r = 0; r < 3; ++r) CHECK(ranks.context(r) == ComputeContext(Device::CPU));
   std::optional<kernels::PriorityStream> none;
-  CHECK(kernels::on_own_stream(Device::CPU, kernels::StreamPriority::Lowest, none) == ComputeContext(Device::CPU));
+  CHECK(kernels::on_own_stream(Device::CPU, kernels::StreamPriority::Background, none) == ComputeContext(Device::CPU));
   CHECK(!none);
   CHECK(kernels::stream_priority(Device::CPU) == 0);
   const ui::ViewRasterizer viewer(Device::CPU);
