@@ -79,6 +79,9 @@ HandoffBlock::HandoffBlock(const ComputeContext& maker, size_t bytes)
         ("allocating " + std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB on CUDA device " +
          std::to_string(maker.ordinal))
             .c_str());
+  // The free waits at least for the allocation's place in the maker's stream, should the maker record
+  // nothing later (a copy that threw).
+  used_on(maker);
 }
 
 HandoffBlock::HandoffBlock() = default;
