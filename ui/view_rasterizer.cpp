@@ -8,6 +8,28 @@ namespace splat::ui {
 
 using kernels::Device;
 
+namespace {
+// Records, on the way out, that `where`'s stream read the shown snapshot: its memory goes back only after
+// what was enqueued there, whichever thread drops it, without a wait for the device. On the way out,
+// thrown or not: a render that fails halfway has enqueued reads too.
+class RecordUse {
+ public:
+  RecordUse(const std::shared_ptr<const ModelSnapshot>& s, const kernels::ComputeContext& where) : s_(s.get()), where_(where) {}
+  ~RecordUse() {
+    try {
+      if (s_) s_->used_on(where_);
+    } catch (...) {  // a lost device: nothing to order any more
+    }
+  }
+  RecordUse(const RecordUse&) = delete;
+  RecordUse& operator=(const RecordUse&) = delete;
+
+ private:
+  const ModelSnapshot* s_;
+  kernels::ComputeContext where_;
+};
+}  // namespace
+
 ImageRGBA8 colorize_image(const float* rgb, const float* alpha, const float* depth, int width, int height,
                           const ColorizeParams& params) {
   ImageRGBA8 img{width, height, std::vector<uint8_t>(static_cast<size_t>(width) * height * 4)};
@@ -76,6 +98,7 @@ void ViewRasterizer::render(const kernels::Camera& camera, const kernels::Raster
   s.sh_degree = std::min(s.sh_degree, shown_ ? shown_->sh_degree() : model_->sh_degree());
   s.count_entries = true;  // the frame stays on screen until something changes: it must be whole
   const kernels::Camera cams[1] = {camera};
+  const RecordUse read(shown_, where_);
   rasterizer_->forward(view, cams, s, {rgb_.data(), alpha_.data(), depth_.data()});
 }
 
@@ -96,6 +119,7 @@ EvalResult ViewRasterizer::evaluate(const Scene& scene, const std::vector<int>& 
     return splat::evaluate(*kernels::make_cpu_rasterizer(), none.view(), scene, views, o);
   }
   o.settings.sh_degree = std::min(o.settings.sh_degree, shown_ ? shown_->sh_degree() : model_->sh_degree());
+  const RecordUse read(shown_, where_);
   return splat::evaluate(*rasterizer_, shown_ ? shown_->view() : model_->view(), scene, views, o);
 }
 

@@ -14,8 +14,12 @@
 // its stream. A reader never assumes stream order with the maker: one on the device waits for the event
 // on its own stream (ready_on, no host wait) before its kernels read the columns; the host reads
 // (download, column_host, copy_to) wait for the event first. Nothing is ever written into a snapshot once
-// made, and its memory goes back with cudaFree, which waits for the whole device, every stream included:
-// a trainer that publishes the next snapshot never touches what a viewer may still be reading.
+// made. Its columns live in one block of hand-off memory (kernels/handoff_memory.h): taken from the
+// device's stream-ordered pool in the maker's stream order, and given back, when the last holder lets
+// go, in stream order after every use recorded on it: the maker's copies, and each reader's work, which a
+// reader on the device records with used_on after enqueueing it. No host wait either way, so the thread
+// that drops a snapshot (the trainer's when it publishes the next, or the viewer's) never waits for the
+// device, and a trainer that publishes the next snapshot never touches what a viewer may still be reading.
 // On the CPU backend the columns are host buffers that the CPU rasterizer reads directly.
 //
 // A distributed run (core/transport/) gathers one snapshot of the whole model onto rank 0's context: every
@@ -32,6 +36,7 @@
 #include "core/model/device_gaussians.h"
 #include "core/model/gaussian_model.h"
 #include "kernels/buffer.h"
+#include "kernels/handoff_memory.h"
 #include "kernels/rasterizer.h"
 #include "kernels/stream.h"
 
@@ -64,6 +69,9 @@ class ModelSnapshot {
   // Makes `reader`'s later work wait, on the device, for the copies that filled this snapshot (no host
   // wait); call it before enqueueing anything on `reader` that reads the columns (view()).
   void ready_on(const kernels::ComputeContext& reader) const { ready_.wait_on(reader); }
+  // `reader`'s work enqueued so far may read the columns: the memory goes back only after it has run.
+  // A reader on the device calls it after enqueueing its reads (no host wait); host reads need not.
+  void used_on(const kernels::ComputeContext& reader) const { memory_.used_on(reader); }
 
   uint64_t version() const { return version_; }
   int step() const { return step_; }
@@ -73,7 +81,7 @@ class ModelSnapshot {
   const kernels::ComputeContext& context() const { return where_; }
   // A column's fp32 values; empty for SH rest when the source stored it in bf16 (then held as such). On
   // CUDA read them on the device after ready_on, or on the host with column_host.
-  const kernels::Buffer<float>& param(Group g) const { return params_[static_cast<int>(g)]; }
+  std::span<const float> param(Group g) const;
   // param(g) on the host, once the copies that filled it have run.
   std::vector<float> column_host(Group g) const;
 
@@ -84,11 +92,14 @@ class ModelSnapshot {
 
  private:
   ModelSnapshot() = default;
+  // Lays out every column of n_ rows at sh_degree_ in one block on `maker`'s device, in `maker`'s stream
+  // order (SH rest as 2-byte bf16 values when `bf16_rest`, everything else fp32), and sets where_.
+  void allocate(const kernels::ComputeContext& maker, bool bf16_rest);
+  // Group g's memory in the block, and its size in bytes.
+  void* column(Group g) const;
+  size_t column_bytes(Group g) const { return bytes_[static_cast<int>(g)]; }
   // Copies every column of `source` (living on `from`) into a new snapshot on `to`'s device, enqueued on
   // `to`'s stream, and records `ready` after them.
-  // Allocates group g's column of n_ rows on where_, of 2-byte (bf16, SH rest only) or 4-byte
-  // values, and returns its memory.
-  void* allocate(Group g, size_t element_bytes);
   static std::shared_ptr<ModelSnapshot> copy_of(const kernels::GaussiansView& source, int sh_degree,
                                                 const kernels::ComputeContext& from, const kernels::ComputeContext& to);
 
@@ -98,8 +109,9 @@ class ModelSnapshot {
   int sh_degree_ = 3;
   kernels::ComputeContext where_;  // device and ordinal, no stream
   kernels::StreamEvent ready_;     // after the copies that filled the columns
-  std::array<kernels::Buffer<float>, kGroupCount> params_;
-  kernels::Buffer<uint16_t> sh_rest_bf16_;  // SH rest as the trainer stores it under mixed precision
+  kernels::HandoffBlock memory_;   // every column
+  std::array<size_t, kGroupCount> offset_{}, bytes_{};  // of each group's column in memory_
+  bool bf16_rest_ = false;  // SH rest as the trainer stores it under mixed precision
 };
 
 }  // namespace splat

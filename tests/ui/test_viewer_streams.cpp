@@ -14,6 +14,7 @@
 #include "core/model/model_snapshot.h"
 #include "core/train/rank_driver.h"
 #include "core/transport/rank_plan.h"
+#include "kernels/host_waits.h"
 #include "kernels/stream.h"
 #include "tests/core/demo_fixture.h"
 #include "tests/support/test_support.h"
@@ -160,8 +161,7 @@ TEST_CASE("streams: a snapshot published on a busy training stream is read whole
   CHECK(lit > 0.01 * double(expected.size()));  // the model covers the image: a test that can fail
   CHECK(shown == expected);
 
-  // The crop box's rows, gathered on the viewer's stream from a snapshot still queued behind busy work
-  // (freeing the rows' index waits for the device: cudaFree; no time is checked here).
+  // The crop box's rows, gathered on the viewer's stream from a snapshot still queued behind busy work.
   REQUIRE(cudaLaunchHostFunc(static_cast<cudaStream_t>(where.stream), sleep_on_stream, &busy_ms) == cudaSuccess);
   const std::shared_ptr<const ModelSnapshot> again = ModelSnapshot::capture(g, 2, 2);
   std::vector<int32_t> all(static_cast<size_t>(m.size()));
@@ -169,6 +169,48 @@ TEST_CASE("streams: a snapshot published on a busy training stream is read whole
   cropped.set_snapshot(again->rows(all, cropped.context()));
   cropped.render(cam, settings);
   CHECK(cropped.rgb_host() == expected);
+}
+
+TEST_CASE("streams: dropping snapshots the viewer still renders waits for nothing, on either thread",
+          "[gpu][streams][snapshot]") {
+  if (!test::gpu_or_skip("snapshots dropped without a wait for the device")) return;
+  const GaussianModel m = front_model(20000);
+  const kernels::Camera cam = front_camera();
+  kernels::RasterSettings settings;
+  settings.sh_degree = 1;
+  std::optional<kernels::PriorityStream> training;
+  const ComputeContext where = kernels::on_own_stream(Device::CUDA, kernels::StreamPriority::Highest, training);
+  DeviceGaussians g(where, GaussianState::from_model(m));
+  ui::ViewRasterizer viewer(Device::CUDA), cropped(Device::CUDA);
+  ui::ViewRasterizer reference(Device::CUDA);
+  reference.set_gaussians(std::make_shared<const GaussianModel>(g.to_model()), 1);
+  reference.render(cam, settings);
+  const std::vector<float> expected = reference.rgb_host();
+
+  // The training stream busy: the snapshot's copies, the viewer's render and the crop's gather all queue
+  // behind it. Then every holder lets go, as when the next snapshot replaces this one.
+  static int busy_ms = 400;
+  REQUIRE(cudaLaunchHostFunc(static_cast<cudaStream_t>(where.stream), sleep_on_stream, &busy_ms) == cudaSuccess);
+  std::shared_ptr<const ModelSnapshot> snap = ModelSnapshot::capture(g, 1, 1);
+  viewer.set_snapshot(snap);
+  viewer.render(cam, settings);
+  std::vector<int32_t> all(static_cast<size_t>(m.size()));
+  for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int32_t>(i);
+  cropped.set_snapshot(snap->rows(all, cropped.context()));
+  const uint64_t waits = kernels::host_waits();
+  const auto t0 = std::chrono::steady_clock::now();
+  snap.reset();                // the trainer's reference (publishing the next one)
+  viewer.set_snapshot(nullptr);  // the viewer's, its render still queued
+  cropped.set_snapshot(nullptr);
+  const double dropped_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  CHECK(kernels::host_waits() == waits);
+  CHECK(dropped_ms < busy_ms / 2);
+  // The next snapshots, queued on the training stream meanwhile, must not land on memory the viewer's
+  // render still reads: what it rendered is the model.
+  std::vector<std::shared_ptr<const ModelSnapshot>> next;
+  g.cap_values(Group::Means, 4.f);
+  for (int i = 0; i < 3; ++i) next.push_back(ModelSnapshot::capture(g, uint64_t(2 + i), 2 + i));
+  CHECK(viewer.rgb_host() == expected);
 }
 
 TEST_CASE("streams: CPU ranks and a CPU viewer get no stream, and events are no-ops there", "[streams]") {
