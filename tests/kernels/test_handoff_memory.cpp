@@ -47,8 +47,8 @@ TEST_CASE("hand-off memory dropped behind busy streams goes back without a host 
           "[handoff][gpu]") {
   if (!splat::test::gpu_or_skip("hand-off memory freed in stream order")) return;
   std::optional<PriorityStream> maker_stream, reader_stream;
-  const ComputeContext maker = on_own_stream(Device::CUDA, StreamPriority::Highest, maker_stream);
-  const ComputeContext reader = on_own_stream(Device::CUDA, StreamPriority::Lowest, reader_stream);
+  const ComputeContext maker = on_own_stream(Device::CUDA, StreamPriority::Training, maker_stream);
+  const ComputeContext reader = on_own_stream(Device::CUDA, StreamPriority::Background, reader_stream);
   constexpr size_t kCount = 1 << 20;
   const std::vector<int> values(kCount, 42);
   Buffer<int> source(maker);

@@ -179,7 +179,7 @@ TEST_CASE("streams: dropping snapshots the viewer still renders waits for nothin
   kernels::RasterSettings settings;
   settings.sh_degree = 1;
   std::optional<kernels::PriorityStream> training;
-  const ComputeContext where = kernels::on_own_stream(Device::CUDA, kernels::StreamPriority::Highest, training);
+  const ComputeContext where = kernels::on_own_stream(Device::CUDA, kernels::StreamPriority::Training, training);
   DeviceGaussians g(where, GaussianState::from_model(m));
   ui::ViewRasterizer viewer(Device::CUDA), cropped(Device::CUDA);
   ui::ViewRasterizer reference(Device::CUDA);
