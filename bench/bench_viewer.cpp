@@ -55,6 +55,7 @@
 #include "core/train/snapshot_cadence.h"
 #include "core/train/training_session.h"
 #include "kernels/device.h"
+#include "kernels/stream.h"
 #include "ui/frame_gate.h"
 #include "ui/headless_gl.h"
 #include "ui/motion_resolution.h"
@@ -79,6 +80,7 @@ struct Args {
   int demo_width = 640, demo_height = 480;
   std::vector<int64_t> counts;
   std::optional<kernels::StreamPriority> viewer_priority;  // unset: the GUI's
+  ui::TexturePath texture_path = ui::TexturePath::Interop;
   int snapshot_min_ms = static_cast<int>(SnapshotCadence::kMinInterval.count());
 };
 
@@ -140,7 +142,9 @@ using SnapshotSource = std::function<std::shared_ptr<const ModelSnapshot>()>;
 class Viewport {
  public:
   explicit Viewport(const Args& args) : args_(args), window_(args.width, args.height),
-        raster_(kernels::Device::CUDA, args.viewer_priority.value_or(ui::ViewRasterizer::kPriority)) {}
+        raster_(kernels::Device::CUDA, args.viewer_priority.value_or(ui::ViewRasterizer::kPriority)) {
+    texture_.set_path(args.texture_path);
+  }
 
   // As the GUI starts on a scene: the scene's up, at its first training camera, pivoting at the depth of
   // the scene's centre.
@@ -213,6 +217,11 @@ class Viewport {
         raster_.set_snapshot(latest);
         marks[1] = Clock::now();
         raster_.render(cam, settings_);
+        // The split waits for the render here, so that "render" is its device time and "texture" the
+        // texture's own (the frame waits for both either way).
+        kernels::StreamEvent rendered;
+        rendered.record(raster_.context());
+        rendered.synchronize("the viewer's render (bench split)");
         marks[2] = Clock::now();
         texture_.update(raster_, {});  // waits for the viewer's stream (the interop's colouring), not the device
         marks[3] = Clock::now();
@@ -363,9 +372,10 @@ int run(const Args& args) {
   if (gpus == 0) throw std::runtime_error("no CUDA device");
   std::printf("GL renderer: %s; %d CUDA device(s)\n", gl.renderer().c_str(), gpus);
   std::printf("viewport %dx%d, fps cap %d, resolution while moving (training) %.2fx; every run: %.0f s warm-up, "
-              "%.0f s measured; batch %d; %s; viewer stream priority %s\n\n",
+              "%.0f s measured; batch %d; %s; viewer stream priority %s; texture path %s\n\n",
               args.width, args.height, args.fps_cap, args.moving_scale, args.warmup_s, args.seconds, args.batch_size,
-              args.scene.empty() ? "demo scene" : args.scene.c_str(), priority_name(args.viewer_priority.value_or(ui::ViewRasterizer::kPriority)));
+              args.scene.empty() ? "demo scene" : args.scene.c_str(), priority_name(args.viewer_priority.value_or(ui::ViewRasterizer::kPriority)),
+              args.texture_path == ui::TexturePath::Interop ? "interop" : "host copy");
   const Scene scene = training_scene(args);
   const GaussianModel init = init_from_points(scene.points);
 
@@ -432,6 +442,10 @@ int main(int argc, char** argv) {
   app.add_option("--snapshot-min-ms", args.snapshot_min_ms,
                  "The sessions' shortest snapshot interval (the cadence spaces snapshots at least this far)")
       ->capture_default_str()->check(CLI::Range(10, 60000));
+  const std::map<std::string, ui::TexturePath> paths{{"interop", ui::TexturePath::Interop},
+                                                      {"host", ui::TexturePath::HostCopy}};
+  app.add_option("--texture-path", args.texture_path, "How a render reaches the viewport's texture")
+      ->transform(CLI::CheckedTransformer(paths, CLI::ignore_case));
   app.add_option("--width", args.width, "Viewport width")->capture_default_str()->check(CLI::Range(16, 8192));
   app.add_option("--height", args.height, "Viewport height")->capture_default_str()->check(CLI::Range(16, 8192));
   app.add_option("--scene", args.scene, "COLMAP folder to train (default: the demo scene)")->check(CLI::ExistingDirectory);
