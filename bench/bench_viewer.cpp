@@ -59,6 +59,7 @@
 #include "ui/frame_gate.h"
 #include "ui/headless_gl.h"
 #include "ui/motion_resolution.h"
+#include "ui/viewport_share.h"
 #include "ui/orbit_camera.h"
 #include "ui/presenter.h"
 #include "ui/view_rasterizer.h"
@@ -80,7 +81,8 @@ struct Args {
   int demo_width = 640, demo_height = 480;
   std::vector<int64_t> counts;
   std::optional<kernels::StreamPriority> viewer_priority;  // unset: the GUI's
-  ui::TexturePath texture_path = ui::TexturePath::Interop;
+  double idle_hz = ui::viewport_share(true, kernels::Device::CUDA, 60, false, 0).idle_hz;  // the GUI's
+  std::vector<std::string> scenarios{"orbit", "idle", "flat"};
   int snapshot_min_ms = static_cast<int>(SnapshotCadence::kMinInterval.count());
 };
 
@@ -136,6 +138,15 @@ const char* name_of(Scenario s) {
   return "?";
 }
 
+const char* scenario_key(Scenario s) {
+  switch (s) {
+    case Scenario::Orbit60: return "orbit";
+    case Scenario::Idle: return "idle";
+    case Scenario::Flat: return "flat";
+  }
+  return "?";
+}
+
 using SnapshotSource = std::function<std::shared_ptr<const ModelSnapshot>()>;
 
 // The viewport part of the GUI's frame loop (ui/viewer_app.cpp), minus ImGui and the line overlays.
@@ -143,7 +154,6 @@ class Viewport {
  public:
   explicit Viewport(const Args& args) : args_(args), window_(args.width, args.height),
         raster_(kernels::Device::CUDA, args.viewer_priority.value_or(ui::ViewRasterizer::kPriority)) {
-    texture_.set_path(args.texture_path);
   }
 
   // As the GUI starts on a scene: the scene's up, at its first training camera, pivoting at the depth of
@@ -175,7 +185,10 @@ class Viewport {
     const ui::GatePolicy policy{training, double(args_.fps_cap), false};
     ui::MotionResolution motion;  // flat out renders at full scale: the most the viewer can take
     const ui::MotionPolicy moving{.training = training && scenario != Scenario::Flat, .moving_scale = args_.moving_scale};
-    const auto frame_period = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / args_.fps_cap));
+    // The GUI's loop wakes at the cap while the camera moves, at its idle rate while training shows no
+    // movement, and when not training at the cap (vsync).
+    const double wake_hz = scenario == Scenario::Idle && training ? args_.idle_hz : args_.fps_cap;
+    const auto frame_period = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / wake_hz));
     const auto input_period = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / 60));
     std::shared_ptr<const ModelSnapshot> latest;
     uint64_t version = 0;
@@ -369,13 +382,14 @@ int run(const Args& args) {
                                   std::to_string(r) + ": every rank renders at least one image of a batch");
   ui::HeadlessGl gl;
   const int gpus = kernels::cuda_device_count();
+
   if (gpus == 0) throw std::runtime_error("no CUDA device");
   std::printf("GL renderer: %s; %d CUDA device(s)\n", gl.renderer().c_str(), gpus);
   std::printf("viewport %dx%d, fps cap %d, resolution while moving (training) %.2fx; every run: %.0f s warm-up, "
-              "%.0f s measured; batch %d; %s; viewer stream priority %s; texture path %s\n\n",
+              "%.0f s measured; batch %d; %s; viewer stream priority %s; idle wake %.0f Hz\n\n",
               args.width, args.height, args.fps_cap, args.moving_scale, args.warmup_s, args.seconds, args.batch_size,
               args.scene.empty() ? "demo scene" : args.scene.c_str(), priority_name(args.viewer_priority.value_or(ui::ViewRasterizer::kPriority)),
-              args.texture_path == ui::TexturePath::Interop ? "interop" : "host copy");
+              args.idle_hz);
   const Scene scene = training_scene(args);
   const GaussianModel init = init_from_points(scene.points);
 
@@ -391,6 +405,7 @@ int run(const Args& args) {
     print_row({.ranks = ranks, .gpus = used, .scenario = "headless", .training = true, .view = std::nullopt,
                .images_per_s = headless.images_per_s, .headless = headless.images_per_s, .pace = std::nullopt});
     for (const Scenario s : {Scenario::Orbit60, Scenario::Idle, Scenario::Flat}) {
+      if (std::find(args.scenarios.begin(), args.scenarios.end(), scenario_key(s)) == args.scenarios.end()) continue;
       Viewport::Result seen;
       const Trained watched = train_while(args, scene, init, ranks, true, [&](TrainingSession& session) {
         Viewport view(args);
@@ -442,10 +457,10 @@ int main(int argc, char** argv) {
   app.add_option("--snapshot-min-ms", args.snapshot_min_ms,
                  "The sessions' shortest snapshot interval (the cadence spaces snapshots at least this far)")
       ->capture_default_str()->check(CLI::Range(10, 60000));
-  const std::map<std::string, ui::TexturePath> paths{{"interop", ui::TexturePath::Interop},
-                                                      {"host", ui::TexturePath::HostCopy}};
-  app.add_option("--texture-path", args.texture_path, "How a render reaches the viewport's texture")
-      ->transform(CLI::CheckedTransformer(paths, CLI::ignore_case));
+  app.add_option("--idle-hz", args.idle_hz, "The loop's wake rate in the idle scenario while training (the GUI's)")
+      ->capture_default_str()->check(CLI::Range(1.0, 1000.0));
+  app.add_option("--scenarios", args.scenarios, "Scenarios to run: orbit, idle, flat")
+      ->delimiter(',')->capture_default_str()->check(CLI::IsMember({"orbit", "idle", "flat"}));
   app.add_option("--width", args.width, "Viewport width")->capture_default_str()->check(CLI::Range(16, 8192));
   app.add_option("--height", args.height, "Viewport height")->capture_default_str()->check(CLI::Range(16, 8192));
   app.add_option("--scene", args.scene, "COLMAP folder to train (default: the demo scene)")->check(CLI::ExistingDirectory);

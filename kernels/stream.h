@@ -4,8 +4,8 @@
 //
 // Training and the live viewer share a GPU. On the legacy default stream their kernels serialise with
 // equal priority, so every viewer frame delays the training step behind it. Instead every CUDA
-// training rank computes on its own non-blocking stream at the device's highest priority and the viewer
-// renders on its own non-blocking stream at the lowest: the GPU's scheduler hands free SMs to the
+// training rank computes on its own non-blocking stream at StreamPriority::Training and the viewer
+// renders on its own non-blocking stream at Background: the GPU's scheduler hands free SMs to the
 // training kernels first, and the viewer fills what they leave.
 //
 // A non-blocking stream orders itself with no other stream, not even the legacy default one, so data
@@ -63,12 +63,13 @@ struct StreamPriorityRange {
 };
 StreamPriorityRange stream_priority_range(int ordinal);
 
-// The number CUDA gets for `priority` on a device with priorities `range`: Training sits one level
-// below the greatest where the device has more than one level, else everything shares the one level.
+// The number CUDA gets for `priority` on a device with priorities `range`. Training sits one level
+// below the greatest where that still leaves it above the least; with two levels it shares the
+// greatest with Interactive (training above the background matters more), with one level all share it.
 inline int priority_number(const StreamPriorityRange& range, StreamPriority priority) {
   switch (priority) {
     case StreamPriority::Interactive: return range.highest;
-    case StreamPriority::Training: return range.highest < range.lowest ? range.highest + 1 : range.highest;
+    case StreamPriority::Training: return range.lowest - range.highest >= 2 ? range.highest + 1 : range.highest;
     case StreamPriority::Background: return range.lowest;
   }
   return range.lowest;

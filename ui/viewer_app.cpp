@@ -357,16 +357,18 @@ int frame_loop(GLFWwindow* window, const GuiOptions& opt, float ui_scale) {
   for (bool quit = false; !quit;) {
     // Idle, the loop waits for input (up to 0.1 s, so messages still fade) instead of spinning at
     // full speed where vsync is not available (Xvfb, some remote displays). While training alone
-    // it wakes at the fps cap (lower while the CPU trains: ui/viewport_share.h): often enough for
-    // the next snapshot, without taking the cores or the device from training.
+    // it wakes at the idle rate, or at the fps cap while the camera moves (ui/viewport_share.h):
+    // often enough for the next snapshot, without taking the cores or the device from training.
     const bool training_runs = training.state() == SessionState::Running;
     const bool busy = scripted || state.loader.busy() || tools.path_export.running() || tools.compare.evaluating() ||
                       input_held();
     if (busy) {
       glfwPollEvents();
     } else if (training_runs) {
+      // At the cap while the camera moves (an animation, the last input's frames), else at the idle rate.
       const ViewportShare pace = viewport_share(true, training.device(), state.view.fps_cap, false, 0);
-      glfwWaitEventsTimeout(1.0 / pace.policy.fps_cap);
+      const bool moving = motion.moving(MotionPolicy{.training = true}, FrameGate::Clock::now());
+      glfwWaitEventsTimeout(1.0 / (moving ? pace.policy.fps_cap : pace.idle_hz));
     } else {
       glfwWaitEventsTimeout(0.1);
     }

@@ -12,9 +12,16 @@
 namespace splat::ui {
 
 inline constexpr double kCpuTrainingFps = 10;
+// The window's redraw rate while training with nothing moving (ViewportShare::idle_hz).
+inline constexpr double kTrainingIdleHz = 10;
 
 struct ViewportShare {
   GatePolicy policy;    // for the frame gate; policy.fps_cap also paces the frame loop while training
+  // While training with nothing moving, the window redraws (ImGui, the present) this often instead of
+  // at the cap: every present of the GL context makes the GPU switch from training's CUDA work to GL
+  // and back, which at 60 Hz cost an idle viewer's training several % (bench/VIEWER.md). Input wakes
+  // the loop at once, and snapshots still show within 1 / idle_hz.
+  double idle_hz = 60;
   int cpu_threads = 0;  // for the viewer's CPU rasterizer (make_cpu_rasterizer: 0 = every core)
 };
 

@@ -1,7 +1,5 @@
 #include "ui/viewport_texture.h"
 
-#include "kernels/cuda_util.h"
-
 namespace splat::ui {
 
 ViewportTexture::~ViewportTexture() {
@@ -37,23 +35,15 @@ void ViewportTexture::use(int width, int height, bool for_cuda) {
 void ViewportTexture::update(const ViewRasterizer& view, const ColorizeParams& params) {
   const bool cuda = view.device() == kernels::Device::CUDA;
   if (!cuda) return upload(view.colorize(params));
-  if (path_ == TexturePath::HostCopy) {
-    const kernels::cuda::DeviceScope on(view.context().ordinal);
-    return upload(frame_copy_.colorize(view.rgb(), view.alpha(), view.depth(), view.width(), view.height(), params,
-                                       view.context().stream),
-                  view.width(), view.height());
-  }
   use(view.width(), view.height(), true);
   // On the viewer's stream: in order after its render, and at its low priority.
   slots_[current_].cuda->write(view.rgb(), view.alpha(), view.depth(), width(), height(), params, view.context().stream);
 }
 
-void ViewportTexture::upload(const ImageRGBA8& img) { upload(img.pixels.data(), img.width, img.height); }
-
-void ViewportTexture::upload(const uint8_t* rgba8, int width, int height) {
-  use(width, height, false);
+void ViewportTexture::upload(const ImageRGBA8& img) {
+  use(img.width, img.height, false);
   glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-  glTextureSubImage2D(id(), 0, 0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, rgba8);
+  glTextureSubImage2D(id(), 0, 0, 0, width(), height(), GL_RGBA, GL_UNSIGNED_BYTE, img.pixels.data());
 }
 
 }  // namespace splat::ui

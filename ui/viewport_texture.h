@@ -10,18 +10,11 @@
 #include <array>
 #include <memory>
 
-#include "ui/cuda_frame_copy.h"
 #include "ui/cuda_gl_interop.h"
 #include "ui/gl.h"
 #include "ui/view_rasterizer.h"
 
 namespace splat::ui {
-
-// How a CUDA render reaches the texture (ui/cuda_frame_copy.h says why there are two).
-enum class TexturePath {
-  Interop,   // colourised straight into the registered texture
-  HostCopy,  // colourised on the device, copied through pinned host memory, uploaded by GL
-};
 
 class ViewportTexture {
  public:
@@ -33,8 +26,6 @@ class ViewportTexture {
   // Copies the rasterizer's last render into the texture (another one of its size, kept or new, when
   // the size changed).
   void update(const ViewRasterizer& view, const ColorizeParams& params);
-  void set_path(TexturePath path) { path_ = path; }
-  TexturePath path() const { return path_; }
   // Copies host pixels into the texture (the Compare window's image, the CPU path of update()).
   void upload(const ImageRGBA8& image);
   // The texture last written.
@@ -53,12 +44,8 @@ class ViewportTexture {
   void use(int width, int height, bool for_cuda);
   static void release(Slot& slot);
 
-  void upload(const uint8_t* rgba8, int width, int height);
-
   std::array<Slot, 2> slots_;
   int current_ = 0;
-  TexturePath path_ = TexturePath::Interop;
-  CudaFrameCopy frame_copy_;
 };
 
 }  // namespace splat::ui

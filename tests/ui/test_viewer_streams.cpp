@@ -227,3 +227,21 @@ TEST_CASE("streams: CPU ranks and a CPU viewer get no stream, and events are no-
   e.wait_on(Device::CPU);
   e.synchronize("nothing to wait for");
 }
+
+TEST_CASE("streams: the three priority levels on devices with six, three, two and one level", "[streams]") {
+  using kernels::priority_number;
+  using P = kernels::StreamPriority;
+  // CUDA numbers: the greatest priority is the smallest number (an H100 reports least 0, greatest -5).
+  const kernels::StreamPriorityRange six{0, -5}, three{0, -2}, two{0, -1}, one{0, 0};
+  CHECK(priority_number(six, P::Interactive) == -5);
+  CHECK(priority_number(six, P::Training) == -4);
+  CHECK(priority_number(six, P::Background) == 0);
+  CHECK(priority_number(three, P::Training) == -1);
+  // Two levels: training keeps its place above the background and shares the greatest.
+  CHECK(priority_number(two, P::Training) == -1);
+  CHECK(priority_number(two, P::Interactive) == -1);
+  CHECK(priority_number(two, P::Background) == 0);
+  for (const P p : {P::Interactive, P::Training, P::Background}) CHECK(priority_number(one, p) == 0);
+  // Wherever the device has levels, training goes before the viewer's background stream.
+  for (const auto& r : {six, three, two}) CHECK(priority_number(r, P::Training) < priority_number(r, P::Background));
+}

@@ -28,3 +28,13 @@ TEST_CASE("viewport share: CUDA training and an idle CPU keep the user's cap and
   CHECK(idle.policy.fps_cap == Approx(60));
   CHECK(idle.cpu_threads == 0);
 }
+
+TEST_CASE("viewport share: while training the window redraws at the idle rate, never above the cap",
+          "[ui][viewport_share]") {
+  for (const Device d : {Device::CUDA, Device::CPU}) {
+    CHECK(viewport_share(true, d, 60, false, 16).idle_hz == Approx(kTrainingIdleHz));
+    CHECK(viewport_share(true, d, 5, false, 16).idle_hz == Approx(5));  // a lower cap stays
+    CHECK(viewport_share(false, d, 60, false, 16).idle_hz == Approx(60));  // not training: the cap
+  }
+  CHECK(kTrainingIdleHz < 60);
+}
