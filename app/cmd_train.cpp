@@ -28,6 +28,7 @@
 #include "core/model/ply_io.h"
 #include "core/util/progress.h"
 #include "core/util/user_text.h"
+#include "kernels/buffer.h"
 #include "kernels/device.h"
 #include "core/train/rank_driver.h"
 #include "core/train/training_run.h"
@@ -532,7 +533,7 @@ int run_train(TrainArgs& a) {
   CliController controller(setup, p.ranks);
   const GaussianModel init = initial_model(a, *p.scene);
   // More ranks are threads of this process: over --gpus GPUs in blocks (one rank per GPU talks through
-  // NCCL), several on one device each on a stream of its own (highest priority). A rank that fails stops them all; the first
+  // NCCL), several on one device each on a stream of its own (training priority). A rank that fails stops them all; the first
   // failure names its rank and device.
   transport::RankPlan plan{p.dev, {}, p.ranks};
   for (int g = 0; g < a.gpus; ++g) plan.cuda_devices.push_back(g);
@@ -540,6 +541,8 @@ int run_train(TrainArgs& a) {
     drive_ranks({.scene = *p.scene, .init = init, .trainer = p.options, .run = p.run_options}, plan, controller);
   } catch (const transport::CommError& e) {
     throw std::runtime_error(std::string(e.what()) + "; every rank stopped, " + what_remains(run));
+  } catch (const kernels::OutOfMemory& e) {  // the only rank's
+    throw std::runtime_error(std::string(e.what()) + "; " + what_remains(run));
   }
   return controller.exit_code();
 }

@@ -5,14 +5,15 @@
 # which is kept in the repository (CI's short runs start from it too).
 #   fuzz/run_long.sh SECONDS [FUZZ_BUILD_DIR [RUNS]]
 # FUZZ_BUILD_DIR: default build/fuzz (the main build). RUNS: a target also stops after about that many
-# executions in all (each of the parallel jobs runs its share).
+# executions in all (each of the parallel jobs runs its share). Environment: WORKERS (parallel jobs,
+# default every core), TARGETS (names to run, e.g. "ply photo"; default every target).
 # Prints one row per target: executions, failures, corpus files kept. A failing input is copied to
 # FUZZ_BUILD_DIR/crashes/<target>/; the script then exits 1.
 set -euo pipefail
 seconds=${1:?usage: fuzz/run_long.sh SECONDS [FUZZ_BUILD_DIR [RUNS]]}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bin=$(cd "${2:-$root/build/fuzz}" && pwd)
-workers=$(nproc)
+workers=${WORKERS:-$(nproc)}
 runs_each=-1  # libFuzzer: no limit
 [ -n "${3:-}" ] && runs_each=$(( ($3 + workers - 1) / workers ))
 work=$(mktemp -d)
@@ -22,6 +23,7 @@ printf '| target | executions | failures | corpus files kept |\n|---|---|---|---
 for exe in "$bin"/fuzz_*; do
   target=${exe##*/fuzz_}
   [ -x "$exe" ] && [ -d "$root/fuzz/corpus/$target" ] || continue  # fuzz_make_corpus and the like
+  [ -z "${TARGETS:-}" ] || [[ " $TARGETS " == *" $target "* ]] || continue
   kept=$root/fuzz/campaign_corpus/$target
   dir=$work/$target
   mkdir -p "$dir/new" "$dir/crashes" "$dir/min" "$kept"

@@ -6,6 +6,7 @@
 #include <string>
 #include <thread>
 
+#include "core/train/planted_fault.h"
 #include "core/train/sharded/comm_sharding.h"
 #include "core/transport/run_ranks.h"
 #include "kernels/stream.h"
@@ -56,7 +57,9 @@ bool can_step(const TrainingRun& run, int ranks) {
 void drive_rank(const RankRunSpec& spec, transport::Communicator* comm, transport::ControlChannel& channel,
                 RankController& controller, const DriverOptions& options) {
   const DrivenRank at{comm ? comm->rank() : 0, comm ? comm->size() : 1, comm};
-  // The only rank computes on a stream of its own at its device's highest priority, as rank threads do
+  // A rehearsal's fault (core/train/planted_fault.h), read before anything is built.
+  const std::optional<PlantedFault> fault = planted_fault_from_env();
+  // The only rank computes on a stream of its own at the training priority, as rank threads do
   // (transport::RankStreams); declared before the run, which must not outlive it.
   std::optional<kernels::PriorityStream> solo_stream;
   const kernels::ComputeContext solo =
@@ -81,6 +84,10 @@ void drive_rank(const RankRunSpec& spec, transport::Communicator* comm, transpor
       const RunStep s = run->step();
       ++taken;
       controller.on_step(*run, at, s);
+      if (fault_due(fault, at.rank, run->trainer().images_done())) {
+        const kernels::ComputeContext& where = comm ? comm->context() : solo;
+        fire_fault(*fault, "rank " + std::to_string(at.rank), transport::describe_device(where));
+      }
       if (s.metrics) break;  // every rank recorded at this step: a decision point that costs no extra wait
     }
     if (taken > 0) pace.took(taken, Clock::now() - t0);

@@ -4,10 +4,12 @@
 
 namespace splat::transport {
 
+std::string describe_device(const kernels::ComputeContext& where) {
+  return where.device == kernels::Device::CPU ? "CPU" : "CUDA device " + std::to_string(where.ordinal);
+}
+
 std::string describe_rank(int rank, const kernels::ComputeContext& where) {
-  const std::string device =
-      where.device == kernels::Device::CPU ? "CPU" : "CUDA device " + std::to_string(where.ordinal);
-  return "rank " + std::to_string(rank) + " (" + device + ")";
+  return "rank " + std::to_string(rank) + " (" + describe_device(where) + ")";
 }
 
 void Communicator::check_slices(PeerSlices sends, PeerSlices recvs) const {

@@ -50,8 +50,9 @@ struct CommOptions {
   std::chrono::milliseconds timeout{std::chrono::minutes(5)};
 };
 
-// "rank 2 (CUDA device 1)", "rank 0 (CPU)": how messages name a rank.
+// "rank 2 (CUDA device 1)", "rank 0 (CPU)": how messages name a rank; its device alone, "CUDA device 1".
 std::string describe_rank(int rank, const kernels::ComputeContext& where);
+std::string describe_device(const kernels::ComputeContext& where);
 
 // Where each peer's slice lies in one byte buffer: counts[p] bytes at byte offset offsets[p], one entry
 // per rank (size() entries each; spans into the caller's host memory).

@@ -31,11 +31,12 @@ namespace {
 constexpr int kJobSeconds = 240;  // the guard: a job that hangs ends here with 124, failing the test
 
 // `mpirun -np 1 splatlab ARGS : -np 1 splatlab ARGS ...`, one program per rank (mpirun's MPMD form), or
-// nullopt (a skip line printed) without mpirun.
-std::optional<CliResult> mpirun(const std::vector<std::string>& rank_args, const std::string& what) {
+// nullopt (a skip line printed) without mpirun. `env`: variable assignments for every process.
+std::optional<CliResult> mpirun(const std::vector<std::string>& rank_args, const std::string& what,
+                                const std::string& env = "") {
   const std::optional<std::string> prefix = splat::test::mpirun_or_skip(kJobSeconds, what);
   if (!prefix) return std::nullopt;
-  std::string cmd = *prefix;
+  std::string cmd = env.empty() ? *prefix : env + " " + *prefix;
   for (size_t r = 0; r < rank_args.size(); ++r)
     cmd += (r ? " : -np 1 " : "-np 1 ") + splat::test::splatlab_binary() + " " + rank_args[r];
   return splat::test::run_cli_command(cmd);
@@ -195,6 +196,41 @@ TEST_CASE("cli: under mpirun a process that fails while training ends the job an
   CHECK(job->out.find("error: rank 1 (CPU) on host ") != std::string::npos);
   CHECK(job->out.find((broken / "checkpoint.ckpt").string()) != std::string::npos);
   CHECK(bytes_of(run / "checkpoint.ckpt") == checkpoint);
+}
+
+TEST_CASE("cli: under mpirun a process that runs out of memory or dies mid-run ends the job, the checkpoint kept",
+          "[cli][dist][fault]") {
+  const fs::path dir = splat::test::scratch_dir("cli-mpi-planted");
+  for (const std::string kind : {"oom", "exit"}) {
+    INFO(kind);
+    const fs::path run = dir / kind;
+    const std::string args = "train demo --device cpu --batch-size 2 --images 12 --checkpoint-every 4 --out '" +
+                             run.string() + "'";
+    const auto start = std::chrono::steady_clock::now();
+    // Rank 1 fails after the step that reached 6 images, two images after rank 0 wrote the checkpoint at 4.
+    const std::optional<CliResult> job = mpirun({args, args}, "a planted fault under mpirun",
+                                                "SPLATLAB_FAULT=" + kind + ":1:6");
+    if (!job) return;
+    INFO(job->out);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::printf("mpirun -np 2, planted %s on rank 1: ended with %d after %.1f s\n", kind.c_str(), job->code, seconds);
+    CHECK(job->code != 0);
+    CHECK(job->code != 124);  // not the guard's timeout
+    CHECK(seconds < 30);
+    if (kind == "oom") {
+      CHECK(count(job->out, "error: ") == 1);
+      CHECK(job->out.find("error: rank 1 (CPU) on host ") != std::string::npos);
+      CHECK(job->out.find("out of memory on CPU, planted at 6 images") != std::string::npos);
+    } else {
+      CHECK(job->out.find("splatlab: rank 1 (CPU) on host ") != std::string::npos);
+      CHECK(job->out.find("exiting now, planted at 6 images") != std::string::npos);
+    }
+    // The checkpoint written before the fault is whole: the run continues from it.
+    const CliResult resumed = splat::test::run_cli("train --resume '" + run.string() + "' --images 8");
+    INFO(resumed.out);
+    CHECK(resumed.code == 0);
+    CHECK(resumed.out.find("resumed at image 4 ") != std::string::npos);
+  }
 }
 
 // Two GPU runs as the same training up to the order of float sums (atomics and NCCL's reductions
