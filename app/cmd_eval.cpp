@@ -26,7 +26,7 @@ struct EvalArgs {
 
 int run_eval(const EvalArgs& a) {
   const std::filesystem::path run = a.run;
-  check_path_argument("run folder", run);
+  require_path_argument("run folder", "run", run);
   if (!a.ply.empty()) check_path_argument("--ply", a.ply);
   const RunConfig config = read_run_config(run);
   const kernels::Device dev = parse_device(a.device);

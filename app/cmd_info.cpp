@@ -161,7 +161,7 @@ CommandRun add_info_command(CLI::App& app) {
   sub->add_flag("--json", args->json, "Print JSON instead of text (every camera and view, with or without --cameras)");
   sub->add_flag("--cameras", args->cameras, "List every camera's parameters and every view (index, image name)");
   return [args]() {
-    if (args->scene != "demo") check_path_argument("scene", args->scene);
+    if (args->scene != "demo") require_path_argument("scene", "scene", args->scene);
     const std::filesystem::path folder = resolve_scene_folder(args->scene);
     const colmap::Reconstruction rec = colmap::read_reconstruction(colmap::find_sparse_dir(folder));
     SceneLoadOptions opts = scene_load_options(args->scene_args);

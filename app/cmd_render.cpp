@@ -101,7 +101,7 @@ std::string up_text(UpAxis up, bool given, std::span<const SceneView> views) {
 
 int run_render(const RenderArgs& a) {
   const std::filesystem::path run = a.run;
-  check_path_argument("run folder", run);
+  require_path_argument("run folder", "run", run);
   if (!a.ply.empty()) check_path_argument("--ply", a.ply);
   check_path_argument("--out", a.out);
   if (a.path.empty()) check_png_name(a.out);

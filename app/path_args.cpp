@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "app/usage_error.h"
 #include "core/util/user_text.h"
 
 namespace splat::app {
@@ -26,6 +27,13 @@ void check_path_argument(const std::string& option, const std::filesystem::path&
   const std::filesystem::file_status st = std::filesystem::status(path, ec);
   if (!ec || st.type() == std::filesystem::file_type::not_found) return;
   throw std::invalid_argument(option + " " + quote_user_text(path.string(), kShownPathChars) + ": " + problem_of(ec));
+}
+
+void require_path_argument(const std::string& option, const std::string& what, const std::filesystem::path& path) {
+  check_path_argument(option, path);
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec))
+    throw UsageError(what + " " + quote_user_text(path.string(), kShownPathChars) + ": no such folder");
 }
 
 std::string describe_filesystem_error(const std::filesystem::filesystem_error& e) {

@@ -173,7 +173,8 @@ void TrainingController::start_resumed(ViewerState& viewer) {
     snapshot_version_ = 0;
     failure_reported_ = false;
     short_end_reported_ = false;
-    elapsed_s_ = 0;
+    // The run's training time so far, as its metrics recorded it (every continuation's clock added).
+    elapsed_s_ = history.loss_wall.empty() ? 0.0 : double(history.loss_wall.back());
     running_since_.reset();
   } catch (const std::exception& e) {
     session_.reset();

@@ -250,6 +250,11 @@ TEST_CASE("cli: --resume of a folder that is not there names it", "[cli]") {
   // A scene that is not there is refused alike, before anything is made.
   check_one_line_usage_error(run_cli("train '" + missing.string() + "' --device cpu"),
                              "scene '" + missing.string() + "': no such folder");
+  // And the other commands that name a scene or a run.
+  check_one_line_usage_error(run_cli("info '" + missing.string() + "'"), "scene '" + missing.string() + "': no such folder");
+  check_one_line_usage_error(run_cli("eval '" + missing.string() + "'"), "run '" + missing.string() + "': no such folder");
+  check_one_line_usage_error(run_cli("render '" + missing.string() + "' --camera 0 --out x.png"),
+                             "run '" + missing.string() + "': no such folder");
 }
 
 TEST_CASE("cli: --resume before any command points to train --resume and the window", "[cli]") {

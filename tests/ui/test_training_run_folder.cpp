@@ -104,6 +104,9 @@ TEST_CASE("GUI training writes a run folder and its files at the end", "[ui][run
     CHECK(resumed.images_done() == 40);
     CHECK(resumed.settings.steps == 40);
     CHECK(resumed.history.loss == h.loss);
+    // The training time it had, from its metrics, not 0 s (plus the moment its restore ran).
+    CHECK(resumed.elapsed_s() >= h.loss_wall.back());
+    CHECK(resumed.elapsed_s() < h.loss_wall.back() + 0.5);
     resumed.settings.steps = 60;
     resumed.start(other);
     REQUIRE(poll_until(resumed, other, [&] { return resumed.results_written(); }));
