@@ -18,6 +18,7 @@
 
 #include "core/train/checkpoint.h"
 #include "core/scene/colmap_writer.h"
+#include "core/model/compressed_ply.h"
 #include "core/model/ply_io.h"
 #include "fuzz/photo_extensions.h"
 
@@ -137,6 +138,17 @@ void ply_seeds(const fs::path& corpus, const fs::path& scratch) {
   }
 }
 
+// The compressed layout (core/model/compressed_ply.h), with and without its colour chunks' ranges
+// mattering: one row, a partial chunk, and more than one chunk (256 rows each).
+void compressed_ply_seeds(const fs::path& corpus, const fs::path& scratch) {
+  const fs::path out = corpus / "compressed_ply";
+  for (const auto& [degree, rows] : {std::pair{0, 1}, {1, 3}, {3, 300}}) {
+    const fs::path file = scratch / "seed.compressed.ply";
+    splat::write_compressed_ply(file, model(degree, rows));
+    put(out, "sh" + std::to_string(degree) + "_rows" + std::to_string(rows), std::nullopt, read_all(file));
+  }
+}
+
 void checkpoint_seeds(const fs::path& corpus, const fs::path& scratch) {
   const fs::path out = corpus / "checkpoint";
   for (const auto& [degree, rows] : {std::pair{0, 2}, {1, 0}, {3, 1}}) {
@@ -253,6 +265,7 @@ int main(int argc, char** argv) {
     fs::create_directories(scratch);
     colmap_seeds(corpus, scratch);
     ply_seeds(corpus, scratch);
+    compressed_ply_seeds(corpus, scratch);
     checkpoint_seeds(corpus, scratch);
     photo_seeds(corpus);
     fs::remove_all(scratch);
