@@ -11,6 +11,7 @@
 #include "app/cli_checks.h"
 #include "app/commands.h"
 #include "app/path_args.h"
+#include "app/up_arg.h"
 #include "app/usage_error.h"
 #ifdef SPLATLAB_HAS_GUI
 #include "ui/gui_run.h"
@@ -44,6 +45,7 @@ struct GuiArgs {
   float crop = 0;
   std::string window_size;
   bool reset_layout = false;
+  std::string up;
 };
 
 #ifdef SPLATLAB_HAS_GUI
@@ -102,6 +104,7 @@ CommandRun add_gui_command(CLI::App& app) {
           "WxH"));
   sub->add_flag("--reset-layout", args->reset_layout,
                 "Start with the default layout (as View > Reset layout) instead of the one kept in imgui.ini");
+  add_up_option(sub, args->up, "the scene's estimate, or a run's recorded choice")->default_str("");
   sub->add_option("--crop", args->crop, "Scripted: crop to this share of the box fitted around the Gaussians (0..1]")->check(CLI::Range(0.001f, 1.f));
   return [args]() {
     if (!args->scene.empty()) check_path_argument("scene", args->scene);
@@ -121,6 +124,7 @@ CommandRun add_gui_command(CLI::App& app) {
     o.error_map = args->error_map;
     o.crop = args->crop;
     o.reset_layout = args->reset_layout;
+    if (!args->up.empty()) o.up = up_axis_arg(args->up);
     if (!args->window_size.empty()) {
       const auto [w, h] = parse_window_size(args->window_size);
       o.width = w, o.height = h;

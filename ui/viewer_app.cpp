@@ -334,9 +334,17 @@ int frame_loop(GLFWwindow* window, const GuiOptions& opt, float ui_scale) {
   state.propose_cpu_budget = !scripted && !train_at_start;
   // A budget without a script trains in the background once the scene is there.
   bool train_when_loaded = !scripted && train_at_start;
+  // --up applies to the scene once it is there (before a scripted training, which records it).
+  bool up_when_loaded = opt.up.has_value();
+  const auto apply_up = [&] {
+    if (!up_when_loaded || state.loader.busy() || !state.has_content()) return;
+    state.set_up_axis(*opt.up);
+    up_when_loaded = false;
+  };
   if (scripted) {
     state.loader.wait();
     state.poll_loader();
+    apply_up();
     while (training.opening_run()) {  // a run folder: shown once its checkpoint is restored
       training.poll(state);
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -377,6 +385,7 @@ int frame_loop(GLFWwindow* window, const GuiOptions& opt, float ui_scale) {
       events.dropped.clear();
     }
     state.poll_loader();
+    apply_up();
     if (train_when_loaded && !state.loader.busy()) {
       set_budget();
       if (state.has_content()) training.start(state);

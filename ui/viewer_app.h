@@ -1,6 +1,9 @@
 #pragma once
 // The viewer-trainer window: GLFW window and GL context, ImGui, the frame loop.
+#include <optional>
 #include <string>
+
+#include "core/scene/up_axis.h"
 
 namespace splat::ui {
 
@@ -19,6 +22,7 @@ struct GuiOptions {
   int compare_view = -1;    // scripted: open the comparison of this view (0-based) with its photo
   bool error_map = false;   // scripted: the comparison as an error heat map instead of the split
   float crop = 0;           // scripted: crop to this share (0..1] of the fitted crop box; 0: no crop
+  std::optional<UpAxis> up;  // the View panel's Up axis once the scene is loaded; none: the scene's or run's own
   bool reset_layout = false;  // start with the default layout (as View > Reset layout), not imgui.ini's
   int width = 1280, height = 800;
 };

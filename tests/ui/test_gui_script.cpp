@@ -477,3 +477,68 @@ TEST_CASE("scripted GUI: the plots are in sight beside the viewport and the pane
   REQUIRE(code == 0);
   CHECK(reported_plots(log).y == default_1280.y);
 }
+
+namespace {
+
+// Where the grid is drawn in the viewport: the pixels that differ between a screenshot with the grid and
+// one without, right of the panel column and above the Plots window (`plots`), as shares of the region's
+// height: the fraction in its top quarter and in its lower half.
+struct GridPlace {
+  int pixels = 0;
+  double top_quarter = 0, lower_half = 0;
+};
+GridPlace grid_place(const Image& with, const Image& without, const PlotsRect& plots) {
+  GridPlace g;
+  const int x0 = plots.x, y0 = 24, y1 = plots.y;  // below the menu bar
+  int top = 0, low = 0;
+  for (int y = y0; y < y1; ++y)
+    for (int x = x0; x < with.w; ++x) {
+      const uint8_t *a = with.at(x, y), *b = without.at(x, y);
+      if (std::abs(a[0] - b[0]) + std::abs(a[1] - b[1]) + std::abs(a[2] - b[2]) < 24) continue;
+      ++g.pixels;
+      if (y < y0 + (y1 - y0) / 4) ++top;
+      if (y >= (y0 + y1) / 2) ++low;
+    }
+  if (g.pixels > 0) g.top_quarter = double(top) / g.pixels, g.lower_half = double(low) / g.pixels;
+  return g;
+}
+
+}  // namespace
+
+TEST_CASE("scripted GUI: real captures open upright, the grid under the scene; a wrong up shows no floor",
+          "[ui][script][up]") {
+  if (!display_or_skip()) return;
+  const fs::path scratch = splat::test::scratch_dir("ui_gui_upright");
+  const fs::path view = scratch / "config" / "splatlab" / "view.json";
+  fs::create_directories(view.parent_path());
+  for (const std::string name : {"cup", "bonsai"}) {
+    const std::optional<fs::path> scene = splat::test::shared_scene(name);
+    if (!scene) continue;
+    // Each view twice, with the grid and without; frustums and axes off, so that only the grid differs.
+    const auto shot = [&](const std::string& up, bool grid) {
+      std::ofstream(view, std::ios::trunc) << "{\"show_grid\": " << (grid ? "true" : "false")
+                                           << ", \"show_frustums\": false, \"show_axes\": false}";
+      const fs::path png = scratch / (name + up + (grid ? "-grid.png" : ".png"));
+      std::string log;
+      const int code = run_splatlab("gui '" + scene->string() + "'" + (up.empty() ? "" : " --up " + up) +
+                                        " --window-size 1600x1000 --screenshot '" + png.string() + "' --exit",
+                                    scratch, log);
+      INFO(log);
+      REQUIRE(code == 0);
+      return std::pair{load_png(png), reported_plots(log)};
+    };
+    const auto [upright_grid, plots] = shot("", true);
+    const GridPlace g = grid_place(upright_grid, shot("", false).first, plots);
+    INFO(name << ": " << g.pixels << " grid pixels, " << g.top_quarter << " in the top quarter, " << g.lower_half
+              << " in the lower half");
+    CHECK(g.pixels > 500);
+    CHECK(g.lower_half > 0.6);
+    CHECK(g.top_quarter < 0.05);
+    // The same check fails when the scene is turned on its side: the up the photos do not have.
+    const std::string wrong = name == "cup" ? "+x" : "+y";
+    const GridPlace w = grid_place(shot(wrong, true).first, shot(wrong, false).first, plots);
+    INFO(name << " with --up " << wrong << ": " << w.pixels << " grid pixels, " << w.top_quarter
+              << " in the top quarter, " << w.lower_half << " in the lower half");
+    CHECK_FALSE((w.pixels > 500 && w.lower_half > 0.6 && w.top_quarter < 0.05));
+  }
+}
