@@ -8,6 +8,7 @@ splatlab_install_deps() (
   set -euo pipefail
   packages=(cmake ninja-build ccache pkg-config g++ python3 python3-venv
             libimgui-dev libglfw3-dev libgl-dev libegl-dev catch2 libcli11-dev nlohmann-json3-dev libstb-dev
+            libjpeg-dev  # JPEG photos: libjpeg-turbo (Debian's libjpeg62-turbo, Ubuntu's libjpeg-turbo8)
             xvfb xauth
             clang libclang-rt-dev lld  # the fuzz targets (fuzz/): clang, libFuzzer + sanitizer runtimes, lld
             libopenmpi-dev openmpi-bin)  # MPI ranks (core/transport/mpi): CPU ranks as processes, NCCL bootstrap

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "core/util/parallel_for.h"
+#include "core/scene/jpeg_decoder.h"
 #include "core/scene/photo_format.h"
 #include "core/scene/photo_structure.h"
 #include "core/scene/scene_errors.h"
@@ -136,9 +137,11 @@ std::vector<ImageSize> probe_images(const std::vector<fs::path>& files, int thre
   return sizes;
 }
 
-ImageRGB8 decode_image(const fs::path& file) {
+ImageRGB8 decode_image(const fs::path& file, JpegDecoder jpeg) {
   const std::vector<unsigned char> bytes = read_photo(file);
-  probe_photo(file, bytes);
+  const ImageSize probed = probe_photo(file, bytes);
+  if (jpeg == JpegDecoder::LibjpegTurbo && sniff_photo_format(bytes) == PhotoFormat::Jpeg)
+    return decode_jpeg(file, bytes, probed.width, probed.height);
   int w = 0, h = 0, comp = 0;
   BoundedStream stream{bytes};
   const stbi_io_callbacks io{&BoundedStream::read, &BoundedStream::skip, &BoundedStream::eof};

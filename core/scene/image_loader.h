@@ -1,5 +1,6 @@
 #pragma once
-// Image files -> ImageRGB8, decoded with stb_image on several threads, plus the area filter
+// Image files -> ImageRGB8, decoded on several threads (JPEG with libjpeg-turbo, the other formats with
+// stb_image), plus the area filter
 // that downsamples them for a data factor. Missing or undecodable files throw SceneError.
 #include <filesystem>
 #include <functional>
@@ -23,7 +24,11 @@ ImageSize downsampled_size(ImageSize stored, int factor);
 // Reads only the headers, on `threads` threads (0 = all cores).
 std::vector<ImageSize> probe_images(const std::vector<std::filesystem::path>& files, int threads);
 
-ImageRGB8 decode_image(const std::filesystem::path& file);
+// Which decoder reads JPEG photos: libjpeg-turbo (core/scene/jpeg_decoder.h, the loader's) or
+// stb_image (as every other format; bench_decode and the tests compare the two).
+enum class JpegDecoder { LibjpegTurbo, Stb };
+
+ImageRGB8 decode_image(const std::filesystem::path& file, JpegDecoder jpeg = JpegDecoder::LibjpegTurbo);
 
 // Box filter weighted by the exact overlap of each output pixel with the source pixels, so
 // every source pixel contributes in proportion to its area (no aliasing when shrinking).
