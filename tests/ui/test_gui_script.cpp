@@ -29,9 +29,10 @@ bool display_or_skip() {
 
 // Runs splatlab in `scratch` (GUI runs go to runs/<scene> there) with a private config folder (the
 // recent-scenes list stays out of $HOME); returns the exit code, with stdout and stderr in `log`.
-int run_splatlab(const std::string& args, const fs::path& scratch, std::string& log) {
+// `env`: more variable assignments for the command.
+int run_splatlab(const std::string& args, const fs::path& scratch, std::string& log, const std::string& env = "") {
   const fs::path out = scratch / "log.txt";
-  const std::string cmd = "cd '" + scratch.string() + "' && XDG_CONFIG_HOME='" + (scratch / "config").string() + "' '" + kSplatlab + "' " + args +
+  const std::string cmd = "cd '" + scratch.string() + "' && " + env + " XDG_CONFIG_HOME='" + (scratch / "config").string() + "' '" + kSplatlab + "' " + args +
                           " > '" + out.string() + "' 2>&1";
   const int status = std::system(cmd.c_str());
   std::ifstream in(out);
@@ -541,4 +542,21 @@ TEST_CASE("scripted GUI: real captures open upright, the grid under the scene; a
               << " in the top quarter, " << w.lower_half << " in the lower half");
     CHECK_FALSE((w.pixels > 500 && w.lower_half > 0.6 && w.top_quarter < 0.05));
   }
+}
+
+TEST_CASE("scripted GUI: a rank that runs out of memory fails the run in one message naming it; the window goes on",
+          "[ui][script][fault]") {
+  if (!display_or_skip()) return;
+  const fs::path scratch = splat::test::scratch_dir("ui_gui_fault");
+  const fs::path png = scratch / "failed.png";
+  std::string log;
+  // Planted as core/train/planted_fault.h describes: rank 1 fails after 4 of the 20 images.
+  const int code = run_splatlab("gui --demo --ranks 2 --images 20 --screenshot '" + png.string() + "' --exit", scratch,
+                                log, "SPLATLAB_FAULT=oom:1:4");
+  INFO(log);
+  CHECK(code == 1);  // a scripted run that failed
+  CHECK(log.find("splatlab: error: training failed: rank 1 (CPU) failed: out of memory on CPU, planted at 4 images") !=
+        std::string::npos);
+  // The window went on to its screenshot after the failure.
+  CHECK(load_png(png).w > 0);
 }
