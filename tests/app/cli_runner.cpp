@@ -90,4 +90,10 @@ std::string last_line(const std::string& out) {
   return s.substr(s.rfind('\n') + 1);
 }
 
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
 }  // namespace splat::test

@@ -42,4 +42,7 @@ CliResult run_cli_command(const std::string& command);
 // The last line of a command's output (where an error is).
 std::string last_line(const std::string& out);
 
+// How often `what` occurs in `text` (lines of a kind in a command's output).
+size_t count(const std::string& text, const std::string& what);
+
 }  // namespace splat::test

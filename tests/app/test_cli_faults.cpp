@@ -16,14 +16,9 @@
 
 namespace fs = std::filesystem;
 using splat::test::CliResult;
+using splat::test::count;
 
 namespace {
-
-size_t count(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
 
 // `splatlab train` of the demo on the CPU with `fault` planted, a checkpoint every 4 images, 12 in all.
 struct Faulted {

@@ -25,6 +25,7 @@
 
 namespace fs = std::filesystem;
 using splat::test::CliResult;
+using splat::test::count;
 
 namespace {
 
@@ -88,12 +89,6 @@ std::string done_figures(const std::string& out) {
   std::smatch m;
   const std::regex done(R"(done: (\d+ images \(\d+ steps\)).* s, (\d+ Gaussians, test PSNR [0-9.]+ dB))");
   return std::regex_search(out, m, done) ? m[1].str() + " " + m[2].str() : "(no done line)";
-}
-
-size_t count(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
 }
 
 const std::string kTrain = "train demo --device cpu --batch-size 2 --images 20 --log-every 10 --eval-every 10 ";

@@ -13,14 +13,9 @@
 
 namespace fs = std::filesystem;
 using splat::test::CliResult;
+using splat::test::count;
 
 namespace {
-
-size_t count(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
 
 // The torchrun-style variables of rank `rank` of 2 on this machine, meeting at 127.0.0.1:`port`.
 std::string torchrun_env(int rank, int port) {
