@@ -83,6 +83,7 @@ struct Args {
   std::optional<kernels::StreamPriority> viewer_priority;  // unset: the GUI's
   double idle_hz = ui::viewport_share(true, kernels::Device::CUDA, 60, false, 0).idle_hz;  // the GUI's
   std::vector<std::string> scenarios{"orbit", "idle", "flat"};
+  bool interactive_limit = true;  // the GUI's: one step queued at most while the view moves
   int snapshot_min_ms = static_cast<int>(SnapshotCadence::kMinInterval.count());
 };
 
@@ -386,10 +387,10 @@ int run(const Args& args) {
   if (gpus == 0) throw std::runtime_error("no CUDA device");
   std::printf("GL renderer: %s; %d CUDA device(s)\n", gl.renderer().c_str(), gpus);
   std::printf("viewport %dx%d, fps cap %d, resolution while moving (training) %.2fx; every run: %.0f s warm-up, "
-              "%.0f s measured; batch %d; %s; viewer stream priority %s; idle wake %.0f Hz\n\n",
+              "%.0f s measured; batch %d; %s; viewer stream priority %s; idle wake %.0f Hz; one step queued while moving: %s\n\n",
               args.width, args.height, args.fps_cap, args.moving_scale, args.warmup_s, args.seconds, args.batch_size,
               args.scene.empty() ? "demo scene" : args.scene.c_str(), priority_name(args.viewer_priority.value_or(ui::ViewRasterizer::kPriority)),
-              args.idle_hz);
+              args.idle_hz, args.interactive_limit ? "yes" : "no");
   const Scene scene = training_scene(args);
   const GaussianModel init = init_from_points(scene.points);
 
@@ -408,6 +409,8 @@ int run(const Args& args) {
       if (std::find(args.scenarios.begin(), args.scenarios.end(), scenario_key(s)) == args.scenarios.end()) continue;
       Viewport::Result seen;
       const Trained watched = train_while(args, scene, init, ranks, true, [&](TrainingSession& session) {
+        // As the GUI does while the camera moves (TrainingSession::set_interactive).
+        session.set_interactive(args.interactive_limit && s != Scenario::Idle);
         Viewport view(args);
         view.frame_scene(scene);
         seen = view.run(s, [&] { return session.snapshot(); }, true, args.seconds);
@@ -461,6 +464,9 @@ int main(int argc, char** argv) {
       ->capture_default_str()->check(CLI::Range(1.0, 1000.0));
   app.add_option("--scenarios", args.scenarios, "Scenarios to run: orbit, idle, flat")
       ->delimiter(',')->capture_default_str()->check(CLI::IsMember({"orbit", "idle", "flat"}));
+  app.add_option("--interactive-limit", args.interactive_limit,
+                 "While the view moves, training queues one step at most (the GUI's; 0 to compare without)")
+      ->capture_default_str();
   app.add_option("--width", args.width, "Viewport width")->capture_default_str()->check(CLI::Range(16, 8192));
   app.add_option("--height", args.height, "Viewport height")->capture_default_str()->check(CLI::Range(16, 8192));
   app.add_option("--scene", args.scene, "COLMAP folder to train (default: the demo scene)")->check(CLI::ExistingDirectory);

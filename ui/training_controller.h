@@ -51,6 +51,10 @@ class TrainingController {
   // new run folder; a paused, stopped or finished session continues instead (with the budget raised
   // to settings.steps). Errors (no scene, no images, bad settings, a taken folder) become notifications.
   void start(ViewerState& viewer);
+  // Whether the user is moving the view this frame (TrainingSession::set_interactive).
+  void set_interactive(bool on) {
+    if (session_) session_->set_interactive(on);
+  }
   void pause();
   // Continues a paused or stopped session, with its budget (and config.json) set to settings.steps.
   void resume();

@@ -447,6 +447,7 @@ int frame_loop(GLFWwindow* window, const GuiOptions& opt, float ui_scale) {
         state.content = {};
       }
     }
+    training.set_interactive(motion.moving(MotionPolicy{.training = true}, FrameGate::Clock::now()));
     glViewport(0, 0, fb_w, fb_h);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 

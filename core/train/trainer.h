@@ -124,6 +124,8 @@ class Trainer {
   StepResult step();
   int steps_done() const { return step_; }
   int images_done() const { return images_done_; }
+  // Where its buffers live and its kernels run (device and stream).
+  const kernels::ComputeContext& context() const { return where_; }
   bool finished() const { return images_done_ >= opt_.images; }
 
   // Loss of the last step (mean over its batch); on CUDA this waits for that step. Collective.

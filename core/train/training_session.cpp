@@ -294,6 +294,12 @@ void TrainingSession::on_start(TrainingRun& run, const DrivenRank& at) {
 void TrainingSession::on_step(TrainingRun& run, const DrivenRank& at, const RunStep& step) {
   publish_rank_stats(run.trainer(), at.rank);
   if (!at.root()) return;
+  if (interactive_) {
+    // This step is queued; the host goes on once the one before it has run (set_interactive).
+    last_step_end_ ^= 1;
+    step_ends_[last_step_end_].record(run.trainer().context());
+    step_ends_[last_step_end_ ^ 1].synchronize("the view moves: one step queued at most");
+  }
   ++unpublished_steps_;
   steps_done_ = run.trainer().steps_done();
   images_done_ = run.trainer().images_done();

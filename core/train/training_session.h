@@ -20,6 +20,7 @@
 // long pause never runs into the ranks' timeout. The snapshot is the whole model, gathered onto rank 0's
 // device (ModelSnapshot::gather). A rank that fails stops every rank: the session becomes Failed with the
 // message naming the rank and its device; files already written (the last checkpoint) stay.
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -37,6 +38,7 @@
 #include "core/train/rank_driver.h"
 #include "core/train/rank_stats.h"
 #include "core/train/snapshot_cadence.h"
+#include "kernels/stream.h"
 #include "core/model/gaussian_model.h"
 #include "core/model/model_snapshot.h"
 #include "core/scene/scene.h"
@@ -101,6 +103,11 @@ class TrainingSession : private RankController {
   // Per-phase timing of each step (Trainer::set_profiling), applied at the next step boundary.
   // It waits for every step to finish on the device, so callers keep it on only while they show it.
   void set_profiling(bool on);
+  // While the user moves the view (the GUI sets it each frame), rank 0, whose device the viewer
+  // shares, lets the host queue at most one step ahead of the device instead of several: a frame's
+  // kernels then wait behind at most that step (bench/VIEWER.md). It costs a host wait per step, so
+  // only while the view moves.
+  void set_interactive(bool on) { interactive_ = on; }
 
   // Requests served at the next step boundary (also while paused); `done` (may be empty) is called on
   // the trainer thread with an empty string on success or the error message.
@@ -177,6 +184,10 @@ class TrainingSession : private RankController {
   std::atomic<int> images_done_{0};
   std::atomic<int> budget_{0};  // the image budget as last set (resume() reads it)
   std::atomic<bool> amp_{false};
+  std::atomic<bool> interactive_{false};
+  // Rank 0: the ends of its last two steps on its timeline, for set_interactive's limit.
+  std::array<kernels::StreamEvent, 2> step_ends_;
+  int last_step_end_ = 0;
 
   mutable std::mutex metrics_mutex_;
   std::deque<SessionMetrics> metrics_;
