@@ -61,6 +61,7 @@ struct TrainArgs {
   std::vector<float> background{0, 0, 0};
   int64_t cap_max = 1000000;
   bool absgrad = false;
+  int64_t max_gaussians = 0;
   std::string up = up_axis_name(UpAxis::Auto);
   int threads = 0;
   int stop_at = 0;
@@ -78,7 +79,7 @@ const std::vector<std::string> kRecordedOptions = {
     "--strategy",   "--batch-size", "--packed",    "--data-factor", "--undistort", "--mask-mode",
     "--fisheye-fov", "--eval-every", "--log-every", "--checkpoint-every", "--seed",
     "--sh-degree",  "--background", "--cap-max",   "--absgrad",     "--amp",
-    "--up"};
+    "--max-gaussians", "--up"};
 
 void add_train_options(CLI::App* sub, TrainArgs& a) {
   sub->add_option("scene", a.scene,
@@ -137,6 +138,11 @@ void add_train_options(CLI::App* sub, TrainArgs& a) {
   sub->add_option("--background", a.background, "Background colour r g b in [0,1]")->expected(3)->capture_default_str();
   sub->add_option("--cap-max", a.cap_max, "mcmc: most Gaussians")->capture_default_str()->check(at_least(1));
   sub->add_flag("--absgrad", a.absgrad, "default: grow on the absolute 2D gradient (AbsGS) instead of the plain one");
+  sub->add_option("--max-gaussians", a.max_gaussians,
+                  "default: most Gaussians growth reaches, for a compact model (0: no limit); where there is less "
+                  "room, the Gaussians with the largest gradient grow (mcmc: --cap-max)")
+      ->capture_default_str()
+      ->check(at_least(0));
   add_up_option(sub, a.up, "estimated from the cameras; recorded for the GUI and render --path orbit");
   sub->add_option("--threads", a.threads, "CPU backend threads (0: all cores)")->capture_default_str();
   sub->add_option("--stop-at", a.stop_at,
@@ -192,6 +198,7 @@ TrainerOptions trainer_options(const TrainArgs& a, kernels::Device dev) {
   for (int c = 0; c < 3; ++c) o.background[c] = a.background[c];
   o.mcmc.cap = a.cap_max;
   o.default_strategy.absgrad = a.absgrad;
+  o.default_strategy.max_gaussians = a.max_gaussians;
   return o;
 }
 

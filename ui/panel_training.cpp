@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <optional>
+#include <string_view>
 
 #include "kernels/device.h"
 #include "ui/panels.h"
@@ -149,6 +150,12 @@ void draw_training_panel(ViewerState& state, TrainingController& training, Confi
   draw_data_factor(state);
   draw_mask_mode(state);
   ImGui::Combo("Strategy", &s.strategy, kStrategies, IM_ARRAYSIZE(kStrategies));
+  if (std::string_view(kStrategies[s.strategy]) == "default") {
+    ImGui::InputInt("Max Gaussians", &s.max_gaussians, 100000);
+    s.max_gaussians = std::max(0, s.max_gaussians);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("a compact model: growth stops at this many Gaussians, the largest gradients first (0: no limit)");
+  }
   ImGui::InputInt("Eval every", &s.eval_every, 100);
   s.eval_every = std::max(0, s.eval_every);
   ImGui::InputInt("Checkpoint every", &s.checkpoint_every, 1000);

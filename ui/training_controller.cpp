@@ -20,6 +20,7 @@ void for_each_panel_setting(Settings& s, Config& c, F&& f) {
   f(s.sh_degree, c.sh_degree);
   f(s.eval_every, c.eval_every);
   f(s.checkpoint_every, c.checkpoint_every);
+  f(s.max_gaussians, c.max_gaussians);
 }
 
 const Scene& trainable_scene(const ViewerState& viewer) {

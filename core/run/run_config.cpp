@@ -28,6 +28,7 @@ void for_each_trainer_setting(Config& c, Options& o, F&& f) {
   f(c.background, o.background);
   f(c.cap_max, o.mcmc.cap);
   f(c.absgrad, o.default_strategy.absgrad);
+  f(c.max_gaussians, o.default_strategy.max_gaussians);
 }
 
 // Enumerations are recorded by name: the names of each, indexed by its values.

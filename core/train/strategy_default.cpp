@@ -88,8 +88,14 @@ float log_scale_cut(double max_scale) {
   return first_true([&](float x) { return double(std::exp(x)) > max_scale; });
 }
 
+int64_t growth_room(const DefaultStrategyOptions& o, int64_t rows, int64_t model_rows) {
+  if (o.max_gaussians <= 0) return -1;
+  const double share = model_rows > 0 ? double(rows) / double(model_rows) : 1.0;
+  return std::max<int64_t>(0, std::llround(double(o.max_gaussians) * share) - rows);
+}
+
 GrowDecision decide_growth(std::span<const float> log_scales, const HostDensifyStats& stats,
-                           const DefaultStrategyOptions& o, int batch_size, double extent) {
+                           const DefaultStrategyOptions& o, int batch_size, double extent, int64_t room) {
   const std::vector<float>& sum = o.absgrad ? stats.grad2d_abs_norm : stats.grad2d_norm;
   const float threshold = o.absgrad ? o.absgrad_threshold : o.grad_threshold;
   const float clone_below = log_scale_cut(o.grow_scale3d * extent);
@@ -120,7 +126,21 @@ GrowDecision decide_growth(std::span<const float> log_scales, const HostDensifyS
     d.clone.resize(clones);
     d.split.resize(splits);
   }
-  return d;
+  if (room < 0 || int64_t(d.clone.size() + d.split.size()) <= room) return d;
+  // Over the budget: the rows with the largest gradient grow, each still cloned or split by its size.
+  std::vector<int64_t> all(d.clone);
+  all.insert(all.end(), d.split.begin(), d.split.end());
+  const auto larger = [&](int64_t a, int64_t b) {
+    const float ga = mean_grad2d(sum[a], stats.visible_count[a], batch_size);
+    const float gb = mean_grad2d(sum[b], stats.visible_count[b], batch_size);
+    return ga > gb || (ga == gb && a < b);
+  };
+  std::nth_element(all.begin(), all.begin() + room, all.end(), larger);
+  all.resize(size_t(room));
+  std::sort(all.begin(), all.end());
+  GrowDecision kept;
+  for (const int64_t r : all) (max_log_scale(&log_scales[3 * r]) < clone_below ? kept.clone : kept.split).push_back(r);
+  return kept;
 }
 
 SplitChildren split_children(std::span<const float> means, std::span<const float> quats,
@@ -169,7 +189,8 @@ bool DefaultStrategy::after_step(const StepInfo& info, DeviceGaussians& g) {
 const RefinementPlan& RefinementPlanner::plan(DeviceGaussians& g, const DefaultStrategyOptions& o,
                                               const StepInfo& info, bool check_size, Rng& rng) {
   download_inputs(g, o, check_size);
-  const GrowDecision d = decide_growth(log_scales_, stats_, o, info.batch_size, info.scene_extent);
+  const GrowDecision d = decide_growth(log_scales_, stats_, o, info.batch_size, info.scene_extent,
+                                       growth_room(o, g.size(), info.model_rows));
   const int64_t grown = g.size() + int64_t(d.clone.size() + d.split.size());
   if (grown > std::numeric_limits<int32_t>::max())
     throw std::runtime_error("default strategy: " + std::to_string(grown) + " Gaussians exceed the row index range");

@@ -33,6 +33,9 @@ struct DefaultStrategyOptions {
   float prune_scale3d = 0.1f;        // x extent: larger in the world is pruned (after the first reset)
   float prune_scale2d = 0.15f;       // max screen radius / image size above which it is pruned (idem)
   float reset_opacity = 0.01f;       // opacity ceiling after a reset
+  // Most Gaussians growth may reach (0: no limit): a refinement with less room grows the rows whose
+  // gradient is largest. With ranks each shard gets its share of it, in proportion to its rows.
+  int64_t max_gaussians = 0;
 };
 
 struct GrowDecision {
@@ -58,8 +61,16 @@ float log_scale_cut(double max_scale);
 // scales each camera's gradient by 1/B) is above the threshold: a per-image mean, the same
 // statistic at every batch size as long as the batch stays the same over the window. stats needs
 // visible_count and the gradient sum that o.absgrad selects.
+// `room`: how many rows growth may add at most (each clone or split adds one); when more rows are
+// over the threshold, the `room` ones with the largest gradient grow (ties: the lower row). Negative:
+// no limit.
 GrowDecision decide_growth(std::span<const float> log_scales, const HostDensifyStats& stats,
-                           const DefaultStrategyOptions& o, int batch_size, double extent);
+                           const DefaultStrategyOptions& o, int batch_size, double extent, int64_t room = -1);
+
+// The room growth has in a shard of `rows` rows of a model of `model_rows` (0: the shard is the whole
+// model) under o.max_gaussians: negative when there is no limit, else the shard's share of the limit
+// less its rows, at least 0.
+int64_t growth_room(const DefaultStrategyOptions& o, int64_t rows, int64_t model_rows);
 
 // The two halves of each split parent k (row k of means, quats, log_scales): rows 2k and 2k+1 of
 // the result, both drawn from N(mean, R diag(scale)^2 R^T) in that order, with log scale - log(divisor).

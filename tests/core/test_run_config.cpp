@@ -23,8 +23,8 @@ namespace {
 const std::set<std::string> kKeys = {
     "scene",       "scene_folder", "started_by", "data_factor", "undistort", "fisheye_fov",      "mask_mode", "device",
     "images",      "strategy",     "batch_size", "packed",      "amp",       "antialiased",      "seed",
-    "sh_degree",   "background",   "cap_max",    "absgrad",     "eval_every", "log_every", "checkpoint_every",
-    "up"};
+    "sh_degree",   "background",   "cap_max",    "absgrad",     "max_gaussians", "eval_every", "log_every",
+    "checkpoint_every", "up"};
 
 // The number of members of an aggregate: the most initializers T{...} takes (each AnyValue converts
 // to whatever member it initializes).
@@ -137,6 +137,7 @@ TEST_CASE("a run config maps onto TrainerOptions and SceneLoadOptions and back w
   CHECK(o.background == c.background);
   CHECK(o.mcmc.cap == c.cap_max);
   CHECK(o.default_strategy.absgrad == c.absgrad);
+  CHECK(o.default_strategy.max_gaussians == c.max_gaussians);
   const SceneLoadOptions load = c.scene_load_options();
   CHECK(load.data_factor == c.data_factor);
   CHECK(load.undistort.mode == c.undistort);
@@ -150,7 +151,7 @@ TEST_CASE("a config as train writes it reads into its settings, an older one tak
     "scene": "data/garden", "scene_folder": "/data/garden", "data_factor": 4, "undistort": "crop",
     "fisheye_fov": 120.0, "device": "cuda", "images": 7000, "strategy": "mcmc", "batch_size": 4,
     "packed": true, "amp": true, "antialiased": true, "seed": 18446744073709551615, "sh_degree": 2,
-    "background": [1.0, 0.5, 0.0], "cap_max": 3000000, "absgrad": true, "eval_every": 1000,
+    "background": [1.0, 0.5, 0.0], "cap_max": 3000000, "absgrad": true, "max_gaussians": 500000, "eval_every": 1000,
     "log_every": 50, "checkpoint_every": 2000, "up": "-z", "a key from a newer splatlab": 1})");
   const RunConfig c = run_config_from_json(cli, "run/config.json");
   CHECK(c.scene == "data/garden");
@@ -172,6 +173,7 @@ TEST_CASE("a config as train writes it reads into its settings, an older one tak
   CHECK(c.background == background);
   CHECK(c.cap_max == 3000000);
   CHECK(c.absgrad);
+  CHECK(c.max_gaussians == 500000);
   CHECK(c.eval_every == 1000);
   CHECK(c.log_every == 50);
   CHECK(c.checkpoint_every == 2000);
@@ -216,6 +218,7 @@ TEST_CASE("a damaged run config is refused naming the file and the field", "[run
   CHECK_THAT(with("batch_size", "2"), Contains("field 'batch_size' is '\"2\"', expected an integer of at least 1"));
   CHECK_THAT(with("batch_size", 3000000000LL), Contains("field 'batch_size' is '3000000000', expected an integer"));
   CHECK_THAT(with("cap_max", 0), Contains("field 'cap_max' is '0', expected an integer of at least 1"));
+  CHECK_THAT(with("max_gaussians", -5), Contains("field 'max_gaussians' is '-5', expected an integer of at least 0"));
   CHECK_THAT(with("seed", -1), Contains("field 'seed' is '-1', expected an integer of at least 0"));
   CHECK_THAT(with("log_every", 0), Contains("field 'log_every' is '0', expected an integer of at least 1"));
   CHECK_THAT(with("started_by", 1), Contains("field 'started_by' is '1', expected a string"));

@@ -50,8 +50,8 @@ void put_stats(DeviceGaussians& g, const HostDensifyStats& st) {
 }
 
 GrowDecision decide_growth(const GaussianState& s, const HostDensifyStats& st, const DefaultStrategyOptions& o,
-                           int batch_size, double extent) {
-  return splat::decide_growth(s.col(Group::LogScales).value, st, o, batch_size, extent);
+                           int batch_size, double extent, int64_t room = -1) {
+  return splat::decide_growth(s.col(Group::LogScales).value, st, o, batch_size, extent, room);
 }
 
 // The plan the production planner makes for a model and its statistics (extent 10).
@@ -92,6 +92,68 @@ TEST_CASE("default strategy: clone small and split large Gaussians whose mean 2D
     CHECK(a.clone == std::vector<int64_t>{0});  // 1e-3 > 8e-4
     CHECK(a.split.empty());                     // 5e-4 < 8e-4
   }
+}
+
+TEST_CASE("default strategy: a Gaussian budget grows the rows with the largest gradient, cloned or split as before",
+          "[strategy_default][budget]") {
+  const double extent = 10.0;
+  // Five rows over the threshold (means 6e-4, 9e-4, 3e-4, 8e-4, 5e-4): small ones clone, large ones split.
+  const GaussianState s = make_state({0.05f, 0.5f, 0.05f, 0.5f, 0.05f, 0.05f}, {0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f});
+  const HostDensifyStats st = make_stats({6e-4f, 9e-4f, 3e-4f, 8e-4f, 5e-4f, 1e-4f}, {1, 1, 1, 1, 1, 1});
+  const DefaultStrategyOptions o;
+  const GrowDecision all = decide_growth(s, st, o, 1, extent);
+  CHECK(all.clone == std::vector<int64_t>{0, 2, 4});
+  CHECK(all.split == std::vector<int64_t>{1, 3});
+  CHECK(decide_growth(s, st, o, 1, extent, 5).clone == all.clone);  // room enough: unchanged
+  const GrowDecision three = decide_growth(s, st, o, 1, extent, 3);  // 9e-4, 8e-4, 6e-4
+  CHECK(three.clone == std::vector<int64_t>{0});
+  CHECK(three.split == std::vector<int64_t>{1, 3});
+  const GrowDecision none = decide_growth(s, st, o, 1, extent, 0);
+  CHECK(none.clone.empty());
+  CHECK(none.split.empty());
+  // Equal gradients: the lower row first.
+  const HostDensifyStats tie = make_stats({5e-4f, 5e-4f, 5e-4f, 0, 0, 0}, {1, 1, 1, 1, 1, 1});
+  const GrowDecision two = decide_growth(s, tie, o, 1, extent, 2);
+  CHECK(two.clone == std::vector<int64_t>{0});
+  CHECK(two.split == std::vector<int64_t>{1});
+  CHECK(decide_growth(s, tie, o, 1, extent, 1).clone == std::vector<int64_t>{0});
+}
+
+TEST_CASE("default strategy: a refinement under a Gaussian budget stops growing at it", "[strategy_default][budget]") {
+  DefaultStrategyOptions o;
+  o.max_gaussians = 13;
+  DefaultStrategy strat(o, 3);
+  // Ten small, opaque rows, all over the threshold, row i's gradient growing with i.
+  DeviceGaussians g(kernels::Device::CPU, make_state(std::vector<float>(10, 0.05f), std::vector<float>(10, 0.5f)));
+  HostDensifyStats st = make_stats(std::vector<float>(10, 0.f), std::vector<int32_t>(10, 1));
+  for (int i = 0; i < 10; ++i) st.grad2d_norm[i] = 3e-4f + 1e-5f * float(i);
+  put_stats(g, st);
+  StepInfo info;
+  info.scene_extent = 10;
+  info.first_image = 600;
+  info.model_rows = 10;
+  REQUIRE(strat.after_step(info, g));
+  REQUIRE(g.size() == 13);
+  // The clones are copies of the three rows with the largest gradient (rows 7, 8, 9), appended.
+  const GaussianState after = g.download();
+  for (int k = 0; k < 3; ++k) CHECK(after.row(Group::Means, 10 + k)[0] == float(7 + k));
+  // Full: the next refinement grows nothing.
+  put_stats(g, make_stats(std::vector<float>(13, 1e-3f), std::vector<int32_t>(13, 1)));
+  info.first_image = 700;
+  info.model_rows = 13;
+  REQUIRE(strat.after_step(info, g));
+  CHECK(g.size() == 13);
+}
+
+TEST_CASE("default strategy: the room a budget leaves, for one rank and for a shard", "[strategy_default][budget]") {
+  DefaultStrategyOptions o;
+  CHECK(growth_room(o, 500, 0) < 0);  // no limit
+  o.max_gaussians = 1000;
+  CHECK(growth_room(o, 600, 0) == 400);
+  CHECK(growth_room(o, 600, 600) == 400);
+  CHECK(growth_room(o, 1200, 0) == 0);  // over it (a budget lowered on resume): no growth, no negative room
+  // A shard of a quarter of the model gets a quarter of the budget.
+  CHECK(growth_room(o, 150, 600) == 100);
 }
 
 TEST_CASE("default strategy: growth appends clones and replaces split parents by two shrunk samples",
