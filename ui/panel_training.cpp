@@ -149,12 +149,16 @@ void draw_training_panel(ViewerState& state, TrainingController& training, Confi
   ImGui::BeginDisabled(training.active());
   draw_data_factor(state);
   draw_mask_mode(state);
+  const bool budget = std::string_view(kStrategies[s.strategy]) == "default";
+  if (budget) ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6.5f);  // shares its row with the budget
   ImGui::Combo("Strategy", &s.strategy, kStrategies, IM_ARRAYSIZE(kStrategies));
-  if (std::string_view(kStrategies[s.strategy]) == "default") {
-    ImGui::InputInt("Max Gaussians", &s.max_gaussians, 100000);
+  if (budget) {
+    ImGui::SameLine();  // a row more would push the panels below out of a small window
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6.0f);
+    ImGui::InputInt("Max", &s.max_gaussians, 0);
     s.max_gaussians = std::max(0, s.max_gaussians);
     if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("a compact model: growth stops at this many Gaussians, the largest gradients first (0: no limit)");
+      ImGui::SetTooltip("most Gaussians, for a compact model: growth stops there, the largest gradients first (0: no limit)");
   }
   ImGui::InputInt("Eval every", &s.eval_every, 100);
   s.eval_every = std::max(0, s.eval_every);
