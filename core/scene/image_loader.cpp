@@ -11,8 +11,10 @@
 #include <iterator>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <thread>
+#include <utility>
 
 #include "core/util/parallel_for.h"
 #include "core/scene/jpeg_decoder.h"
@@ -141,7 +143,7 @@ ImageRGB8 decode_image(const fs::path& file, JpegDecoder jpeg) {
   const std::vector<unsigned char> bytes = read_photo(file);
   const ImageSize probed = probe_photo(file, bytes);
   if (jpeg == JpegDecoder::LibjpegTurbo && sniff_photo_format(bytes) == PhotoFormat::Jpeg)
-    return decode_jpeg(file, bytes, probed.width, probed.height);
+    if (std::optional<ImageRGB8> img = decode_jpeg(file, bytes, probed.width, probed.height)) return std::move(*img);
   int w = 0, h = 0, comp = 0;
   BoundedStream stream{bytes};
   const stbi_io_callbacks io{&BoundedStream::read, &BoundedStream::skip, &BoundedStream::eof};

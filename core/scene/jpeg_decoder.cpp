@@ -36,7 +36,7 @@ void on_message(j_common_ptr cinfo, int level) {
   if (level < 0 && e->pub.msg_code == JWRN_JPEG_EOF) e->ended_early = true;
 }
 
-enum class Outcome { Decoded, Refused, OtherSize };
+enum class Outcome { Decoded, Refused, OtherSize, FourChannels };
 
 // The decode between setjmp and the end, free of C++ objects with destructors (longjmp skips them);
 // `img` lives in the caller. Refused: e.message says why.
@@ -45,6 +45,7 @@ Outcome decode(j_decompress_ptr cinfo, ErrorManager& e, std::span<const unsigned
   jpeg_create_decompress(cinfo);
   jpeg_mem_src(cinfo, bytes.data(), static_cast<unsigned long>(bytes.size()));
   jpeg_read_header(cinfo, TRUE);
+  if (cinfo->jpeg_color_space == JCS_CMYK || cinfo->jpeg_color_space == JCS_YCCK) return Outcome::FourChannels;
   cinfo->out_color_space = JCS_RGB;
   jpeg_start_decompress(cinfo);
   if (int(cinfo->output_width) != img.width || int(cinfo->output_height) != img.height) return Outcome::OtherSize;
@@ -59,7 +60,8 @@ Outcome decode(j_decompress_ptr cinfo, ErrorManager& e, std::span<const unsigned
 
 }  // namespace
 
-ImageRGB8 decode_jpeg(const std::filesystem::path& file, std::span<const unsigned char> bytes, int width, int height) {
+std::optional<ImageRGB8> decode_jpeg(const std::filesystem::path& file, std::span<const unsigned char> bytes, int width,
+                                     int height) {
   jpeg_decompress_struct cinfo{};
   ErrorManager e;
   cinfo.err = jpeg_std_error(&e.pub);
@@ -81,6 +83,7 @@ ImageRGB8 decode_jpeg(const std::filesystem::path& file, std::span<const unsigne
   }
   const int decoded_w = int(cinfo.output_width), decoded_h = int(cinfo.output_height);
   jpeg_destroy_decompress(&cinfo);
+  if (outcome == Outcome::FourChannels) return std::nullopt;
   if (outcome == Outcome::Refused)
     throw SceneError(file, "not a readable image (libjpeg: " + quote_user_text(e.message) + ")");
   if (outcome == Outcome::OtherSize)

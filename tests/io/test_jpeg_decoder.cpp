@@ -5,6 +5,11 @@
 
 #include <stb_image_write.h>
 
+// jpeglib.h needs size_t and FILE declared first.
+#include <cstddef>
+#include <cstdio>
+#include <jpeglib.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -58,7 +63,46 @@ Difference difference(const splat::ImageRGB8& a, const splat::ImageRGB8& b) {
   return d;
 }
 
+// A CMYK JPEG as a print workflow writes one, encoded by libjpeg itself (stb_image_write has no CMYK).
+std::string cmyk_jpeg(int w, int h) {
+  jpeg_compress_struct c{};
+  jpeg_error_mgr err{};
+  c.err = jpeg_std_error(&err);
+  jpeg_create_compress(&c);
+  unsigned char* out = nullptr;
+  unsigned long size = 0;
+  jpeg_mem_dest(&c, &out, &size);
+  c.image_width = JDIMENSION(w);
+  c.image_height = JDIMENSION(h);
+  c.input_components = 4;
+  c.in_color_space = JCS_CMYK;
+  jpeg_set_defaults(&c);
+  jpeg_start_compress(&c, TRUE);
+  std::vector<unsigned char> row(size_t(w) * 4);
+  for (int y = 0; y < h; ++y) {
+    for (int x = 0; x < w; ++x)
+      for (int k = 0; k < 4; ++k) row[size_t(x) * 4 + k] = static_cast<unsigned char>(40 * k + 3 * x + 5 * y);
+    JSAMPROW r = row.data();
+    jpeg_write_scanlines(&c, &r, 1);
+  }
+  jpeg_finish_compress(&c);
+  std::string bytes(reinterpret_cast<const char*>(out), size);
+  jpeg_destroy_compress(&c);
+  std::free(out);
+  return bytes;
+}
+
 }  // namespace
+
+TEST_CASE("jpeg decoder: a CMYK JPEG, which libjpeg does not turn into RGB, decodes through stb_image",
+          "[photos][jpeg]") {
+  const fs::path file = splat::test::scratch_dir("jpeg_decoder_cmyk") / "print.jpg";
+  tiny::write_file(file, cmyk_jpeg(32, 24));
+  const splat::ImageRGB8 img = splat::decode_image(file);
+  CHECK(img.width == 32);
+  CHECK(img.height == 24);
+  CHECK(img.pixels == splat::decode_image(file, JpegDecoder::Stb).pixels);
+}
 
 TEST_CASE("jpeg decoder: libjpeg-turbo gives stb_image's pixels up to rounding, colour and grey", "[photos][jpeg]") {
   const fs::path dir = splat::test::scratch_dir("jpeg_decoder_pixels");
