@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cmath>
 #include <filesystem>
+#include <mutex>
 #include <optional>
 
 #include "core/transport/run_ranks.h"
@@ -187,10 +188,18 @@ TEST_CASE("a profiled rank times each phase of the sharded step, every step", "[
   TrainerOptions o = test::short_run_options(12);
   o.batch_size = 2;
   o.cpu_threads = 1;
-  on_rank_trainers(2, scene, o, [](Trainer& t) {
+  // Each rank's phase table, checked once the rank threads are done (Catch's assertions are not
+  // thread-safe: two ranks asserting at once corrupt its state).
+  std::mutex mutex;
+  std::vector<kernels::PhaseTotals> tables;
+  on_rank_trainers(2, scene, o, [&](Trainer& t) {
     t.set_profiling(true);
     while (!t.finished()) t.step();
-    const kernels::PhaseTotals& phases = *t.step_phases();
+    std::lock_guard lock(mutex);
+    tables.push_back(*t.step_phases());
+  });
+  REQUIRE(tables.size() == 2);
+  for (const kernels::PhaseTotals& phases : tables) {
     int64_t project_backward = 0;
     for (const auto& p : phases.phases())
       if (p.name.rfind("sharded: project backward", 0) == 0) project_backward += p.count;
@@ -206,7 +215,7 @@ TEST_CASE("a profiled rank times each phase of the sharded step, every step", "[
       CHECK(it->count == 6);
       CHECK(it->total_ms >= 0);
     }
-  });
+  }
 }
 
 TEST_CASE("a rank whose rows change outside a refinement step is refused, named", "[dist][train]") {
