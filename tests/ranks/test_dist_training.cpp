@@ -218,6 +218,36 @@ TEST_CASE("a profiled rank times each phase of the sharded step, every step", "[
   }
 }
 
+TEST_CASE("a Gaussian budget bounds the whole model with 2 ranks, each shard growing to its share",
+          "[dist][train][budget]") {
+  const Scene scene = test::small_demo_scene(26, 20, 70);
+  TrainerOptions o = test::short_run_options(40);
+  o.batch_size = 2;
+  o.cpu_threads = 1;
+  o.default_strategy.refine_start = 4;  // refinements every 4 images, every row over the threshold
+  o.default_strategy.refine_every = 4;
+  o.default_strategy.refine_stop = 40;
+  o.default_strategy.grad_threshold = 0;
+  o.default_strategy.prune_opacity = 0;
+  const int64_t init = int64_t(scene.points.size());
+  const auto whole_rows = [&](const TrainerOptions& options) {
+    std::atomic<int64_t> rows{0};
+    on_rank_trainers(2, scene, options, [&](Trainer& t) {
+      while (!t.finished()) t.step();
+      const int64_t whole = t.whole_state().size();  // a collective: every rank takes part
+      if (t.is_root()) rows = whole;
+    });
+    return rows.load();
+  };
+  const int64_t unbounded = whole_rows(o);
+  o.default_strategy.max_gaussians = init + 40;
+  const int64_t bounded = whole_rows(o);
+  INFO(init << " at the start, " << unbounded << " without a budget, " << bounded << " with " << init + 40);
+  CHECK(unbounded > init + 40);                     // the budget binds
+  CHECK(bounded <= init + 40 + 1);                  // the shares' rounding: one row at most
+  CHECK(bounded >= init + 40 - 2);                  // and growth went up to it
+}
+
 TEST_CASE("a rank whose rows change outside a refinement step is refused, named", "[dist][train]") {
   const Scene scene = test::small_demo_scene(26, 20, 70);
   TrainerOptions o = test::short_run_options(12);
