@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "core/util/user_text.h"
 #include "kernels/buffer.h"
 
 namespace splat {
@@ -20,7 +21,7 @@ T whole_number(std::string_view s, T least, const char* what) {
   T v{};
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (s.empty() || ec != std::errc() || end != s.data() + s.size() || v < least)
-    throw std::invalid_argument(std::string(what) + " '" + std::string(s) + "' is not a whole number >= " +
+    throw std::invalid_argument(std::string(what) + " " + quote_user_text(s) + " is not a whole number >= " +
                                 std::to_string(least) + "; " + kForm);
   return v;
 }
@@ -35,11 +36,11 @@ PlantedFault parse_fault(std::string_view text) {
     if (colon == std::string_view::npos) break;
     at = colon + 1;
   }
-  if (parts.size() != 3) throw std::invalid_argument(std::string("'") + std::string(text) + "': " + kForm);
+  if (parts.size() != 3) throw std::invalid_argument(quote_user_text(text) + ": " + kForm);
   PlantedFault f;
   if (parts[0] == "oom") f.kind = FaultKind::OutOfMemory;
   else if (parts[0] == "exit") f.kind = FaultKind::Exit;
-  else throw std::invalid_argument("unknown fault '" + std::string(parts[0]) + "'; " + kForm);
+  else throw std::invalid_argument("unknown fault " + quote_user_text(parts[0]) + "; " + kForm);
   f.rank = whole_number<int>(parts[1], 0, "rank");
   f.images = whole_number<int64_t>(parts[2], 0, "images");
   return f;

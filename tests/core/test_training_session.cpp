@@ -165,6 +165,17 @@ SessionOptions two_rank_options() {
   return so;
 }
 
+// Two rank threads that train until stopped, one CPU thread each (the failure tests).
+TrainerOptions endless_two_rank_options() { return {.images = 100000, .batch_size = 2, .cpu_threads = 1}; }
+
+// two_rank_options with a periodic checkpoint every 4 images into `dir`/checkpoint.ckpt.
+SessionOptions checkpointed_two_rank_options(const std::filesystem::path& dir) {
+  SessionOptions so = two_rank_options();
+  so.files.checkpoint_every = 4;
+  so.files.checkpoint_file = dir / "checkpoint.ckpt";
+  return so;
+}
+
 // Waits for a save request's outcome; returns its error ("" on success).
 template <class Request>
 std::string saved(Request request) {
@@ -292,11 +303,9 @@ TEST_CASE("training session with 2 ranks: a pause longer than the ranks' timeout
 TEST_CASE("training session: a failing rank stops every rank, names itself and keeps the last checkpoint",
           "[session][ranks]") {
   const Scene scene = test::small_demo_scene(40, 30, 200);
-  const TrainerOptions o{.images = 100000, .batch_size = 2, .cpu_threads = 1};
-  SessionOptions so = two_rank_options();
+  const TrainerOptions o = endless_two_rank_options();
   const auto dir = test::scratch_dir("session_rank_failure");
-  so.files.checkpoint_every = 4;
-  so.files.checkpoint_file = dir / "checkpoint.ckpt";
+  const SessionOptions so = checkpointed_two_rank_options(dir);
   TrainingSession session(scene, init_from_points(scene.points), o, so);
   session.start();
   // The first periodic checkpoint (rank 0 writes it) is there; then rank 0 cannot write the next one
@@ -318,11 +327,8 @@ TEST_CASE("training session: a failing rank stops every rank, names itself and k
 TEST_CASE("training session: a rank out of memory fails the session naming it, the last checkpoint kept",
           "[session][ranks][fault]") {
   const Scene scene = test::small_demo_scene(40, 30, 200);
-  const TrainerOptions o{.images = 100000, .batch_size = 2, .cpu_threads = 1};
-  SessionOptions so = two_rank_options();
-  const auto dir = test::scratch_dir("session_planted_oom");
-  so.files.checkpoint_every = 4;
-  so.files.checkpoint_file = dir / "checkpoint.ckpt";
+  const TrainerOptions o = endless_two_rank_options();
+  const SessionOptions so = checkpointed_two_rank_options(test::scratch_dir("session_planted_oom"));
   // As a user rehearses it in the GUI: the variable set when the session starts (core/train/planted_fault.h).
   setenv("SPLATLAB_FAULT", "oom:1:10", 1);
   TrainingSession session(scene, init_from_points(scene.points), o, so);

@@ -73,6 +73,21 @@ kernels::Camera front_camera() {
   return c;
 }
 
+// What the snapshot tests share: a model on a training stream of its own (as a rank holds it), and the
+// camera and settings they render it with.
+struct TrainingStreamModel {
+  GaussianModel model = front_model(20000);
+  kernels::Camera cam = front_camera();
+  kernels::RasterSettings settings = [] {
+    kernels::RasterSettings r;
+    r.sh_degree = 1;
+    return r;
+  }();
+  std::optional<kernels::PriorityStream> stream;
+  ComputeContext where = kernels::on_own_stream(Device::CUDA, kernels::StreamPriority::Training, stream);
+  DeviceGaussians g{where, GaussianState::from_model(model)};
+};
+
 void CUDART_CB sleep_on_stream(void* ms) {
   std::this_thread::sleep_for(std::chrono::milliseconds(*static_cast<int*>(ms)));
 }
@@ -121,14 +136,8 @@ TEST_CASE("streams: a training rank computes on a higher-priority stream than th
 TEST_CASE("streams: a snapshot published on a busy training stream is read whole by the viewer's stream",
           "[gpu][streams][snapshot]") {
   if (!test::gpu_or_skip("snapshot handed from the training stream to the viewer's")) return;
-  const GaussianModel m = front_model(20000);
-  const kernels::Camera cam = front_camera();
-  kernels::RasterSettings settings;
-  settings.sh_degree = 1;
-
-  std::optional<kernels::PriorityStream> training;
-  const ComputeContext where = kernels::on_own_stream(Device::CUDA, kernels::StreamPriority::Training, training);
-  DeviceGaussians g(where, GaussianState::from_model(m));
+  TrainingStreamModel t;
+  auto& [m, cam, settings, training, where, g] = t;
   // The viewers exist before training publishes, as in the GUI (making one allocates pinned memory).
   ui::ViewRasterizer viewer(Device::CUDA), cropped(Device::CUDA);
   // Uploads waited for the training stream; from here on it is kept busy for a while: the snapshot's copies
@@ -174,13 +183,8 @@ TEST_CASE("streams: a snapshot published on a busy training stream is read whole
 TEST_CASE("streams: dropping snapshots the viewer still renders waits for nothing, on either thread",
           "[gpu][streams][snapshot]") {
   if (!test::gpu_or_skip("snapshots dropped without a wait for the device")) return;
-  const GaussianModel m = front_model(20000);
-  const kernels::Camera cam = front_camera();
-  kernels::RasterSettings settings;
-  settings.sh_degree = 1;
-  std::optional<kernels::PriorityStream> training;
-  const ComputeContext where = kernels::on_own_stream(Device::CUDA, kernels::StreamPriority::Training, training);
-  DeviceGaussians g(where, GaussianState::from_model(m));
+  TrainingStreamModel t;
+  auto& [m, cam, settings, training, where, g] = t;
   ui::ViewRasterizer viewer(Device::CUDA), cropped(Device::CUDA);
   ui::ViewRasterizer reference(Device::CUDA);
   reference.set_gaussians(std::make_shared<const GaussianModel>(g.to_model()), 1);
