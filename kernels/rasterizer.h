@@ -118,12 +118,13 @@ using DensifyStats = BasicDensifyStats<float>;
 // Projected (camera, Gaussian) pairs: what the project stage produces and the rasterize stage
 // consumes, the unit the multi-GPU exchange sends. One entry per pair, structure of arrays; the
 // vector attributes are 16-byte rows so a GPU thread reads each with one load.
-//  - Order: within a camera, ascending global id. The project stage emits pairs ordered by
+//  - Order: within a camera, ascending global id, among the pairs that cover a tile. The project stage emits pairs ordered by
 //    (camera, id), and pairs received from shards in rank order keep the order within each camera
 //    (cameras may interleave); the rasterize stage relies on it (depth ties break by global id, so
 //    a sharded render equals the unsharded one).
 //  - Dense (RasterSettings::packed false): every (camera, Gaussian) pair, culled ones with
-//    tiles 0 and undefined attributes. Packed: only the visible pairs.
+//    tiles 0 and every other attribute undefined (camera and id included: the rasterize stage reads
+//    only the tile count of a culled pair). Packed: only the visible pairs.
 template <class T>
 struct BasicProjected {
   int64_t count = 0;

@@ -31,6 +31,12 @@ void Communicator::all_to_all_buffers(std::span<const ExchangeBuffer> buffers) {
   for (const ExchangeBuffer& b : buffers) all_to_all_v(b.send, b.sends, b.recv, b.recvs);
 }
 
+bool Communicator::all_to_all_gated(std::span<const ExchangeBuffer> buffers, std::span<const int64_t>,
+                                    const int32_t*) {
+  all_to_all_buffers(buffers);
+  return false;
+}
+
 void Communicator::all_to_all_counts(const int64_t* send_counts, int64_t* recv_counts) {
   const size_t n = static_cast<size_t>(size());
   const std::vector<int64_t> eight(n, sizeof(int64_t));

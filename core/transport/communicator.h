@@ -86,6 +86,14 @@ class Communicator {
   // same number of buffers. NCCL sends them all in one group (one launch, one wait); the default runs
   // one all_to_all_v per buffer, in order.
   virtual void all_to_all_buffers(std::span<const ExchangeBuffer> buffers);
+  // all_to_all_buffers of rows gated by their sender (kernels/gated_rows.h): buffer b holds rows of
+  // row_bytes[b] bytes (4, 8 or 16), every buffer's slice for a peer holds the same rows, and `gate`
+  // (one int32 per send row, in context() memory, row-aligned with the sends) marks the rows their
+  // receiver needs. A row whose gate is 0 arrives as zeros or as sent: the in-process backend leaves
+  // it out (zeros, and no bytes over the link between GPUs); the default sends every row. Returns
+  // whether such rows were left out.
+  virtual bool all_to_all_gated(std::span<const ExchangeBuffer> buffers, std::span<const int64_t> row_bytes,
+                                const int32_t* gate);
 
   // Element-wise sum over ranks, in place, on host values; every rank gets the same bits (the in-process
   // backend adds in rank order; MPI and NCCL give every rank the same result). Sizes must agree.

@@ -15,7 +15,7 @@ using kernels::cuda::DeviceScope;
 class CudaCopier final : public RankCopier {
  public:
   explicit CudaCopier(const kernels::ComputeContext& where)
-      : ordinal_(where.ordinal), stream_(static_cast<cudaStream_t>(where.stream)) {
+      : where_(where), ordinal_(where.ordinal), stream_(static_cast<cudaStream_t>(where.stream)) {
     DeviceScope on(ordinal_);
     check(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming), "creating the exchange's ready event");
     check(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming), "creating the exchange's done event");
@@ -38,6 +38,12 @@ class CudaCopier final : public RankCopier {
     // cudaMemcpyDefault: unified addressing finds both devices (one GPU, or a peer copy between two).
     check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream_), "copying a peer's slice");
   }
+  void copy_rows_from(std::span<const kernels::RowColumn> columns, int64_t rows, const int32_t* gate,
+                      void* peer_ready) override {
+    DeviceScope on(ordinal_);
+    check(cudaStreamWaitEvent(stream_, static_cast<cudaEvent_t>(peer_ready), 0), "waiting for a peer's sends");
+    kernels::copy_gated_rows(where_, columns, rows, gate);  // a kernel: peer reads over the link
+  }
   void* reads_done() override {
     DeviceScope on(ordinal_);
     check(cudaEventRecord(done_, stream_), "recording the exchange's done event");
@@ -49,6 +55,7 @@ class CudaCopier final : public RankCopier {
   }
 
  private:
+  kernels::ComputeContext where_;
   int ordinal_;
   cudaStream_t stream_;
   cudaEvent_t ready_ = nullptr, done_ = nullptr;

@@ -1,6 +1,9 @@
 #include "core/transport/in_process_communicator.h"
 
+#include <cstddef>
 #include <exception>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace splat::transport {
@@ -68,17 +71,35 @@ void InProcessCommunicator::all_to_all_v(const void* send, PeerSlices sends, voi
 }
 
 void InProcessCommunicator::all_to_all_buffers(std::span<const ExchangeBuffer> buffers) {
-  static constexpr const char* op = "all_to_all_v";
+  exchange("all_to_all_v", buffers, {}, nullptr);
+}
+
+bool InProcessCommunicator::all_to_all_gated(std::span<const ExchangeBuffer> buffers,
+                                             std::span<const int64_t> row_bytes, const int32_t* gate) {
+  if (row_bytes.size() != buffers.size())
+    throw std::invalid_argument(describe_rank(rank_, where_) + ": all_to_all_gated of " +
+                                std::to_string(buffers.size()) + " buffers with " + std::to_string(row_bytes.size()) +
+                                " row widths");
+  exchange("all_to_all_gated", buffers, row_bytes, gate);
+  return true;
+}
+
+void InProcessCommunicator::exchange(const char* op, std::span<const ExchangeBuffer> buffers,
+                                     std::span<const int64_t> row_bytes, const int32_t* gate) {
   for (const ExchangeBuffer& b : buffers) check_slices(b.sends, b.recvs);
   Rendezvous::Post& mine = group_->post(rank_);
-  mine = Rendezvous::Post{.op = op, .buffers = buffers};
+  mine = Rendezvous::Post{.op = op, .buffers = buffers, .row_bytes = row_bytes, .gate = gate};
   mine.ready = copier_->sends_ready();
   group_->arrive_and_wait(rank_, op);
 
   then_second_barrier(op, [&] {
     check_posts_agree(op);
-    for (size_t b = 0; b < buffers.size(); ++b)
-      for (int p = 0; p < size(); ++p) {
+    for (int p = 0; p < size(); ++p) {
+      if (gate) {
+        copy_gated_from(p, buffers, row_bytes);
+        continue;
+      }
+      for (size_t b = 0; b < buffers.size(); ++b) {
         const int64_t bytes = buffers[b].recvs.counts[p];
         if (bytes == 0) continue;
         const Rendezvous::Post& from = group_->posted(rank_, p);
@@ -87,6 +108,7 @@ void InProcessCommunicator::all_to_all_buffers(std::span<const ExchangeBuffer> b
                            static_cast<const std::byte*>(theirs.send) + theirs.sends.offsets[rank_],
                            static_cast<size_t>(bytes), from.ready);
       }
+    }
     mine.done = copier_->reads_done();
   });
 
@@ -98,6 +120,30 @@ void InProcessCommunicator::all_to_all_buffers(std::span<const ExchangeBuffer> b
     if (read) copier_->after_reader(group_->posted(rank_, q).done);
   }
   group_->finish(rank_);
+}
+
+// Every buffer's slice from p must hold the same rows (the same first send row and count): one gated
+// copy moves them all, reading p's gate from that first row.
+void InProcessCommunicator::copy_gated_from(int p, std::span<const ExchangeBuffer> buffers,
+                                            std::span<const int64_t> row_bytes) {
+  const Rendezvous::Post& from = group_->posted(rank_, p);
+  std::vector<kernels::RowColumn> columns;
+  int64_t rows = -1, first = -1;
+  for (size_t b = 0; b < buffers.size(); ++b) {
+    const ExchangeBuffer& theirs = from.buffers[b];
+    const int64_t w = row_bytes[b], bytes = buffers[b].recvs.counts[p], at = theirs.sends.offsets[rank_];
+    if (from.row_bytes.size() != row_bytes.size() || from.row_bytes[b] != w)
+      disagree("all_to_all_gated row widths of buffer " + std::to_string(b) + " on " + group_->rank_name(rank_) +
+               " and " + group_->rank_name(p));
+    if (w <= 0 || bytes % w != 0 || at % w != 0 || (rows >= 0 && (bytes / w != rows || at / w != first)))
+      disagree("all_to_all_gated: the slices " + group_->rank_name(p) + " sends " + group_->rank_name(rank_) +
+               " are not the same rows in every buffer");
+    rows = bytes / w;
+    first = at / w;
+    columns.push_back({static_cast<const std::byte*>(theirs.send) + at,
+                       static_cast<std::byte*>(buffers[b].recv) + buffers[b].recvs.offsets[p], w});
+  }
+  if (rows > 0) copier_->copy_rows_from(columns, rows, from.gate + first, from.ready);
 }
 
 template <class T>

@@ -23,10 +23,18 @@ class InProcessCommunicator final : public Communicator {
   void all_to_all_v(const void* send, PeerSlices sends, void* recv, PeerSlices recvs) override;
   // One collective for every buffer: one pair of barriers, one ready and one done token.
   void all_to_all_buffers(std::span<const ExchangeBuffer> buffers) override;
+  // One collective likewise; each peer's rows arrive through one gated copy (rank_copier.h).
+  bool all_to_all_gated(std::span<const ExchangeBuffer> buffers, std::span<const int64_t> row_bytes,
+                        const int32_t* gate) override;
   void all_reduce_sum(std::span<float> host_values) override;
   void all_reduce_sum(std::span<int64_t> host_values) override;
 
  private:
+  // all_to_all_buffers, gated where `gate` is given.
+  void exchange(const char* op, std::span<const ExchangeBuffer> buffers, std::span<const int64_t> row_bytes,
+                const int32_t* gate);
+  // Pulls peer p's gated rows for this rank (after the first barrier).
+  void copy_gated_from(int p, std::span<const ExchangeBuffer> buffers, std::span<const int64_t> row_bytes);
   template <class T>
   void reduce(std::span<T> host_values, const char* op);
   // After the first barrier: every rank checks every rank's post, so they all take the same decision.

@@ -169,10 +169,12 @@ class ReferenceRasterizer {
                                   std::to_string(g.sh_rest_coeffs));
   }
   // The order BasicProjected promises is what makes depth ties break by global id here and in
-  // the CUDA backend (whose stable sorts keep the input order); refuse anything else.
+  // the CUDA backend (whose stable sorts keep the input order); refuse anything else. A pair that
+  // covers no tile is never read beyond its tile count (the multi-GPU exchange may leave it as zeros).
   static void validate_pairs(const BasicProjected<T>& p, int first_camera, size_t cameras) {
     std::vector<int64_t> last_id(cameras, -1);
     for (int64_t k = 0; k < p.count; ++k) {
+      if (p.tiles[k] <= 0) continue;
       const int64_t c = int64_t(p.camera[k]) - first_camera;
       if (c < 0 || c >= int64_t(cameras))
         throw std::invalid_argument("rasterizer: projected pair " + std::to_string(k) + " names camera " +

@@ -20,19 +20,20 @@ using splat::test::count;
 
 namespace {
 
-// `splatlab train` of the demo on the CPU with `fault` planted, a checkpoint every 4 images, 12 in all.
+// `splatlab train` of the demo with `fault` planted on the ranks of `placement` (device and rank options),
+// a checkpoint every 4 images, 12 in all.
 struct Faulted {
   CliResult result;
   double seconds = 0;
 };
-Faulted train_with_fault(const fs::path& run, const std::string& fault, const std::string& ranks) {
+Faulted train_with_fault(const fs::path& run, const std::string& fault, const std::string& placement) {
   const auto start = std::chrono::steady_clock::now();
   CliResult r = splat::test::run_cli_command("SPLATLAB_FAULT=" + fault + " timeout 120 " +
-                                             splat::test::splatlab_binary() + " train demo --device cpu " + ranks +
+                                             splat::test::splatlab_binary() + " train demo " + placement +
                                              " --batch-size 2 --images 12 --checkpoint-every 4 --out '" +
                                              run.string() + "'");
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("planted %s (%s): ended with %d after %.1f s\n", fault.c_str(), ranks.c_str(), r.code, s);
+  std::printf("planted %s (%s): ended with %d after %.1f s\n", fault.c_str(), placement.c_str(), r.code, s);
   return {std::move(r), s};
 }
 
@@ -49,7 +50,7 @@ void check_resumes_at_4(const fs::path& run) {
 TEST_CASE("cli: a rank thread out of memory stops every rank at once, one line naming it, the checkpoint kept",
           "[cli][dist][fault]") {
   const fs::path run = splat::test::scratch_dir("cli-fault-oom") / "run";
-  const Faulted f = train_with_fault(run, "oom:1:6", "--ranks 2");
+  const Faulted f = train_with_fault(run, "oom:1:6", "--device cpu --ranks 2");
   INFO(f.result.out);
   CHECK(f.result.code == 1);
   CHECK(f.seconds < 30);
@@ -63,7 +64,7 @@ TEST_CASE("cli: a rank thread out of memory stops every rank at once, one line n
 
 TEST_CASE("cli: the only rank out of memory names its device and how to continue", "[cli][fault]") {
   const fs::path run = splat::test::scratch_dir("cli-fault-solo") / "run";
-  const Faulted f = train_with_fault(run, "oom:0:6", "");
+  const Faulted f = train_with_fault(run, "oom:0:6", "--device cpu");
   INFO(f.result.out);
   CHECK(f.result.code == 1);
   CHECK(count(f.result.out, "error: ") == 1);
@@ -75,7 +76,7 @@ TEST_CASE("cli: the only rank out of memory names its device and how to continue
 
 TEST_CASE("cli: a process that dies mid-run leaves its last checkpoint whole", "[cli][dist][fault]") {
   const fs::path run = splat::test::scratch_dir("cli-fault-exit") / "run";
-  const Faulted f = train_with_fault(run, "exit:1:6", "--ranks 2");
+  const Faulted f = train_with_fault(run, "exit:1:6", "--device cpu --ranks 2");
   INFO(f.result.out);
   CHECK(f.result.code == 137);  // what `kill -9` leaves
   CHECK(f.result.out.find("splatlab: rank 1 (CPU) on host ") != std::string::npos);
@@ -85,7 +86,7 @@ TEST_CASE("cli: a process that dies mid-run leaves its last checkpoint whole", "
 
 TEST_CASE("cli: a malformed SPLATLAB_FAULT is refused in one line and makes no run", "[cli][fault]") {
   const fs::path run = splat::test::scratch_dir("cli-fault-malformed") / "run";
-  const Faulted f = train_with_fault(run, "oom:1", "");
+  const Faulted f = train_with_fault(run, "oom:1", "--device cpu");
   INFO(f.result.out);
   CHECK(f.result.code != 0);
   CHECK(count(f.result.out, "error: ") == 1);

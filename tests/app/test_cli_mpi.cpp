@@ -193,39 +193,59 @@ TEST_CASE("cli: under mpirun a process that fails while training ends the job an
   CHECK(bytes_of(run / "checkpoint.ckpt") == checkpoint);
 }
 
-TEST_CASE("cli: under mpirun a process that runs out of memory or dies mid-run ends the job, the checkpoint kept",
-          "[cli][dist][fault]") {
-  const fs::path dir = splat::test::scratch_dir("cli-mpi-planted");
+// Under mpirun, rank 1 of two processes (placed by `device`) runs out of memory or kills itself as
+// `kill -9` would, after the step that reached 6 images, two images after rank 0 wrote the checkpoint at
+// 4: the job ends within 30 s, naming the rank (`who`, as the error line writes it), and the run
+// continues from that checkpoint.
+namespace {
+void check_planted_faults_end_the_job(const std::string& device, const std::string& who, const std::string& memory,
+                                      const std::string& scratch) {
+  const fs::path dir = splat::test::scratch_dir(scratch);
   for (const std::string kind : {"oom", "exit"}) {
     INFO(kind);
     const fs::path run = dir / kind;
-    const std::string args = "train demo --device cpu --batch-size 2 --images 12 --checkpoint-every 4 --out '" +
+    const std::string args = "train demo " + device + " --batch-size 2 --images 12 --checkpoint-every 4 --out '" +
                              run.string() + "'";
     const auto start = std::chrono::steady_clock::now();
-    // Rank 1 fails after the step that reached 6 images, two images after rank 0 wrote the checkpoint at 4.
     const std::optional<CliResult> job = mpirun({args, args}, "a planted fault under mpirun",
                                                 "SPLATLAB_FAULT=" + kind + ":1:6");
     if (!job) return;
     INFO(job->out);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::printf("mpirun -np 2, planted %s on rank 1: ended with %d after %.1f s\n", kind.c_str(), job->code, seconds);
+    std::printf("mpirun -np 2 (%s), planted %s on rank 1: ended with %d after %.1f s\n", device.c_str(), kind.c_str(),
+                job->code, seconds);
     CHECK(job->code != 0);
     CHECK(job->code != 124);  // not the guard's timeout
     CHECK(seconds < 30);
     if (kind == "oom") {
       CHECK(count(job->out, "error: ") == 1);
-      CHECK(job->out.find("error: rank 1 (CPU) on host ") != std::string::npos);
-      CHECK(job->out.find("out of memory on CPU, planted at 6 images") != std::string::npos);
+      CHECK(job->out.find("error: rank 1 (" + who + ") on host ") != std::string::npos);
+      CHECK(job->out.find("out of memory on " + memory + ", planted at 6 images") != std::string::npos);
     } else {
-      CHECK(job->out.find("splatlab: rank 1 (CPU) on host ") != std::string::npos);
+      CHECK(job->out.find("splatlab: rank 1 (" + who + ") on host ") != std::string::npos);
       CHECK(job->out.find("exiting now, planted at 6 images") != std::string::npos);
     }
-    // The checkpoint written before the fault is whole: the run continues from it.
     const CliResult resumed = splat::test::run_cli("train --resume '" + run.string() + "' --images 8");
     INFO(resumed.out);
     CHECK(resumed.code == 0);
     CHECK(resumed.out.find("resumed at image 4 ") != std::string::npos);
   }
+}
+}  // namespace
+
+TEST_CASE("cli: under mpirun a process that runs out of memory or dies mid-run ends the job, the checkpoint kept",
+          "[cli][dist][fault]") {
+  check_planted_faults_end_the_job("--device cpu", "CPU", "CPU", "cli-mpi-planted");
+}
+
+TEST_CASE("cli: under mpirun on 2 GPUs a process out of memory or killed ends the NCCL job, the checkpoint kept",
+          "[cli][dist][fault][gpu]") {
+  if (!splat::test::gpu_or_skip("planted faults under mpirun on the GPU")) return;
+  if (splat::kernels::cuda_device_count() < 2) {
+    std::printf("skipped: planted faults under mpirun on 2 GPUs: this machine has 1 GPU\n");
+    return;
+  }
+  check_planted_faults_end_the_job("--device cuda", "CUDA device 1", "CUDA device 1", "cli-mpi-planted-gpu");
 }
 
 // Two GPU runs as the same training up to the order of float sums (atomics and NCCL's reductions

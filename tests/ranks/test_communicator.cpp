@@ -4,6 +4,7 @@
 // are not thread-safe).
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <atomic>
 #include <numeric>
 #include <vector>
@@ -100,6 +101,61 @@ TEST_CASE("all_to_all_buffers moves every buffer's bytes as all_to_all_v would, 
         INFO("rank " << me << ", buffer " << b);
         CHECK(received[me][b] == expected);
       }
+  }
+}
+
+TEST_CASE("all_to_all_gated moves the rows their sender keeps and zeros for the rest (2, 3 CPU ranks)", "[dist]") {
+  // Two columns of rows (16 and 4 bytes); rank p sends rank q (p + 2 q) % 5 + 1 rows, its rows for the
+  // peers back to back in rank order, and keeps row i of them where (i + p) % 3 != 0.
+  constexpr int64_t kWide = 16, kNarrow = 4;
+  for (const int ranks : {2, 3}) {
+    INFO(ranks << " ranks");
+    auto rows = [](int p, int q) { return int64_t((p + 2 * q) % 5 + 1); };
+    auto value = [](int p, int q, int64_t i, int64_t byte) { return uint8_t(1 + (64 * p + 16 * q + 4 * i + byte) % 250); };
+    std::vector<std::array<std::vector<uint8_t>, 2>> received(ranks);
+    std::vector<int> left_out(ranks);
+    run_ranks(ranks, on_cpu, [&](Communicator& comm) {
+      const int me = comm.rank();
+      std::vector<int64_t> out(ranks), out_at(ranks), in(ranks), in_at(ranks);
+      int64_t sent = 0, got = 0;
+      for (int q = 0; q < ranks; ++q) out[q] = rows(me, q), out_at[q] = sent, sent += out[q];
+      for (int p = 0; p < ranks; ++p) in[p] = rows(p, me), in_at[p] = got, got += in[p];
+      std::vector<uint8_t> wide(size_t(sent * kWide)), narrow(size_t(sent * kNarrow));
+      std::vector<int32_t> gate(static_cast<size_t>(sent));
+      for (int q = 0; q < ranks; ++q)
+        for (int64_t i = 0; i < out[q]; ++i) {
+          const int64_t r = out_at[q] + i;
+          for (int64_t b = 0; b < kWide; ++b) wide[size_t(r * kWide + b)] = value(me, q, i, b);
+          for (int64_t b = 0; b < kNarrow; ++b) narrow[size_t(r * kNarrow + b)] = value(me, q, i, b);
+          gate[size_t(r)] = (i + me) % 3 != 0;
+        }
+      auto bytes = [](std::vector<int64_t> v, int64_t w) {
+        for (int64_t& x : v) x *= w;
+        return v;
+      };
+      const std::vector<int64_t> wo = bytes(out, kWide), wa = bytes(out_at, kWide), wi = bytes(in, kWide),
+                                 wia = bytes(in_at, kWide), no = bytes(out, kNarrow), na = bytes(out_at, kNarrow),
+                                 ni = bytes(in, kNarrow), nia = bytes(in_at, kNarrow);
+      std::array<std::vector<uint8_t>, 2> recv{std::vector<uint8_t>(size_t(got * kWide), 0xee),
+                                               std::vector<uint8_t>(size_t(got * kNarrow), 0xee)};
+      const std::vector<ExchangeBuffer> buffers{{wide.data(), {wo, wa}, recv[0].data(), {wi, wia}},
+                                                {narrow.data(), {no, na}, recv[1].data(), {ni, nia}}};
+      const std::vector<int64_t> widths{kWide, kNarrow};
+      left_out[me] = comm.all_to_all_gated(buffers, widths, gate.data());
+      received[me] = std::move(recv);
+    });
+    for (int me = 0; me < ranks; ++me) {
+      CHECK(left_out[me]);
+      int64_t at = 0;
+      for (int p = 0; p < ranks; ++p)
+        for (int64_t i = 0; i < rows(p, me); ++i, ++at) {
+          const bool kept = (i + p) % 3 != 0;
+          INFO("rank " << me << " from rank " << p << ", row " << i);
+          for (int64_t b = 0; b < kWide; ++b) CHECK(received[me][0][size_t(at * kWide + b)] == (kept ? value(p, me, i, b) : 0));
+          for (int64_t b = 0; b < kNarrow; ++b)
+            CHECK(received[me][1][size_t(at * kNarrow + b)] == (kept ? value(p, me, i, b) : 0));
+        }
+    }
   }
 }
 
@@ -234,6 +290,14 @@ TEST_CASE("ranks that disagree on counts, collectives or sizes get an error sayi
     comm.all_to_all_buffers(list);
   });
   CHECK_THAT(buffers, Catch::Contains("ranks disagree") && Catch::Contains("1 buffers on rank 0 (CPU), 2 on rank 1 (CPU)"));
+
+  const std::string widths = message_of([](Communicator& comm) {
+    const std::vector<int64_t> zero{0, 0}, width{comm.rank() == 0 ? 4 : 8};
+    const int32_t gate = 1;
+    const std::vector<ExchangeBuffer> one{{nullptr, {zero, zero}, nullptr, {zero, zero}}};
+    comm.all_to_all_gated(one, width, &gate);
+  });
+  CHECK_THAT(widths, Catch::Contains("ranks disagree") && Catch::Contains("row widths of buffer 0"));
 
   const std::string sizes = message_of([](Communicator& comm) {
     std::vector<float> v(comm.rank() + 2, 1.f);

@@ -318,6 +318,33 @@ TEST_CASE("a CPU rank's step times its render and its exchanges, and its traffic
   }
 }
 
+TEST_CASE("in-process ranks exchange only the pairs that cover a tile of their camera, and count them",
+          "[dist][sharded_step]") {
+  // Dense pairs: every (camera, Gaussian), the culled ones included. The pairs that cross ranks and
+  // cover a tile, from a projection of the whole model: each is 64 bytes out and 48 back.
+  HostScene s = random_scene(5, 150, 4, false);
+  for (size_t i = 0; i < s.columns[0].size(); i += 3) s.columns[0][i] *= 3;  // wider: cameras miss some
+  const int ranks = 2;
+  RankShard all(Device::CPU, s, 0, s.n);
+  const auto raster = kernels::make_cpu_rasterizer(1);
+  const kernels::ProjectedGaussians p = raster->project(all.view(), s.cameras, s.settings);
+  int64_t crossing = 0, needed = 0;
+  for (int64_t k = 0; k < p.count; ++k) {
+    const int camera = p.camera[k], owner = p.id[k] < s.n / ranks ? 0 : 1;
+    const int renderer = camera < camera_block(1, ranks, int(s.cameras.size())).first ? 0 : 1;
+    if (owner == renderer) continue;
+    ++crossing;
+    needed += p.tiles[k] > 0;
+  }
+  INFO(needed << " of " << crossing << " pairs that cross ranks cover a tile");
+  REQUIRE(needed > 0);
+  REQUIRE(needed < crossing * 9 / 10);  // the scene has culled pairs to leave out
+  const StepOutput got = run_sharded(s, ranks, [](int) { return ComputeContext(Device::CPU); });
+  CHECK(got.bytes_sent == 112 * needed);
+  CHECK(got.bytes_received == 112 * needed);
+  check_equal(got, one_rank(s, Device::CPU), ranks);  // and the zeros left in their place change nothing
+}
+
 TEST_CASE("shard sizes that do not match the rank's shard are refused, naming the rank", "[dist][sharded_step]") {
   const HostScene s = random_scene(3, 40, 2, false);
   CHECK_THROWS_WITH(run_ranks(1, [](int) { return ComputeContext(Device::CPU); },

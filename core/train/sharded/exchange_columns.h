@@ -9,16 +9,13 @@
 #include <vector>
 
 #include "kernels/buffer.h"
+#include "kernels/gated_rows_math.h"
 #include "kernels/rasterizer.h"
 
 namespace splat::sharded {
 
 // One column of the exchange: rows of `row_bytes` bytes, read from `from` and written to `to`.
-struct ExchangeColumn {
-  const void* from;
-  void* to;
-  int64_t row_bytes;
-};
+using ExchangeColumn = kernels::RowColumn;
 
 // Pairs received in the exchange, one column per attribute as the rasterizer reads them.
 class ReceivedPairs {

@@ -7,6 +7,7 @@
 
 #include "kernels/camera_blocks.h"
 #include "kernels/camera_blocks_math.h"
+#include "kernels/gated_rows.h"
 
 namespace splat::sharded {
 
@@ -18,7 +19,8 @@ enum Mark { kExchangeStart, kExchangeEnd, kRenderStart, kRenderEnd, kReturnStart
 
 // The exchange of columns whose rows are grouped by peer: of each column, `out[q]` rows from row
 // `out_at[q]` go to peer q and `in[q]` rows from peer q land at row `in_at[q]` (this rank's own run
-// included: the communicator copies it). Holds the byte slices while the collective runs.
+// included: the communicator copies it), gated by the sender's flag per row. Holds the byte slices
+// while the collective runs.
 class ColumnExchange {
  public:
   ColumnExchange(const std::vector<ExchangeColumn>& columns, const std::vector<int64_t>& out,
@@ -30,15 +32,19 @@ class ColumnExchange {
       for (const int64_t r : rows) v.push_back(r * row_bytes);
       return v;
     };
-    for (const ExchangeColumn& c : columns)
+    for (const ExchangeColumn& c : columns) {
       buffers_.push_back({c.from, {bytes(out, c.row_bytes), bytes(out_at, c.row_bytes)}, c.to,
                           {bytes(in, c.row_bytes), bytes(in_at, c.row_bytes)}});
+      row_bytes_.push_back(c.row_bytes);
+    }
   }
-  void run(Communicator& comm) const { comm.all_to_all_buffers(buffers_); }
+  // Whether the rows whose gate is 0 were left out (transport::Communicator::all_to_all_gated).
+  bool run(Communicator& comm, const int32_t* gate) const { return comm.all_to_all_gated(buffers_, row_bytes_, gate); }
 
  private:
   std::vector<std::vector<int64_t>> slices_;
   std::vector<transport::ExchangeBuffer> buffers_;
+  std::vector<int64_t> row_bytes_;
 };
 
 // Exclusive prefix sum: where each peer's pairs start.
@@ -69,6 +75,8 @@ ShardedStep::ShardedStep(Communicator& comm, float ssim_weight, int cpu_threads)
       raster_(rasterizer_on(where_, cpu_threads)),
       loss_(where_, ssim_weight),
       counts_(where_, 2 * size_t(comm.size())),
+      needed_(where_, 2 * size_t(comm.size())),
+      needed_copies_(where_),
       received_(where_),
       d_received_(where_), d_mine_(where_),
       marks_(where_, kMarks),
@@ -145,28 +153,58 @@ void ShardedStep::count_pairs(const kernels::ProjectedGaussians& mine, const Ste
 }
 
 // Every pair bound for a peer straight from the projection's columns into the received columns, in
-// one all_to_all_buffers: the pairs for rank q are the contiguous range of q's cameras in every
-// column, and they land after the pairs of the ranks before q.
+// one gated exchange: the pairs for rank q are the contiguous range of q's cameras in every column,
+// they land after the pairs of the ranks before q, and a pair that covers no tile of its camera (its
+// `tiles` is 0) is not needed there (the rasterizer reads nothing else of it).
 void ShardedStep::exchange_pairs(const kernels::ProjectedGaussians& mine) {
-  const size_t R = size_t(comm_.size());
-  const int me = comm_.rank();
   send_at_ = starts(send_pairs_);
   recv_at_ = starts(recv_pairs_);
   const int64_t m = recv_at_.back() + recv_pairs_.back();
-  sizes_ = {};
   sizes_.pairs_projected = mine.count;
   sizes_.pairs_received = m;
   received_.resize(m);
   const std::vector<ExchangeColumn> columns = pair_columns(mine, received_.columns());
-  ColumnExchange(columns, send_pairs_, send_at_, recv_pairs_, recv_at_).run(comm_);
+  gated_ = ColumnExchange(columns, send_pairs_, send_at_, recv_pairs_, recv_at_).run(comm_, mine.tiles);
   marks_.mark(kExchangeEnd);
   mark("sharded: pair exchange");
-  const int64_t pair_bytes = row_bytes(columns), grad_bytes = 4 * kernels::kProjectedGradFloats;
-  for (size_t q = 0; q < R; ++q)
-    if (int(q) != me) {
-      sizes_.bytes_sent += send_pairs_[q] * pair_bytes + recv_pairs_[q] * grad_bytes;
-      sizes_.bytes_received += recv_pairs_[q] * pair_bytes + send_pairs_[q] * grad_bytes;
+  measure_traffic(mine, row_bytes(columns));
+}
+
+// The step's traffic to and from the other ranks: pairs out and their gradients back. Without
+// gating every pair travels and the host counts are exact; with it, the pairs that cover a tile are
+// counted on the device (sent: this rank's, received: its peers'), and their counts reach the host
+// without a wait once the device has passed them (kernels/host_copies.h): exchange_sizes() gives the
+// latest step whose counts have landed.
+void ShardedStep::measure_traffic(const kernels::ProjectedGaussians& mine, int64_t pair_bytes) {
+  const size_t R = size_t(comm_.size());
+  pair_bytes_ = pair_bytes;
+  if (!gated_ || 2 * R > size_t(kernels::HostCopies::kMostValues)) return add_traffic(send_pairs_, recv_pairs_);
+  kernels::count_gated_runs(where_, mine.tiles, send_at_, send_pairs_, needed_.data());
+  kernels::count_gated_runs(where_, received_.view().tiles, recv_at_, recv_pairs_, needed_.data() + R);
+  needed_copies_.queue(needed_.data(), int(2 * R));
+}
+
+void ShardedStep::add_traffic(const std::vector<int64_t>& sent, const std::vector<int64_t>& received) const {
+  const int64_t grad_bytes = 4 * kernels::kProjectedGradFloats;
+  sizes_.bytes_sent = sizes_.bytes_received = 0;
+  for (size_t q = 0; q < sent.size(); ++q)
+    if (int(q) != comm_.rank()) {
+      sizes_.bytes_sent += sent[q] * pair_bytes_ + received[q] * grad_bytes;
+      sizes_.bytes_received += received[q] * pair_bytes_ + sent[q] * grad_bytes;
     }
+}
+
+ExchangeSizes ShardedStep::exchange_sizes() const {
+  const size_t R = size_t(comm_.size());
+  const uint64_t newest = needed_copies_.queued(), kept = kernels::HostCopies::kSlots;
+  for (uint64_t n = newest; n > std::max(needed_read_, newest > kept ? newest - kept : 0);) {
+    if (!needed_copies_.landed(--n)) continue;
+    const std::vector<int64_t> v = needed_copies_.values(n);
+    add_traffic({v.begin(), v.begin() + R}, {v.begin() + R, v.end()});
+    needed_read_ = n + 1;
+    break;
+  }
+  return sizes_;
 }
 
 // The rank's cameras in runs of one image size, one loss call each (as the one-GPU trainer does).
@@ -199,7 +237,7 @@ void ShardedStep::return_gradients(int64_t projected) {
   const ColumnExchange back(gradient_columns({d, d + 4 * m, d + 8 * m}, {dm, dm + 4 * projected, dm + 8 * projected}),
                             recv_pairs_, recv_at_, send_pairs_, send_at_);
   marks_.mark(kReturnStart);
-  back.run(comm_);
+  back.run(comm_, received_.view().tiles);  // no gradient reaches a pair that covers no tile
   marks_.mark(kReturnEnd);
   mark("sharded: gradient return");
 }

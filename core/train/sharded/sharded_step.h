@@ -7,15 +7,17 @@
 //                                                 each rank are one contiguous range
 //   count pairs per destination (on the device),  one small all_to_all, one host copy of 2R counts
 //                                                 (dense with the shard sizes given: on the host)
-//   exchange the pairs, column by column          one all_to_all_buffers (core/train/sharded/
+//   exchange the pairs, column by column          one all_to_all_gated (core/train/sharded/
 //                                                 exchange_columns.h: 64 bytes a pair) from the
 //                                                 projection's columns straight into the received
 //                                                 ones, arriving in rank order: within each camera,
 //                                                 ascending global id, as rasterize wants; the rank's
-//                                                 own pairs are a device copy to their place
+//                                                 own pairs are a device copy to their place; pairs
+//                                                 that cover no tile of their camera stay home where
+//                                                 the backend can leave rows out (in-process ranks)
 //   rasterize this rank's cameras, loss and its image gradient (BatchLoss, as the one-GPU trainer),
 //   rasterize_backward to the received pairs,
-//   return the pair gradients to their owners (likewise, one reverse all_to_all_buffers),
+//   return the pair gradients to their owners (likewise, one reverse all_to_all_gated),
 //   project_backward into the shard's gradients and densification statistics.
 //
 // Camera split: rank q renders batch cameras [floor(B q / R), floor(B (q + 1) / R)) (kernels/
@@ -39,6 +41,7 @@
 #include "core/train/batch_loss.h"
 #include "core/train/train_step.h"
 #include "kernels/buffer.h"
+#include "kernels/host_copies.h"
 #include "kernels/rasterizer.h"
 
 namespace splat::sharded {
@@ -70,7 +73,9 @@ class ShardedStep final : public TrainStep {
   // This rank's share of it (its cameras' losses weighted by their share of the batch); waits on CUDA.
   float rank_loss() const { return loss_.read_loss(); }
 
-  ExchangeSizes exchange_sizes() const override { return sizes_; }
+  // Bytes: with gating, of the latest step whose counts have reached the host (read without waiting;
+  // on CUDA usually an earlier step, the last one once the device has passed it).
+  ExchangeSizes exchange_sizes() const override;
   // On CUDA usually the previous step's times (its events are read once the device passed them), on the
   // CPU the last one's; zeros before any.
   StepTimes step_times() override;
@@ -84,6 +89,9 @@ class ShardedStep final : public TrainStep {
  private:
   void count_pairs(const kernels::ProjectedGaussians& mine, const StepBatch& batch, int64_t rows);
   void exchange_pairs(const kernels::ProjectedGaussians& mine);
+  void measure_traffic(const kernels::ProjectedGaussians& mine, int64_t pair_bytes);
+  // Sets the traffic of sizes_ from pair counts per peer: sent (this rank's) and received.
+  void add_traffic(const std::vector<int64_t>& sent, const std::vector<int64_t>& received) const;
   void compute_loss(const StepBatch& batch);
   void return_gradients(int64_t projected);
 
@@ -92,10 +100,18 @@ class ShardedStep final : public TrainStep {
   std::unique_ptr<kernels::Rasterizer> raster_;
   BatchLoss loss_;
   CameraBlock block_;
-  ExchangeSizes sizes_;
+  mutable ExchangeSizes sizes_;  // its traffic is brought up to date by exchange_sizes()
   // Pair counts per peer: sent (this rank's pairs for q's cameras), received (q's pairs for ours).
   kernels::Buffer<int64_t> counts_;  // [2R] on the device: send counts, then received counts
   std::vector<int64_t> send_pairs_, recv_pairs_, send_at_, recv_at_;
+  // Whether the last exchange left out the pairs that cover no tile (transport::Communicator::
+  // all_to_all_gated); then the pairs it moved, counted on the device [2R: sent, then received per
+  // peer], and their copies to the host (read once landed: needed_read_ is the first copy unread).
+  bool gated_ = false;
+  int64_t pair_bytes_ = 0;
+  kernels::Buffer<int64_t> needed_;
+  mutable kernels::HostCopies needed_copies_;
+  mutable uint64_t needed_read_ = 0;
   // The received pairs, their gradients, and the gradients of this rank's own pairs.
   ReceivedPairs received_;
   kernels::Buffer<float> d_received_, d_mine_;  // 3 arrays [count,4] each, back to back
