@@ -149,17 +149,20 @@ void draw_training_panel(ViewerState& state, TrainingController& training, Confi
   ImGui::BeginDisabled(training.active());
   draw_data_factor(state);
   draw_mask_mode(state);
-  const bool budget = std::string_view(kStrategies[s.strategy]) == "default";
-  if (budget) ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6.5f);  // shares its row with the budget
+  // The strategy's budget of Gaussians shares its row: the default's growth limit (0: none) or
+  // MCMC's cap. A lower one makes a compact model.
+  const bool mcmc = std::string_view(kStrategies[s.strategy]) == "mcmc";
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6.5f);
   ImGui::Combo("Strategy", &s.strategy, kStrategies, IM_ARRAYSIZE(kStrategies));
-  if (budget) {
-    ImGui::SameLine();  // a row more would push the panels below out of a small window
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6.0f);
-    ImGui::InputInt("Max", &s.max_gaussians, 0);
-    s.max_gaussians = std::max(0, s.max_gaussians);
-    if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("most Gaussians, for a compact model: growth stops there, the largest gradients first (0: no limit)");
-  }
+  ImGui::SameLine();  // a row more would push the panels below out of a small window
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6.0f);
+  int& most = mcmc ? s.cap_max : s.max_gaussians;
+  ImGui::InputInt("Max", &most, 0);
+  most = std::max(mcmc ? 1 : 0, most);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(mcmc ? "most Gaussians MCMC keeps; lower it for a compact model"
+                           : "most Gaussians, for a compact model: growth stops there, the largest gradients first "
+                             "(0: no limit)");
   ImGui::InputInt("Eval every", &s.eval_every, 100);
   s.eval_every = std::max(0, s.eval_every);
   ImGui::InputInt("Checkpoint every", &s.checkpoint_every, 1000);

@@ -34,6 +34,7 @@ struct TrainingSettings {
   int eval_every = 500;         // images between test-view PSNR evaluations
   int checkpoint_every = 2000;  // images between the run folder's periodic checkpoints (0: none)
   int max_gaussians = 0;        // the default strategy's budget of Gaussians (0: no limit)
+  int cap_max = int(McmcStrategyOptions{}.cap);  // MCMC's (a compact model: a lower cap)
   std::string run_dir;          // the run folder; empty: default_run_dir (ui/gui_run.h)
   // Which devices train: the CUDA devices selected (all of them at first), and the ranks over
   // them, 0 for one rank per selected GPU. On the CPU backend `ranks` CPU ranks (0: one), for trying the
@@ -71,7 +72,7 @@ class TrainingController {
   void open_run(ViewerState& viewer, const std::filesystem::path& dir);
   // The config a session started or continued now trains with: the last opened run's settings
   // (RunConfig's defaults before one was opened) under the panel's settings and the viewer's
-  // background. The settings the panel does not show (seed, cap_max, absgrad, antialiased, the
+  // background. The settings the panel does not show (seed, absgrad, antialiased, the
   // metrics cadence) so keep what the run recorded, whichever front end started it.
   RunConfig run_config(const ViewerState& viewer) const;
   // Applies the live settings (batch size, packed, AMP, SH degree) to a running session; a value the

@@ -49,6 +49,7 @@ TEST_CASE("opening a CLI MCMC run in the GUI keeps every setting it recorded", "
   REQUIRE(state.notes.error_count() == 0);
   CHECK(training.settings.strategy == 1);  // the panel shows what it can
   CHECK(training.settings.steps == 4000);
+  CHECK(training.settings.cap_max == 5000);  // MCMC's budget, the panel's "Max" beside the strategy
   // The scene loads as the run trained on it, shown with the up axis it recorded.
   state.loader.wait();
   state.poll_loader();

@@ -1,5 +1,6 @@
-// Training keeps the GPU first (kernels/stream.h): every CUDA training rank computes on a stream of its
-// own at the device's highest priority and the viewer on one at the lowest; a snapshot published on a
+// Streams of a shared GPU (kernels/stream.h): every CUDA training rank computes on a stream of its own
+// one level below the device's greatest priority and the viewer on one at the greatest (it renders only
+// when something it shows changed, and then its frame goes first); a snapshot published on a
 // training stream that is still busy reaches the viewer's stream whole, through the snapshot's event and
 // not through a host wait or the legacy default stream. The CPU cases check that CPU ranks and viewers
 // get no stream and that snapshots behave as before there.
@@ -94,10 +95,10 @@ void CUDART_CB sleep_on_stream(void* ms) {
 
 }  // namespace
 
-TEST_CASE("streams: a training rank computes on a higher-priority stream than the viewer", "[gpu][streams]") {
+TEST_CASE("streams: a training rank computes on a stream of its own, below the viewer's", "[gpu][streams]") {
   if (!test::gpu_or_skip("training and viewer stream priorities")) return;
   const kernels::StreamPriorityRange range = kernels::stream_priority_range(0);
-  // Rank threads (two ranks sharing GPU 0): each on its own stream, at the highest priority.
+  // Rank threads (two ranks sharing GPU 0): each on its own stream, at training's priority.
   const transport::RankStreams ranks(transport::RankPlan{Device::CUDA, {0}, 2});
   const ui::ViewRasterizer viewer(Device::CUDA);
   CHECK(viewer.context().stream != nullptr);
@@ -109,7 +110,7 @@ TEST_CASE("streams: a training rank computes on a higher-priority stream than th
     CHECK(priority_of(ranks.context(r)) == training);
     CHECK(kernels::stream_priority(ranks.context(r)) == training);
     // Numerically lower is a higher priority (CUDA's convention); equal only on a device without priorities.
-    if (range.highest != range.lowest) CHECK(priority_of(ranks.context(r)) < priority_of(viewer.context()));
+    if (range.highest != range.lowest) CHECK(priority_of(viewer.context()) < priority_of(ranks.context(r)));
   }
   CHECK(ranks.context(0).stream != ranks.context(1).stream);
 
