@@ -84,6 +84,7 @@ struct Args {
   double idle_hz = ui::viewport_share(true, kernels::Device::CUDA, 60, false, 0).idle_hz;  // the GUI's
   std::vector<std::string> scenarios{"orbit", "idle", "flat"};
   bool interactive_limit = true;  // the GUI's: one step queued at most while the view moves
+  bool packed = ui::ViewRasterizer::kPacked;  // the GUI's: the viewer's pairs dense or packed
   int snapshot_min_ms = static_cast<int>(SnapshotCadence::kMinInterval.count());
 };
 
@@ -155,6 +156,7 @@ class Viewport {
  public:
   explicit Viewport(const Args& args) : args_(args), window_(args.width, args.height),
         raster_(kernels::Device::CUDA, args.viewer_priority.value_or(ui::ViewRasterizer::kPriority)) {
+    raster_.set_packed(args.packed);
   }
 
   // As the GUI starts on a scene: the scene's up, at its first training camera, pivoting at the depth of
@@ -387,10 +389,10 @@ int run(const Args& args) {
   if (gpus == 0) throw std::runtime_error("no CUDA device");
   std::printf("GL renderer: %s; %d CUDA device(s)\n", gl.renderer().c_str(), gpus);
   std::printf("viewport %dx%d, fps cap %d, resolution while moving (training) %.2fx; every run: %.0f s warm-up, "
-              "%.0f s measured; batch %d; %s; viewer stream priority %s; idle wake %.0f Hz; one step queued while moving: %s\n\n",
+              "%.0f s measured; batch %d; %s; viewer stream priority %s; idle wake %.0f Hz; one step queued while moving: %s; viewer pairs %s\n\n",
               args.width, args.height, args.fps_cap, args.moving_scale, args.warmup_s, args.seconds, args.batch_size,
               args.scene.empty() ? "demo scene" : args.scene.c_str(), priority_name(args.viewer_priority.value_or(ui::ViewRasterizer::kPriority)),
-              args.idle_hz, args.interactive_limit ? "yes" : "no");
+              args.idle_hz, args.interactive_limit ? "yes" : "no", args.packed ? "packed" : "dense");
   const Scene scene = training_scene(args);
   const GaussianModel init = init_from_points(scene.points);
 
@@ -466,6 +468,8 @@ int main(int argc, char** argv) {
       ->delimiter(',')->capture_default_str()->check(CLI::IsMember({"orbit", "idle", "flat"}));
   app.add_option("--interactive-limit", args.interactive_limit,
                  "While the view moves, training queues one step at most (the GUI's; 0 to compare without)")
+      ->capture_default_str();
+  app.add_option("--viewer-packed", args.packed, "The viewer's renders project into packed pairs (1) or dense (0)")
       ->capture_default_str();
   app.add_option("--width", args.width, "Viewport width")->capture_default_str()->check(CLI::Range(16, 8192));
   app.add_option("--height", args.height, "Viewport height")->capture_default_str()->check(CLI::Range(16, 8192));

@@ -97,6 +97,7 @@ void ViewRasterizer::render(const kernels::Camera& camera, const kernels::Raster
   kernels::RasterSettings s = settings;
   s.sh_degree = std::min(s.sh_degree, shown_ ? shown_->sh_degree() : model_->sh_degree());
   s.count_entries = true;  // the frame stays on screen until something changes: it must be whole
+  s.packed = packed_;
   const kernels::Camera cams[1] = {camera};
   const RecordUse read(shown_, where_);
   rasterizer_->forward(view, cams, s, {rgb_.data(), alpha_.data(), depth_.data()});

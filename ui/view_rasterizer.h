@@ -52,6 +52,12 @@ class ViewRasterizer {
 
   // Renders one view into the output buffers (on this backend's device).
   void render(const kernels::Camera& camera, const kernels::RasterSettings& settings);
+  // Whether renders project into packed pairs (only the visible ones, counted on the host first) or
+  // dense ones (every Gaussian, culled ones included, through the sorts). Packed: less memory for a
+  // frame, and an orbit's frame p90 0.2 ms lower on a GPU that trains (bench/VIEWER.md); bench_viewer
+  // compares them.
+  static constexpr bool kPacked = true;
+  void set_packed(bool packed) { packed_ = packed; }
 
   int width() const { return width_; }
   int height() const { return height_; }
@@ -69,6 +75,7 @@ class ViewRasterizer {
 
  private:
   kernels::Device device_;
+  bool packed_ = kPacked;
   std::optional<kernels::PriorityStream> stream_;  // first: everything below runs on it
   kernels::ComputeContext where_;
   std::unique_ptr<kernels::Rasterizer> rasterizer_;
