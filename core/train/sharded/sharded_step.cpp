@@ -174,7 +174,8 @@ void ShardedStep::exchange_pairs(const kernels::ProjectedGaussians& mine) {
 // gating every pair travels and the host counts are exact; with it, the pairs that cover a tile are
 // counted on the device (sent: this rank's, received: its peers'), and their counts reach the host
 // without a wait once the device has passed them (kernels/host_copies.h): exchange_sizes() gives the
-// latest step whose counts have landed.
+// latest step whose counts have landed. Past 32 ranks (more counts than one host copy holds) the
+// figures are the dense ones, an upper bound.
 void ShardedStep::measure_traffic(const kernels::ProjectedGaussians& mine, int64_t pair_bytes) {
   const size_t R = size_t(comm_.size());
   pair_bytes_ = pair_bytes;
