@@ -66,7 +66,8 @@ std::vector<char> bytes_of(const fs::path& file) {
 }
 
 // The metrics records without their clock fields (wall time, step times, the ranks' render and exchange
-// times and their imbalance): what the training computed.
+// times and their imbalance) and the ranks' traffic (processes send every exchanged row; rank threads
+// leave out the pairs that cover no tile): what the training computed.
 std::vector<nlohmann::json> records(const fs::path& metrics) {
   std::vector<nlohmann::json> out;
   std::ifstream in(metrics);
@@ -78,7 +79,7 @@ std::vector<nlohmann::json> records(const fs::path& metrics) {
     r.erase("render_imbalance");
     if (r.contains("ranks"))
       for (nlohmann::json& rank : r["ranks"])
-        for (const char* clock : {"step_ms", "render_ms", "wait_ms"}) rank.erase(clock);
+        for (const char* field : {"step_ms", "render_ms", "wait_ms", "bytes_sent", "bytes_received"}) rank.erase(field);
     out.push_back(std::move(r));
   }
   return out;
