@@ -3,7 +3,7 @@
 # run, so that images/s compare as ratios (one GPU against two at the same batch, and so on).
 #   bench/gpu_ratio_runs.sh BIN DATA OUT [IMAGES] < RUNS
 # RUNS: one line per setting, "scene | seeds | train flags", e.g. "bonsai | 0 1 | --batch-size 4 --gpus 2".
-# OUT receives each run's log and summary.md, a table with one row per run, appended as each ends (so a
+# OUT receives each run's log, its metrics.jsonl (TAG.metrics.jsonl) and summary.md, a table with one row per run, appended as each ends (so a
 # device run cut short still returns the runs that finished).
 set -euo pipefail
 bin=$1 data=$2 out=$3 images=${4:-30000}
@@ -24,6 +24,7 @@ while IFS='|' read -r scene seeds flags; do
     rate=$(awk -v n="$images" -v s="$secs" 'BEGIN { printf "%.1f", (s > 0 ? n / s : 0) }')
     printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$scene" "${flags:--}" "$seed" "$secs" "$rate" "$psnr" "$gauss" \
       >> "$out/summary.md"
+    cp "$run/metrics.jsonl" "$out/$tag.metrics.jsonl" 2>/dev/null || true  # per-rank figures for later questions
     rm -rf "$(dirname "$run")"
   done
 done
