@@ -4,6 +4,7 @@
 
 #include "core/transport/rank_copier.h"
 #include "kernels/cuda_util.h"
+#include "kernels/device.h"
 
 namespace splat::transport {
 
@@ -38,11 +39,19 @@ class CudaCopier final : public RankCopier {
     // cudaMemcpyDefault: unified addressing finds both devices (one GPU, or a peer copy between two).
     check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream_), "copying a peer's slice");
   }
-  void copy_rows_from(std::span<const kernels::RowColumn> columns, int64_t rows, const int32_t* gate,
+  bool copy_rows_from(std::span<const kernels::RowColumn> columns, int64_t rows, const int32_t* gate,
                       void* peer_ready) override {
     DeviceScope on(ordinal_);
     check(cudaStreamWaitEvent(stream_, static_cast<cudaEvent_t>(peer_ready), 0), "waiting for a peer's sends");
-    kernels::copy_gated_rows(where_, columns, rows, gate);  // a kernel: peer reads over the link
+    if (readable_here(gate)) {
+      kernels::copy_gated_rows(where_, columns, rows, gate);  // a kernel: peer reads over the link
+      return true;
+    }
+    // Another GPU that this one cannot read directly (no peer access): every row, through the runtime.
+    for (const kernels::RowColumn& c : columns)
+      check(cudaMemcpyAsync(c.to, c.from, size_t(rows * c.row_bytes), cudaMemcpyDefault, stream_),
+            "copying a peer's rows");
+    return false;
   }
   void* reads_done() override {
     DeviceScope on(ordinal_);
@@ -55,6 +64,18 @@ class CudaCopier final : public RankCopier {
   }
 
  private:
+  // Whether a kernel on this rank's device may read `p`: this device's memory, or a peer's that it
+  // reaches directly (run_ranks enables peer access wherever the GPUs support it). Where the runtime
+  // cannot say, no: the runtime's copy of every row is always right.
+  bool readable_here(const void* p) const {
+    cudaPointerAttributes a{};
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+      cudaGetLastError();  // clear it: not a failure of the exchange
+      return false;
+    }
+    return a.type == cudaMemoryTypeDevice && (a.device == ordinal_ || kernels::can_access_peer(ordinal_, a.device));
+  }
+
   kernels::ComputeContext where_;
   int ordinal_;
   cudaStream_t stream_;

@@ -80,12 +80,12 @@ bool InProcessCommunicator::all_to_all_gated(std::span<const ExchangeBuffer> buf
     throw std::invalid_argument(describe_rank(rank_, where_) + ": all_to_all_gated of " +
                                 std::to_string(buffers.size()) + " buffers with " + std::to_string(row_bytes.size()) +
                                 " row widths");
-  exchange("all_to_all_gated", buffers, row_bytes, gate);
-  return true;
+  return exchange("all_to_all_gated", buffers, row_bytes, gate);
 }
 
-void InProcessCommunicator::exchange(const char* op, std::span<const ExchangeBuffer> buffers,
+bool InProcessCommunicator::exchange(const char* op, std::span<const ExchangeBuffer> buffers,
                                      std::span<const int64_t> row_bytes, const int32_t* gate) {
+  bool left_out = gate != nullptr;
   for (const ExchangeBuffer& b : buffers) check_slices(b.sends, b.recvs);
   Rendezvous::Post& mine = group_->post(rank_);
   mine = Rendezvous::Post{.op = op, .buffers = buffers, .row_bytes = row_bytes, .gate = gate};
@@ -96,7 +96,7 @@ void InProcessCommunicator::exchange(const char* op, std::span<const ExchangeBuf
     check_posts_agree(op);
     for (int p = 0; p < size(); ++p) {
       if (gate) {
-        copy_gated_from(p, buffers, row_bytes);
+        left_out = copy_gated_from(p, buffers, row_bytes) && left_out;
         continue;
       }
       for (size_t b = 0; b < buffers.size(); ++b) {
@@ -120,11 +120,12 @@ void InProcessCommunicator::exchange(const char* op, std::span<const ExchangeBuf
     if (read) copier_->after_reader(group_->posted(rank_, q).done);
   }
   group_->finish(rank_);
+  return left_out;
 }
 
 // Every buffer's slice from p must hold the same rows (the same first send row and count): one gated
 // copy moves them all, reading p's gate from that first row.
-void InProcessCommunicator::copy_gated_from(int p, std::span<const ExchangeBuffer> buffers,
+bool InProcessCommunicator::copy_gated_from(int p, std::span<const ExchangeBuffer> buffers,
                                             std::span<const int64_t> row_bytes) {
   const Rendezvous::Post& from = group_->posted(rank_, p);
   std::vector<kernels::RowColumn> columns;
@@ -143,7 +144,7 @@ void InProcessCommunicator::copy_gated_from(int p, std::span<const ExchangeBuffe
     columns.push_back({static_cast<const std::byte*>(theirs.send) + at,
                        static_cast<std::byte*>(buffers[b].recv) + buffers[b].recvs.offsets[p], w});
   }
-  if (rows > 0) copier_->copy_rows_from(columns, rows, from.gate + first, from.ready);
+  return rows <= 0 || copier_->copy_rows_from(columns, rows, from.gate + first, from.ready);
 }
 
 template <class T>
