@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <random>
 #include <vector>
 
@@ -318,10 +319,11 @@ TEST_CASE("a CPU rank's step times its render and its exchanges, and its traffic
   }
 }
 
-TEST_CASE("in-process ranks exchange only the pairs that cover a tile of their camera, and count them",
-          "[dist][sharded_step]") {
-  // Dense pairs: every (camera, Gaussian), the culled ones included. The pairs that cross ranks and
-  // cover a tile, from a projection of the whole model: each is 64 bytes out and 48 back.
+namespace {
+// Two in-process ranks (rank r on context_for(r)) on a dense scene with culled pairs: they move exactly
+// the pairs that cross ranks and cover a tile, counted from a projection of the whole model (each is 64
+// bytes out and 48 back), and the zeros left in place of the others change nothing.
+void check_only_needed_pairs_move(const ContextFor& context_for, const ComputeContext& reference) {
   HostScene s = random_scene(5, 150, 4, false);
   for (size_t i = 0; i < s.columns[0].size(); i += 3) s.columns[0][i] *= 3;  // wider: cameras miss some
   const int ranks = 2;
@@ -339,10 +341,45 @@ TEST_CASE("in-process ranks exchange only the pairs that cover a tile of their c
   INFO(needed << " of " << crossing << " pairs that cross ranks cover a tile");
   REQUIRE(needed > 0);
   REQUIRE(needed < crossing * 9 / 10);  // the scene has culled pairs to leave out
-  const StepOutput got = run_sharded(s, ranks, [](int) { return ComputeContext(Device::CPU); });
+  const StepOutput got = run_sharded(s, ranks, context_for);
   CHECK(got.bytes_sent == 112 * needed);
   CHECK(got.bytes_received == 112 * needed);
-  check_equal(got, one_rank(s, Device::CPU), ranks);  // and the zeros left in their place change nothing
+  check_equal(got, one_rank(s, reference), ranks);
+}
+}  // namespace
+
+TEST_CASE("in-process ranks exchange only the pairs that cover a tile of their camera, and count them",
+          "[dist][sharded_step]") {
+  check_only_needed_pairs_move([](int) { return ComputeContext(Device::CPU); }, Device::CPU);
+}
+
+TEST_CASE("in-process CUDA ranks exchange only the pairs that cover a tile, on one GPU and on two",
+          "[gpu][dist][sharded_step]") {
+  if (!test::gpu_or_skip("gated exchange of CUDA ranks")) return;
+  std::vector<cudaStream_t> on_first(2);
+  for (auto& x : on_first) REQUIRE(cudaStreamCreateWithFlags(&x, cudaStreamNonBlocking) == cudaSuccess);
+  {
+    INFO("2 ranks sharing GPU 0");
+    check_only_needed_pairs_move([&](int r) { return ComputeContext(Device::CUDA, 0, on_first[size_t(r)]); },
+                                 Device::CUDA);
+  }
+  // Two GPUs that read each other's memory: rank 1's kernel pulls rank 0's kept rows over the link.
+  if (kernels::cuda_device_count() >= 2 && kernels::can_access_peer(1, 0) && kernels::can_access_peer(0, 1)) {
+    INFO("2 ranks on GPUs 0 and 1");
+    cudaStream_t on_second = nullptr;
+    REQUIRE(cudaSetDevice(1) == cudaSuccess);
+    REQUIRE(cudaStreamCreateWithFlags(&on_second, cudaStreamNonBlocking) == cudaSuccess);
+    REQUIRE(cudaSetDevice(0) == cudaSuccess);
+    check_only_needed_pairs_move(
+        [&](int r) { return r == 0 ? ComputeContext(Device::CUDA, 0, on_first[0]) : ComputeContext(Device::CUDA, 1, on_second); },
+        Device::CUDA);
+    cudaSetDevice(1);
+    cudaStreamDestroy(on_second);
+    cudaSetDevice(0);
+  } else {
+    std::printf("(one GPU, or two without peer access: the gated reads between GPUs were not exercised)\n");
+  }
+  for (auto x : on_first) cudaStreamDestroy(x);
 }
 
 TEST_CASE("shard sizes that do not match the rank's shard are refused, naming the rank", "[dist][sharded_step]") {
