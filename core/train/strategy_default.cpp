@@ -10,12 +10,18 @@
 #include <string>
 
 #include "core/train/image_schedule.h"
+#include "core/util/parallel_for.h"
 #include "kernels/hd_math.h"
 
 namespace splat {
 namespace {
 
 float max_log_scale(const float* ls) { return std::max({ls[0], ls[1], ls[2]}); }
+
+// The planner's passes over a million rows run in ranges of this many rows, in parallel, and join
+// their results in row order: the plan is the same whatever the thread count.
+constexpr int64_t kPlanRange = int64_t(1) << 16;
+size_t plan_ranges(int64_t rows) { return size_t((rows + kPlanRange - 1) / kPlanRange); }
 
 // Mean 2D gradient of one row (see decide_growth).
 float mean_grad2d(float sum, int32_t visible_count, int batch_size) {
@@ -68,14 +74,17 @@ class KeepRule {
   bool check_size_;
 };
 
-// One sample of N(mean, R diag(scale)^2 R^T).
-Vec3d sample_inside(const float* m, const float* q, const float* ls, Rng& rng) {
-  std::normal_distribution<double> normal(0.0, 1.0);
+// The transform of N(mean, R diag(scale)^2 R^T) from unit normal draws: x = mean + R (scale * z).
+struct SampleFrame {
+  Vec3d mean;
+  Mat3d R;
+  Vec3d scale;
+};
+SampleFrame sample_frame(const float* m, const float* q, const float* ls) {
   const double qn = std::sqrt(double(q[0]) * q[0] + double(q[1]) * q[1] + double(q[2]) * q[2] + double(q[3]) * q[3]);
-  const Mat3d R = quat_to_rotmat<double>(q[0] / qn, q[1] / qn, q[2] / qn, q[3] / qn);
-  const Vec3d local{std::exp(double(ls[0])) * normal(rng), std::exp(double(ls[1])) * normal(rng),
-                    std::exp(double(ls[2])) * normal(rng)};
-  return Vec3d{m[0], m[1], m[2]} + R * local;
+  return {{m[0], m[1], m[2]},
+          quat_to_rotmat<double>(q[0] / qn, q[1] / qn, q[2] / qn, q[3] / qn),
+          {std::exp(double(ls[0])), std::exp(double(ls[1])), std::exp(double(ls[2]))}};
 }
 
 }  // namespace
@@ -100,31 +109,41 @@ GrowDecision decide_growth(std::span<const float> log_scales, const HostDensifyS
   const float threshold = o.absgrad ? o.absgrad_threshold : o.grad_threshold;
   const float clone_below = log_scale_cut(o.grow_scale3d * extent);
   const int64_t n = static_cast<int64_t>(log_scales.size() / 3);
+  // Row ranges in parallel, joined in order (so both lists stay ascending). Within a range, a chunk
+  // at a time without branches on the data: first the rows whose gradient is over the threshold,
+  // then clone or split by size. Growing rows are few and scattered, so their log-scale reads miss
+  // the cache; branching on each would serialise those misses behind mispredictions, while the
+  // branch-free loop lets them overlap.
+  std::vector<GrowDecision> parts(plan_ranges(n));
+  for_each_parallel(parts.size(), 0, [&](size_t part) {
+    constexpr int64_t kChunk = 4096;
+    std::array<int64_t, kChunk> grows;
+    GrowDecision& d = parts[part];
+    const int64_t first = int64_t(part) * kPlanRange, last = std::min(n, first + kPlanRange);
+    for (int64_t begin = first; begin < last; begin += kChunk) {
+      const int64_t end = std::min(last, begin + kChunk);
+      size_t count = 0;
+      for (int64_t i = begin; i < end; ++i) {
+        grows[count] = i;
+        count += mean_grad2d(sum[i], stats.visible_count[i], batch_size) > threshold;
+      }
+      size_t clones = d.clone.size(), splits = d.split.size();
+      d.clone.resize(clones + count);
+      d.split.resize(splits + count);
+      for (size_t k = 0; k < count; ++k) {
+        const bool small = max_log_scale(&log_scales[3 * grows[k]]) < clone_below;
+        d.clone[clones] = d.split[splits] = grows[k];
+        clones += small;
+        splits += !small;
+      }
+      d.clone.resize(clones);
+      d.split.resize(splits);
+    }
+  });
   GrowDecision d;
-  // A chunk at a time, without branches on the data: first the rows whose gradient is over the
-  // threshold, then clone or split by size. Growing rows are few and scattered, so their
-  // log-scale reads miss the cache; branching on each would serialise those misses behind
-  // mispredictions, while the branch-free loop lets them overlap.
-  constexpr int64_t kChunk = 4096;
-  std::array<int64_t, kChunk> grows;
-  for (int64_t begin = 0; begin < n; begin += kChunk) {
-    const int64_t end = std::min(n, begin + kChunk);
-    size_t count = 0;
-    for (int64_t i = begin; i < end; ++i) {
-      grows[count] = i;
-      count += mean_grad2d(sum[i], stats.visible_count[i], batch_size) > threshold;
-    }
-    size_t clones = d.clone.size(), splits = d.split.size();
-    d.clone.resize(clones + count);
-    d.split.resize(splits + count);
-    for (size_t k = 0; k < count; ++k) {
-      const bool small = max_log_scale(&log_scales[3 * grows[k]]) < clone_below;
-      d.clone[clones] = d.split[splits] = grows[k];
-      clones += small;
-      splits += !small;
-    }
-    d.clone.resize(clones);
-    d.split.resize(splits);
+  for (const GrowDecision& part : parts) {
+    d.clone.insert(d.clone.end(), part.clone.begin(), part.clone.end());
+    d.split.insert(d.split.end(), part.split.begin(), part.split.end());
   }
   if (room < 0 || int64_t(d.clone.size() + d.split.size()) <= room) return d;
   // Over the budget: the rows with the largest gradient grow, each still cloned or split by its size.
@@ -150,13 +169,15 @@ SplitChildren split_children(std::span<const float> means, std::span<const float
   SplitChildren c;
   c.means.reserve(parents * 6);
   c.log_scales.reserve(parents * 6);
+  // One distribution for every draw, so that none of the normals it makes in pairs is thrown away.
+  std::normal_distribution<double> normal(0.0, 1.0);
   for (size_t k = 0; k < parents; ++k) {
-    const float* m = means.data() + 3 * k;
-    const float* q = quats.data() + 4 * k;
     const float* ls = log_scales.data() + 3 * k;
     // Both halves sample the parent's (unshrunk) Gaussian.
+    const SampleFrame f = sample_frame(means.data() + 3 * k, quats.data() + 4 * k, ls);
     for (int h = 0; h < 2; ++h) {
-      const Vec3d p = sample_inside(m, q, ls, rng);
+      const Vec3d z{f.scale.x * normal(rng), f.scale.y * normal(rng), f.scale.z * normal(rng)};
+      const Vec3d p = f.mean + f.R * z;
       c.means.insert(c.means.end(), {float(p.x), float(p.y), float(p.z)});
       c.log_scales.insert(c.log_scales.end(), {ls[0] - shrink, ls[1] - shrink, ls[2] - shrink});
     }
@@ -228,39 +249,62 @@ void RefinementPlanner::keep_grown_rows(const GrowDecision& d, const SplitChildr
   p.written.clear();
   p.written_means.clear();
   p.written_log_scales.clear();
-  size_t out = 0;
-  // New or rewritten rows (clones, split halves) start with zero moments.
-  auto add_fresh = [&](int64_t source) {
-    p.params[out] = int32_t(source);
-    p.moments[out++] = -1;
-  };
-  auto add_half = [&](size_t child, int64_t parent, const float* parent_radius) {
+  // The first n places, in parallel ranges: whether each old row (or, for a split parent, its first
+  // half) is kept, the ranges' kept counts, then each range writes its kept rows from its start.
+  split_of_.resize(size_t(n), 0);  // k + 1 for split parent k, else 0 (kept zero between calls)
+  for (size_t k = 0; k < d.split.size(); ++k) split_of_[size_t(d.split[k])] = int32_t(k + 1);
+  kept_.resize(size_t(n));
+  first_half_at_.assign(d.split.size(), -1);
+  const size_t ranges = plan_ranges(n);
+  std::vector<int64_t> range_at(ranges + 1, 0);
+  for_each_parallel(ranges, 0, [&](size_t range) {
+    const int64_t first = int64_t(range) * kPlanRange, last = std::min(n, first + kPlanRange);
+    int64_t count = 0;
+    for (int64_t r = first; r < last; ++r) {
+      const int32_t k = split_of_[size_t(r)];
+      const float* ls = k ? &c.log_scales[3 * 2 * size_t(k - 1)] : &log_scales_[3 * size_t(r)];
+      kept_[size_t(r)] = rule.keep(opacity_[r], ls, radius ? radius + r : nullptr);
+      count += kept_[size_t(r)];
+    }
+    range_at[range + 1] = count;
+  });
+  for (size_t range = 0; range < ranges; ++range) range_at[range + 1] += range_at[range];
+  for_each_parallel(ranges, 0, [&](size_t range) {
+    const int64_t first = int64_t(range) * kPlanRange, last = std::min(n, first + kPlanRange);
+    int64_t out = range_at[range];
+    for (int64_t r = first; r < last; ++r) {
+      if (!kept_[size_t(r)]) continue;
+      const int32_t k = split_of_[size_t(r)];
+      p.params[size_t(out)] = int32_t(r);
+      p.moments[size_t(out)] = k ? -1 : int32_t(r);  // a first half is a new row: zero moments
+      if (k) first_half_at_[size_t(k - 1)] = int32_t(out);
+      ++out;
+    }
+  });
+  size_t out = size_t(range_at[ranges]);
+  auto written_half = [&](size_t child, int32_t at) {
     const float* ls = &c.log_scales[3 * child];
-    if (!rule.keep(opacity_[parent], ls, parent_radius)) return;
-    p.written.push_back(int32_t(out));
+    p.written.push_back(at);
     p.written_means.insert(p.written_means.end(), &c.means[3 * child], &c.means[3 * child] + 3);
     p.written_log_scales.insert(p.written_log_scales.end(), ls, ls + 3);
-    add_fresh(parent);
   };
-  // Unchanged old rows: every row is written and only a kept one advances `out` (no branch on
-  // the rule, which a million rows would pay for in mispredictions).
-  auto add_old = [&](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r) {
-      p.params[out] = p.moments[out] = int32_t(r);
-      out += rule.keep(opacity_[r], &log_scales_[3 * r], radius ? radius + r : nullptr);
+  for (size_t k = 0; k < d.split.size(); ++k) {
+    if (first_half_at_[k] >= 0) written_half(2 * k, first_half_at_[k]);
+    split_of_[size_t(d.split[k])] = 0;
+  }
+  // New rows start with zero moments: the clones, then the second halves.
+  for (int64_t r : d.clone)
+    if (rule.keep(opacity_[r], &log_scales_[3 * r], nullptr)) {
+      p.params[out] = int32_t(r);
+      p.moments[out++] = -1;
     }
-  };
-  int64_t next_old = 0;
   for (size_t k = 0; k < d.split.size(); ++k) {
     const int64_t parent = d.split[k];
-    add_old(next_old, parent);
-    add_half(2 * k, parent, radius ? radius + parent : nullptr);
-    next_old = parent + 1;
+    if (!rule.keep(opacity_[parent], &c.log_scales[3 * (2 * k + 1)], nullptr)) continue;
+    written_half(2 * k + 1, int32_t(out));
+    p.params[out] = int32_t(parent);
+    p.moments[out++] = -1;
   }
-  add_old(next_old, n);
-  for (int64_t r : d.clone)
-    if (rule.keep(opacity_[r], &log_scales_[3 * r], nullptr)) add_fresh(r);
-  for (size_t k = 0; k < d.split.size(); ++k) add_half(2 * k + 1, d.split[k], nullptr);
   p.params.resize(out);
   p.moments.resize(out);
 }

@@ -112,6 +112,10 @@ class RefinementPlanner {
   std::vector<float> opacity_, log_scales_;
   HostDensifyStats stats_;
   RefinementPlan plan_;
+  // keep_grown_rows' scratch: each row's split index + 1 (0 when not split; all zeros between calls),
+  // whether each of the first n places is kept, and where each first half landed.
+  std::vector<int32_t> split_of_, first_half_at_;
+  std::vector<uint8_t> kept_;
 };
 // Carries a plan out on the device (gradients and statistics are zeroed, as after every row edit).
 void apply_refinement(DeviceGaussians& g, const RefinementPlan& p);
