@@ -1,4 +1,5 @@
-// Host cost of one DefaultStrategy refinement (clone / split / prune) at training scale.
+// Host cost of one DefaultStrategy refinement (clone / split / prune) at training scale, and of one
+// MCMC relocation at its cap.
 // Usage: bench_refine [rows] [runs]   (defaults: 1200000 rows, 7 runs; prints medians in ms)
 //
 // The model lives on Device::CPU, so every "device" copy (the column downloads, the index uploads,
@@ -24,6 +25,7 @@
 #include <vector>
 
 #include "core/train/strategy_default.h"
+#include "core/train/strategy_mcmc.h"
 
 using namespace splat;
 
@@ -173,5 +175,23 @@ int main(int argc, char** argv) {
   std::printf("  downloads (opacity, scales, 3 stats) %3.2f ms\n", t_download);
   std::printf("  decide_growth                 %8.2f ms\n", t_grow);
   std::printf("  split_children                %8.2f ms\n", t_split);
+
+  // MCMC at its cap (the same model, whose 1 % near-transparent rows are the dead ones): a refinement
+  // relocates the dead rows onto live ones drawn by opacity; growth has no room. Host part only: the
+  // RowEditPlan's downloads, the relocation's decisions (apply is the device edit, timed above).
+  McmcStrategyOptions mo;
+  mo.cap = n;
+  int64_t relocated = 0;
+  const double t_mcmc_plan = median_ms(runs, [&] {
+    g.upload(m.state);
+    Rng mcmc_rng(5);
+    return time_ms([&] {
+      RowEditPlan plan(g);
+      relocated = relocate_dead(plan, mo, mcmc_rng);
+      (void)grow_towards_cap(plan, mo, mcmc_rng);
+    });
+  });
+  std::printf("mcmc at its cap (%lld rows relocated):\n", (long long)relocated);
+  std::printf("  RowEditPlan + relocate_dead + grow_towards_cap %3.2f ms\n", t_mcmc_plan);
   return 0;
 }

@@ -43,15 +43,25 @@ float relocated_scale_factor(float opacity, int copies) {
 }
 
 std::vector<int64_t> sample_by_opacity(const RowEditPlan& s, const std::vector<uint8_t>& eligible, int64_t n, Rng& rng) {
-  std::vector<double> weights(static_cast<size_t>(s.size()), 0.0);
+  // Draws by inverting the cumulative weights: row i owns [cum[i-1], cum[i]), empty for a row that is
+  // not eligible. The sums are kept per thread between refinements: at a million rows, fresh pages
+  // for them (std::discrete_distribution's two tables) cost more than the sums themselves.
+  thread_local std::vector<double> cum;
+  cum.resize(static_cast<size_t>(s.size()));
   double total = 0;
-  for (int64_t i = 0; i < s.size(); ++i)
-    if (eligible[i]) total += weights[i] = opacity_of(s, i);
+  for (int64_t i = 0; i < s.size(); ++i) {
+    if (eligible[i]) total += opacity_of(s, i);
+    cum[size_t(i)] = total;
+  }
   std::vector<int64_t> out;
   if (n <= 0 || total <= 0) return out;
-  std::discrete_distribution<int64_t> pick(weights.begin(), weights.end());
-  out.reserve(n);
-  for (int64_t k = 0; k < n; ++k) out.push_back(pick(rng));
+  std::uniform_real_distribution<double> at(0.0, total);
+  out.reserve(size_t(n));
+  for (int64_t k = 0; k < n; ++k) {
+    auto it = std::upper_bound(cum.begin(), cum.end(), at(rng));
+    if (it == cum.end()) it = std::lower_bound(cum.begin(), cum.end(), total);  // a draw rounded up to the total
+    out.push_back(it - cum.begin());
+  }
   return out;
 }
 
