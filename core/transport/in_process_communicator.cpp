@@ -76,10 +76,14 @@ void InProcessCommunicator::all_to_all_buffers(std::span<const ExchangeBuffer> b
 
 bool InProcessCommunicator::all_to_all_gated(std::span<const ExchangeBuffer> buffers,
                                              std::span<const int64_t> row_bytes, const int32_t* gate) {
-  if (row_bytes.size() != buffers.size())
+  if (row_bytes.size() != buffers.size() || buffers.size() > size_t(kernels::kMostRowColumns))
     throw std::invalid_argument(describe_rank(rank_, where_) + ": all_to_all_gated of " +
                                 std::to_string(buffers.size()) + " buffers with " + std::to_string(row_bytes.size()) +
-                                " row widths");
+                                " row widths (at most " + std::to_string(kernels::kMostRowColumns) + ")");
+  for (const int64_t w : row_bytes)
+    if (w != 4 && w != 8 && w != 16)
+      throw std::invalid_argument(describe_rank(rank_, where_) + ": all_to_all_gated rows of " + std::to_string(w) +
+                                  " bytes (4, 8 or 16)");
   return exchange("all_to_all_gated", buffers, row_bytes, gate);
 }
 

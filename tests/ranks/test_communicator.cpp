@@ -298,6 +298,14 @@ TEST_CASE("ranks that disagree on counts, collectives or sizes get an error sayi
     comm.all_to_all_gated(one, width, &gate);
   });
   CHECK_THAT(widths, Catch::Contains("ranks disagree") && Catch::Contains("row widths of buffer 0"));
+  CHECK_THROWS_WITH(run_ranks(2, on_cpu,
+                              [](Communicator& comm) {
+                                const std::vector<int64_t> zero{0, 0}, twelve{12};
+                                const int32_t gate = 1;
+                                const std::vector<ExchangeBuffer> one{{nullptr, {zero, zero}, nullptr, {zero, zero}}};
+                                comm.all_to_all_gated(one, twelve, &gate);
+                              }),
+                    Catch::Contains("all_to_all_gated rows of 12 bytes (4, 8 or 16)"));
 
   const std::string sizes = message_of([](Communicator& comm) {
     std::vector<float> v(comm.rank() + 2, 1.f);
