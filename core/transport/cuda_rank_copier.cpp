@@ -2,6 +2,8 @@
 // touches the CUDA runtime.
 #include <cuda_runtime.h>
 
+#include <vector>
+
 #include "core/transport/rank_copier.h"
 #include "kernels/cuda_util.h"
 #include "kernels/device.h"
@@ -40,10 +42,10 @@ class CudaCopier final : public RankCopier {
     check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream_), "copying a peer's slice");
   }
   bool copy_rows_from(std::span<const kernels::RowColumn> columns, int64_t rows, const int32_t* gate,
-                      void* peer_ready) override {
+                      void* peer_ready, int peer_device) override {
     DeviceScope on(ordinal_);
     check(cudaStreamWaitEvent(stream_, static_cast<cudaEvent_t>(peer_ready), 0), "waiting for a peer's sends");
-    if (readable_here(gate)) {
+    if (reaches(peer_device)) {
       kernels::copy_gated_rows(where_, columns, rows, gate);  // a kernel: peer reads over the link
       return true;
     }
@@ -64,22 +66,22 @@ class CudaCopier final : public RankCopier {
   }
 
  private:
-  // Whether a kernel on this rank's device may read `p`: this device's memory, or a peer's that it
-  // reaches directly (run_ranks enables peer access wherever the GPUs support it). Where the runtime
-  // cannot say, no: the runtime's copy of every row is always right.
-  bool readable_here(const void* p) const {
-    cudaPointerAttributes a{};
-    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
-      cudaGetLastError();  // clear it: not a failure of the exchange
-      return false;
-    }
-    return a.type == cudaMemoryTypeDevice && (a.device == ordinal_ || kernels::can_access_peer(ordinal_, a.device));
+  // Whether a kernel on this rank's device may read CUDA device `device`'s memory: its own, or a peer's
+  // that it reaches directly (run_ranks enables peer access wherever the GPUs support it). Asked once
+  // per device.
+  bool reaches(int device) {
+    if (device == ordinal_) return true;
+    if (device < 0) return false;
+    if (size_t(device) >= reach_.size()) reach_.resize(size_t(device) + 1, -1);
+    if (reach_[size_t(device)] < 0) reach_[size_t(device)] = kernels::can_access_peer(ordinal_, device) ? 1 : 0;
+    return reach_[size_t(device)] == 1;
   }
 
   kernels::ComputeContext where_;
   int ordinal_;
   cudaStream_t stream_;
   cudaEvent_t ready_ = nullptr, done_ = nullptr;
+  std::vector<int8_t> reach_;  // per CUDA device: -1 not asked yet, else whether reaches() holds
 };
 
 }  // namespace

@@ -92,7 +92,8 @@ bool InProcessCommunicator::exchange(const char* op, std::span<const ExchangeBuf
   bool left_out = gate != nullptr;
   for (const ExchangeBuffer& b : buffers) check_slices(b.sends, b.recvs);
   Rendezvous::Post& mine = group_->post(rank_);
-  mine = Rendezvous::Post{.op = op, .buffers = buffers, .row_bytes = row_bytes, .gate = gate};
+  mine = Rendezvous::Post{.op = op, .buffers = buffers, .row_bytes = row_bytes, .gate = gate,
+                          .cuda_device = where_.device == kernels::Device::CUDA ? where_.ordinal : -1};
   mine.ready = copier_->sends_ready();
   group_->arrive_and_wait(rank_, op);
 
@@ -148,7 +149,7 @@ bool InProcessCommunicator::copy_gated_from(int p, std::span<const ExchangeBuffe
     columns.push_back({static_cast<const std::byte*>(theirs.send) + at,
                        static_cast<std::byte*>(buffers[b].recv) + buffers[b].recvs.offsets[p], w});
   }
-  return rows <= 0 || copier_->copy_rows_from(columns, rows, from.gate + first, from.ready);
+  return rows <= 0 || copier_->copy_rows_from(columns, rows, from.gate + first, from.ready, from.cuda_device);
 }
 
 template <class T>

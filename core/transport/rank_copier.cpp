@@ -13,7 +13,8 @@ class HostCopier final : public RankCopier {
  public:
   void* sends_ready() override { return nullptr; }
   void copy_from(void* dst, const void* src, size_t bytes, void*) override { std::memcpy(dst, src, bytes); }
-  bool copy_rows_from(std::span<const kernels::RowColumn> columns, int64_t rows, const int32_t* gate, void*) override {
+  bool copy_rows_from(std::span<const kernels::RowColumn> columns, int64_t rows, const int32_t* gate, void*,
+                      int) override {
     kernels::copy_gated_rows_reference(columns, rows, gate);
     return true;
   }

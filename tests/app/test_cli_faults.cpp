@@ -12,10 +12,12 @@
 
 #include "kernels/device.h"
 #include "tests/app/cli_runner.h"
+#include "tests/app/planted_faults.h"
 #include "tests/support/test_support.h"
 
 namespace fs = std::filesystem;
 using splat::test::CliResult;
+using splat::test::check_resumes_at_4;
 using splat::test::count;
 
 namespace {
@@ -35,14 +37,6 @@ Faulted train_with_fault(const fs::path& run, const std::string& fault, const st
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("planted %s (%s): ended with %d after %.1f s\n", fault.c_str(), placement.c_str(), r.code, s);
   return {std::move(r), s};
-}
-
-// The run continues from the checkpoint written at 4 images, before the fault at 6.
-void check_resumes_at_4(const fs::path& run) {
-  const CliResult resumed = splat::test::run_cli("train --resume '" + run.string() + "' --images 8");
-  INFO(resumed.out);
-  CHECK(resumed.code == 0);
-  CHECK(resumed.out.find("resumed at image 4 ") != std::string::npos);
 }
 
 }  // namespace

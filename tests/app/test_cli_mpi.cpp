@@ -21,6 +21,7 @@
 #include "core/model/ply_io.h"
 #include "kernels/device.h"
 #include "tests/app/cli_runner.h"
+#include "tests/app/planted_faults.h"
 #include "tests/support/test_support.h"
 
 namespace fs = std::filesystem;
@@ -226,10 +227,7 @@ void check_planted_faults_end_the_job(const std::string& device, const std::stri
       CHECK(job->out.find("splatlab: rank 1 (" + who + ") on host ") != std::string::npos);
       CHECK(job->out.find("exiting now, planted at 6 images") != std::string::npos);
     }
-    const CliResult resumed = splat::test::run_cli("train --resume '" + run.string() + "' --images 8");
-    INFO(resumed.out);
-    CHECK(resumed.code == 0);
-    CHECK(resumed.out.find("resumed at image 4 ") != std::string::npos);
+    splat::test::check_resumes_at_4(run);
   }
 }
 }  // namespace
