@@ -33,7 +33,8 @@
 //     sh_color_vjp(...) accumulates into ddc, drest, ddir (unnormalised direction)
 //  6. Per pixel: gaussian_alpha(...) -> α (0 when skipped), gaussian_alpha_vjp(...)
 //     PixelCompositor (front to back: add(), finish()), PixelReplay (back to front: the
-//     gradient of α, colour and z of each composited Gaussian from the output gradients).
+//     gradient of α, colour and z of each composited Gaussian from the output gradients),
+//     replay_resume (where a replay split into chunks starts each chunk).
 #include <cmath>
 #include <type_traits>
 
@@ -597,6 +598,14 @@ struct PixelCompositor {
   }
 };
 
+// The replay's state at a point inside a pixel's list: Tᵢ₊₁ and the suffixes Aᵢ, Zᵢ (PixelReplay).
+template <class T>
+struct ReplayResume {
+  T transmittance;
+  T acc_rgb[3];
+  T acc_depth;
+};
+
 // Back-to-front replay of one pixel for the backward pass. Built from the forward outputs
 // (final T, alpha, depth) and the output gradients; then step() is called on the composited
 // Gaussians in REVERSE order (last composited first), each giving dα, dcolour, dz for it.
@@ -653,6 +662,30 @@ struct PixelReplay {
     dcolor = {drgb[0] * w, drgb[1] * w, drgb[2] * w};
     transmittance = Ti;
   }
+
+  // Continues the replay at a point inside the list (see replay_resume) instead of at its end.
+  SPLAT_HD void resume(const ReplayResume<T>& at) {
+    transmittance = at.transmittance;
+    for (int c = 0; c < 3; ++c) acc_rgb[c] = at.acc_rgb[c];
+    acc_depth = at.acc_depth;
+  }
 };
+
+// A replay split into chunks: the backward pass may replay a long list in pieces, each piece
+// starting where the next one (in list order) begins. There the replay needs the state it would
+// have reached coming from the end: Tᵢ₊₁ and the suffixes A and Z. From the compositor's state at
+// that point (`at`: T and the sums so far) and at the end of the pixel (`end`):
+//   T = at.T,  A = (end.rgb + end.T·bg - at.rgb) / at.T,  Z = (end.depth_sum - at.depth_sum) / at.T.
+// at.T >= kMinTransmittance wherever the pixel went on compositing past that point.
+template <class T>
+SPLAT_HD ReplayResume<T> replay_resume(const PixelCompositor<T>& at, const PixelCompositor<T>& end,
+                                       const float* background) {
+  const T inv = T(1) / at.transmittance;
+  ReplayResume<T> r;
+  r.transmittance = at.transmittance;
+  for (int c = 0; c < 3; ++c) r.acc_rgb[c] = (end.rgb[c] + end.transmittance * T(background[c]) - at.rgb[c]) * inv;
+  r.acc_depth = (end.depth_sum - at.depth_sum) * inv;
+  return r;
+}
 
 }  // namespace splat::raster

@@ -167,6 +167,10 @@ struct RasterSettings {
   // they return (evaluation, the viewer, renders to files), where a planned room that proved too small
   // would leave entries out. Training steps leave it off.
   bool count_entries = false;
+  // CUDA: the backward blend takes a tile's list in chunks of this many entries, each a block of its
+  // own, so that the heaviest tile of a call does not end the kernel alone (kernels/cuda/tile_chunks.cuh).
+  // A multiple of 256; 0 keeps one block per tile. The result is the same function either way.
+  int backward_chunk_entries = 512;
 };
 
 // Images of the C cameras of one call, concatenated in camera order: camera c's pixels start at

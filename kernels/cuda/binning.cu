@@ -136,9 +136,10 @@ cub::DoubleBuffer<V> radix_sort(CudaWorkspace& ws, int temp_slot, cub::DoubleBuf
   return vals;
 }
 
-// The tiles' dispatch order, most entries first (TileBins::heavy_first).
-const int32_t* heavy_first_order(const int2* ranges, int64_t tiles, CudaWorkspace& ws, int first_slot,
-                                 cudaStream_t stream) {
+// The tiles' dispatch order, most entries first, and their entry counts in that order
+// (TileBins::heavy_first, heavy_entries).
+void heavy_first_order(const int2* ranges, int64_t tiles, CudaWorkspace& ws, int first_slot, cudaStream_t stream,
+                       TileBins& bins) {
   auto slot = [&](int k) { return first_slot + k; };
   uint16_t* work_a = ws.get<uint16_t>(slot(kWorkKeysA), tiles);
   int32_t* order_a = ws.get<int32_t>(slot(kTileOrderA), tiles);
@@ -152,7 +153,8 @@ const int32_t* heavy_first_order(const int2* ranges, int64_t tiles, CudaWorkspac
   check(cub::DeviceRadixSort::SortPairsDescending(ws.bytes(slot(kTemp), bytes), bytes, work, order,
                                                   static_cast<int>(tiles), 0, 16, stream),
         "tile order");
-  return order.Current();
+  bins.heavy_first = order.Current();
+  bins.heavy_entries = work.Current();
 }
 
 // Emits the entries of the slots in depth order with Key-typed (camera, tile) keys, sorts them stably
@@ -242,7 +244,7 @@ TileBins bin_and_sort(const ProjectedSlots& slots, const TileGrid& grid, int64_t
   else
     bins.slot_of_entry = group_by_tile<uint32_t>(slots, grid, order, sorted_start, S, M, needed, past_last_tile,
                                                  ranges, ws, first_slot, timer, stream);
-  bins.heavy_first = heavy_first_order(ranges, int64_t(tiles_total), ws, first_slot, stream);
+  heavy_first_order(ranges, int64_t(tiles_total), ws, first_slot, stream, bins);
   if (timer) timer->mark("tile order");
   return bins;
 }

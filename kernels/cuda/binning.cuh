@@ -27,6 +27,7 @@ struct TileBins {
   const int32_t* slot_of_entry = nullptr;  // [entries] slot ids sorted by (camera, tile, depth)
   const int2* ranges = nullptr;            // [grid.total_tiles] half-open [begin, end) into slot_of_entry
   const int32_t* heavy_first = nullptr;    // [grid.total_tiles] tile indices, most entries first
+  const uint16_t* heavy_entries = nullptr;  // [grid.total_tiles] their entry counts (saturated at 65535)
 };
 
 // Workspace slots this stage uses, from `first_slot` on.

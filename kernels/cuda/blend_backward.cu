@@ -1,6 +1,8 @@
 // Backward blending: one block per (camera, tile), heaviest tiles first, replays each pixel's
 // composited Gaussians back to front (raster::PixelReplay), starting from the last contributor
-// forward recorded. Each thread owns kP pixels of one column and sums their gradients in registers,
+// forward recorded. A long list is split into chunks of its own blocks (tile_chunks.cuh): a chunk
+// replays its entries starting from the resume state forward kept at the next chunk's start, or
+// from the pixel's end where the pixel stopped compositing inside the chunk. Each thread owns kP pixels of one column and sums their gradients in registers,
 // so a warp covers 8 x 4kP pixels.
 // A Gaussian's gradient values are then summed across the warp with butterfly shuffles and added by
 // one lane with three float4 atomics; warps where no pixel composited a Gaussian skip it entirely.
@@ -9,6 +11,7 @@
 // bench/TRAINING.md): a shuffle reduce-scatter with scalar atomics, summing the block's warps in
 // shared memory first (1.5 % faster on bonsai, slower on the synthetic scene), per-lane atomics when
 // one or a few lanes composited, 2 or 4 pixels per thread.
+#include <climits>
 #include <utility>
 
 #include "kernels/cuda/cuda_check.cuh"
@@ -49,8 +52,11 @@ struct PixelBackward {
   raster::PixelReplay<float> replay;
 };
 
+// `resume_at`: the chunk's resume records for the tile's pixels (null for the list's last chunk); a
+// pixel that composited past `chunk_end` (entries of the tile's list) starts from its record.
 __device__ inline PixelBackward load_pixel(int px, int py, const ImageLayout& im, const Background& bg,
-                                           const PixelState& state, const RenderOutputGrads& dout) {
+                                           const PixelState& state, const RenderOutputGrads& dout,
+                                           const TileChunks& chunks, int64_t resume_at, int chunk_end) {
   int contributors = 0;
   float t_final = 1.f, depth_out = 0.f, dalpha = 0.f, ddepth = 0.f;
   float drgb[3] = {0.f, 0.f, 0.f};
@@ -64,8 +70,20 @@ __device__ inline PixelBackward load_pixel(int px, int py, const ImageLayout& im
     if (dout.alpha) dalpha = dout.alpha[pix];
     if (dout.depth) ddepth = dout.depth[pix];
   }
-  return {contributors, Vec2f{px + 0.5f, py + 0.5f},
-          raster::PixelReplay<float>(bg.rgb, t_final, depth_out, drgb, dalpha, ddepth)};
+  PixelBackward p{contributors, Vec2f{px + 0.5f, py + 0.5f},
+                  raster::PixelReplay<float>(bg.rgb, t_final, depth_out, drgb, dalpha, ddepth)};
+  if (contributors > chunk_end) {  // forward kept this pixel's state at the next chunk's start
+    const int64_t r = resume_at + (py % raster::kTileSize) * raster::kTileSize + px % raster::kTileSize;
+    const float4 start = chunks.at_start[r];
+    const float4 end = chunks.at_end[im.pixel_offset + int64_t(py) * im.width + px];
+    raster::PixelCompositor<float> at, last;
+    at.transmittance = start.x, at.rgb[0] = start.y, at.rgb[1] = start.z, at.rgb[2] = start.w;
+    at.depth_sum = chunks.depth_at_start[r];
+    last.transmittance = t_final, last.rgb[0] = end.x, last.rgb[1] = end.y, last.rgb[2] = end.z;
+    last.depth_sum = end.w;
+    p.replay.resume(raster::replay_resume(at, last, bg.rgb));
+  }
+  return p;
 }
 
 // The kP pixels of one thread: column px, rows py0 + 4i (PixelReplay has no default constructor,
@@ -76,23 +94,39 @@ struct ThreadPixels {
 template <size_t... I>
 __device__ inline ThreadPixels load_pixels(std::index_sequence<I...>, int px, int py0, const ImageLayout& im,
                                            const Background& bg, const PixelState& state,
-                                           const RenderOutputGrads& dout) {
-  return {{load_pixel(px, py0 + 4 * int(I), im, bg, state, dout)...}};
+                                           const RenderOutputGrads& dout, const TileChunks& chunks,
+                                           int64_t resume_at, int chunk_end) {
+  return {{load_pixel(px, py0 + 4 * int(I), im, bg, state, dout, chunks, resume_at, chunk_end)...}};
 }
 
 // kAbs: the AbsGS statistic is wanted; kDepthAlpha: a depth or an alpha gradient is given (the
 // replay's terms for them are skipped otherwise).
+// Training's variants (no depth or alpha gradient) fit 40 registers, 6 blocks an SM; asking for it
+// keeps the chunk bookkeeping from costing a block an SM (42 registers would round up to 48).
 template <bool kAbs, bool kDepthAlpha>
-__global__ void __launch_bounds__(kThreads)
-    blend_backward_kernel(ProjectedSlots slots, TileBins bins, TileGrid grid, Background bg, PixelState state,
-                          RenderOutputGrads dout, ProjectedGrads dslots) {
+__global__ void __launch_bounds__(kThreads, kDepthAlpha ? 5 : 6)
+    blend_backward_kernel(ProjectedSlots slots, TileBins bins, TileChunks chunks, TileGrid grid, Background bg,
+                          PixelState state, RenderOutputGrads dout, ProjectedGrads dslots) {
   __shared__ int32_t s_slot[kThreads];
   __shared__ float2 s_mean[kThreads];
   __shared__ float4 s_conic_opacity[kThreads];
   __shared__ float4 s_color_depth[kThreads];
   __shared__ int s_max_contributors;
 
-  const int64_t tile = bins.heavy_first ? bins.heavy_first[blockIdx.x] : blockIdx.x;
+  // This block's work: a heavy-first position and a chunk of its tile's list (the whole list unsplit).
+  int position = blockIdx.x, chunk = 0;
+  if (chunks.work) {
+    const int2 w = chunks.work[blockIdx.x];
+    if (w.x < 0) return;  // past the call's work items (the launch is an upper bound)
+    position = w.x, chunk = w.y;
+  }
+  const int2 split = chunks.per_tile ? chunks.per_tile[position] : make_int2(0, 1);
+  const int64_t tile = bins.heavy_first ? bins.heavy_first[position] : position;
+  const int2 range = bins.ranges[tile];
+  const int chunk_begin = range.x + chunk * chunks.entries;  // entries of slot_of_entry
+  const bool last_chunk = chunk + 1 == split.y;
+  const int chunk_end = last_chunk ? range.y : chunk_begin + chunks.entries;
+  const int64_t resume_at = last_chunk ? -1 : int64_t(split.x + chunk) * kBlockPixels;
   const TilePlace at = tile_place(grid, tile);
   const ImageLayout im = grid.images[at.camera];
   // Each warp covers an 8 x 4kP pixel block, lane l the column l % 8 at rows l / 8 + 4i: a compact
@@ -100,23 +134,24 @@ __global__ void __launch_bounds__(kThreads)
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int px = at.x * raster::kTileSize + (warp % 2) * 8 + lane % 8;
   const int py0 = at.y * raster::kTileSize + (warp / 2) * 4 * kP + lane / 8;
-  ThreadPixels t = load_pixels(std::make_index_sequence<kP>{}, px, py0, im, bg, state, dout);
+  ThreadPixels t = load_pixels(std::make_index_sequence<kP>{}, px, py0, im, bg, state, dout, chunks, resume_at,
+                               last_chunk ? INT_MAX : chunk_end - range.x);
   auto& pixels = t.p;
   int thread_max = 0;
 #pragma unroll
   for (int i = 0; i < kP; ++i) thread_max = max(thread_max, pixels[i].contributors);
 
-  const int2 range = bins.ranges[tile];
   if (threadIdx.x == 0) s_max_contributors = 0;
   __syncthreads();
   const int warp_max = __reduce_max_sync(0xffffffffu, thread_max);  // uniform skip bound of the warp
   if (lane == 0) atomicMax(&s_max_contributors, warp_max);
   __syncthreads();
-  const int last = range.x + s_max_contributors;  // one past the last entry any pixel composited
+  // One past the last entry of the chunk any pixel composited.
+  const int last = min(range.x + s_max_contributors, chunk_end);
 
-  for (int batch_end = last; batch_end > range.x; batch_end -= kThreads) {
+  for (int batch_end = last; batch_end > chunk_begin; batch_end -= kThreads) {
     __syncthreads();  // the previous batch is fully consumed before it is overwritten
-    const int batch_begin = max(range.x, batch_end - kThreads);
+    const int batch_begin = max(chunk_begin, batch_end - kThreads);
     const int e = batch_end - 1 - threadIdx.x;  // shared index j holds entry batch_end - 1 - j
     if (e >= batch_begin) {
       const int32_t s = bins.slot_of_entry[e];
@@ -170,16 +205,17 @@ __global__ void __launch_bounds__(kThreads)
 
 }  // namespace
 
-void blend_backward(const ProjectedSlots& slots, const TileBins& bins, const TileGrid& grid, const float* background,
-                    const PixelState& state, const RenderOutputGrads& dout, const ProjectedGrads& dslots,
-                    bool abs_stats, cudaStream_t stream) {
+void blend_backward(const ProjectedSlots& slots, const TileBins& bins, const TileChunks& chunks, const TileGrid& grid,
+                    const float* background, const PixelState& state, const RenderOutputGrads& dout,
+                    const ProjectedGrads& dslots, bool abs_stats, cudaStream_t stream) {
   if (grid.total_tiles == 0) return;
-  const auto blocks = static_cast<unsigned>(grid.total_tiles);  // one per tile, in bins.heavy_first order
+  // One per work item (a tile, or a chunk of one), in bins.heavy_first order.
+  const auto blocks = static_cast<unsigned>(chunks.work ? chunks.blocks : grid.total_tiles);
   Background bg{{background[0], background[1], background[2]}};
   const bool depth_alpha = dout.depth || dout.alpha;
   auto kernel = abs_stats ? (depth_alpha ? blend_backward_kernel<true, true> : blend_backward_kernel<true, false>)
                           : (depth_alpha ? blend_backward_kernel<false, true> : blend_backward_kernel<false, false>);
-  kernel<<<blocks, kThreads, 0, stream>>>(slots, bins, grid, bg, state, dout, dslots);
+  kernel<<<blocks, kThreads, 0, stream>>>(slots, bins, chunks, grid, bg, state, dout, dslots);
   check_launch("blend backward");
 }
 

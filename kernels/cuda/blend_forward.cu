@@ -2,7 +2,9 @@
 // (outputs laid out as RenderOutputs says: each camera at its own size, one after the other). The tile's depth-sorted
 // Gaussians are staged through shared memory in batches of one per thread, so each is read from
 // global memory once per tile instead of once per pixel; the block stops as soon as every pixel
-// is saturated or the list is exhausted.
+// is saturated or the list is exhausted. Where the backward splits a tile's list into chunks
+// (tile_chunks.cuh), each pixel keeps the compositor's state at every chunk start it passes, and
+// its sums at the end.
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/raster_stages.cuh"
 #include "kernels/raster_math.h"
@@ -15,8 +17,8 @@ struct Background {
 };
 
 __global__ void __launch_bounds__(kBlockPixels)
-    blend_forward_kernel(ProjectedSlots slots, TileBins bins, TileGrid grid, Background bg, RenderOutputs out,
-                         PixelState state) {
+    blend_forward_kernel(ProjectedSlots slots, TileBins bins, TileChunks chunks, TileGrid grid, Background bg,
+                         RenderOutputs out, PixelState state) {
   __shared__ float2 s_mean[kBlockPixels];
   __shared__ float4 s_conic_opacity[kBlockPixels];
   __shared__ float4 s_color_depth[kBlockPixels];
@@ -33,8 +35,20 @@ __global__ void __launch_bounds__(kBlockPixels)
   raster::PixelCompositor<float> comp;
   bool done = !inside;
   int contributors = 0;
+  // At each start of a chunk after the first, the pixel keeps a record while it still composites.
+  // The split is read again where it is needed rather than kept in registers: the kernel runs 8
+  // blocks an SM at 32 registers a thread, and fewer blocks would cost more than the records.
   for (int base = range.x; base < range.y; base += kBlockPixels) {
     if (__syncthreads_count(done) == kBlockPixels) break;  // also orders the previous batch's reads
+    if (!done && chunks.per_tile && base > range.x && (base - range.x) % chunks.entries == 0) {
+      const int2 split = chunks.per_tile[blockIdx.x];  // first record, chunks
+      const int chunk = (base - range.x) / chunks.entries;
+      if (chunk < split.y) {
+        const int64_t r = int64_t(split.x + chunk - 1) * kBlockPixels + threadIdx.x;
+        chunks.at_start[r] = make_float4(comp.transmittance, comp.rgb[0], comp.rgb[1], comp.rgb[2]);
+        chunks.depth_at_start[r] = comp.depth_sum;
+      }
+    }
     const int e = base + threadIdx.x;
     if (e < range.y) {
       const int32_t s = bins.slot_of_entry[e];
@@ -60,6 +74,9 @@ __global__ void __launch_bounds__(kBlockPixels)
   }
   if (!inside) return;
   const int64_t pix = im.pixel_offset + int64_t(py) * im.width + px;
+  // The end sums, where a chunk's backward resumes this pixel (it composited past the first chunk).
+  if (chunks.per_tile && contributors > chunks.entries && chunks.per_tile[blockIdx.x].y > 1)
+    chunks.at_end[pix] = make_float4(comp.rgb[0], comp.rgb[1], comp.rgb[2], comp.depth_sum);
   float rgb[3], alpha, depth;
   comp.finish(bg.rgb, rgb, alpha, depth);
   out.rgb[3 * pix] = rgb[0];
@@ -74,12 +91,12 @@ __global__ void __launch_bounds__(kBlockPixels)
 
 }  // namespace
 
-void blend_forward(const ProjectedSlots& slots, const TileBins& bins, const TileGrid& grid, const float* background,
-                   const RenderOutputs& out, const PixelState& state, cudaStream_t stream) {
+void blend_forward(const ProjectedSlots& slots, const TileBins& bins, const TileChunks& chunks, const TileGrid& grid,
+                   const float* background, const RenderOutputs& out, const PixelState& state, cudaStream_t stream) {
   if (grid.total_tiles == 0) return;
   const auto blocks = static_cast<unsigned>(grid.total_tiles);  // one per tile, in bins.heavy_first order
   Background bg{{background[0], background[1], background[2]}};
-  blend_forward_kernel<<<blocks, kBlockPixels, 0, stream>>>(slots, bins, grid, bg, out, state);
+  blend_forward_kernel<<<blocks, kBlockPixels, 0, stream>>>(slots, bins, chunks, grid, bg, out, state);
   check_launch("blend forward");
 }
 

@@ -55,6 +55,7 @@ enum Slot : int {
   kDepth,
   kSlotGrads,
   kBinning,
+  kTileChunks = kBinning + kBinningSlots,
 };
 
 struct ToInt64 {
@@ -89,6 +90,12 @@ void validate_gaussians(const GaussiansView& g, const RasterSettings& s) {
     fail("GaussiansView has a null parameter array");
   if (!sh_rest_given(g)) fail("GaussiansView must give its SH rest rows as exactly one of sh_rest and sh_rest_bf16");
   if (g.n >= (int64_t(1) << 31)) fail("more than 2^31 Gaussians in one shard");
+}
+
+void validate_settings(const RasterSettings& s) {
+  if (s.backward_chunk_entries < 0 || s.backward_chunk_entries % kBlockPixels != 0)
+    fail("backward_chunk_entries must be 0 or a multiple of " + std::to_string(kBlockPixels) + ", got " +
+         std::to_string(s.backward_chunk_entries));
 }
 
 void validate_outputs(const RenderOutputs& out) {
@@ -134,6 +141,7 @@ class CudaRasterizer final : public Rasterizer {
   void forward(const GaussiansView& g, std::span<const Camera> cameras, const RasterSettings& settings,
                const RenderOutputs& out) override {
     validate_gaussians(g, settings);
+    validate_settings(settings);
     validate_cameras(cameras);
     validate_outputs(out);
     const DeviceScope scope(where_.ordinal);
@@ -156,8 +164,8 @@ class CudaRasterizer final : public Rasterizer {
     float4* all = ws_.get<float4>(kSlotGrads, 3 * n);
     check(cudaMemsetAsync(all, 0, 3 * n * sizeof(float4), stream_), "clearing gradients");
     const ProjectedGrads d{all, all + n, all + 2 * n};
-    blend_backward(raster_slots_, bins_, grid_, background_, state_, dout, d, stats.grad2d_abs_norm != nullptr,
-                   stream_);
+    blend_backward(raster_slots_, bins_, chunks_, grid_, background_, state_, dout, d,
+                   stats.grad2d_abs_norm != nullptr, stream_);
     stage("blend backward");
     cuda::project_backward(g_, setup_, slots_, d, grad, stats, stream_);
     stage("project backward");
@@ -188,6 +196,7 @@ class CudaRasterizer final : public Rasterizer {
 
   void rasterize(const kernels::ProjectedGaussians& pairs, std::span<const Camera> cameras, int first_camera,
                  const RasterSettings& settings, const RenderOutputs& out) override {
+    validate_settings(settings);
     validate_cameras(cameras);
     validate_outputs(out);
     if (pairs.count >= (int64_t(1) << 31)) fail("more than 2^31 projected pairs in one call");
@@ -210,7 +219,8 @@ class CudaRasterizer final : public Rasterizer {
       check(cudaMemsetAsync(a, 0, bytes, stream_), "clearing pair gradients");
     const ProjectedGrads dslots{reinterpret_cast<float4*>(d.mean2d), reinterpret_cast<float4*>(d.conic_opacity),
                                 reinterpret_cast<float4*>(d.color_depth)};
-    blend_backward(raster_slots_, bins_, grid_, background_, state_, dout, dslots, /*abs_stats=*/true, stream_);
+    blend_backward(raster_slots_, bins_, chunks_, grid_, background_, state_, dout, dslots, /*abs_stats=*/true,
+                   stream_);
     stage("blend backward");
   }
 
@@ -314,11 +324,12 @@ class CudaRasterizer final : public Rasterizer {
         intersections ? Entries{*intersections, ws_.get<int64_t>(kTotals, 2)} : plan_entries(input, settings.count_entries);
     PhaseTimer* const timer = timer_ && timer_->started() ? timer_.get() : nullptr;
     bins_ = bin_and_sort(raster_slots_, grid_, room.capacity, room.needed, ws_, kBinning, timer, stream_);
+    chunks_ = plan_tile_chunks(bins_, grid_, settings.backward_chunk_entries, ws_, kTileChunks, stream_);
     const int64_t pixels = grid_.total_pixels;
     state_.final_transmittance = ws_.get<float>(kFinalT, pixels);
     state_.contributors = ws_.get<int32_t>(kContributors, pixels);
     state_.depth = ws_.get<float>(kDepth, pixels);
-    blend_forward(raster_slots_, bins_, grid_, background_, out, state_, stream_);
+    blend_forward(raster_slots_, bins_, chunks_, grid_, background_, out, state_, stream_);
     stage("blend forward");
     have_raster_ = true;
   }
@@ -439,6 +450,7 @@ class CudaRasterizer final : public Rasterizer {
   TileGrid grid_;
   float background_[3] = {0, 0, 0};
   TileBins bins_;
+  TileChunks chunks_;
   PixelState state_;
 };
 

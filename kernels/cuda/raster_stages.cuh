@@ -8,6 +8,7 @@
 
 #include "kernels/cuda/binning.cuh"
 #include "kernels/cuda/projected.cuh"
+#include "kernels/cuda/tile_chunks.cuh"
 #include "kernels/rasterizer.h"
 
 namespace splat::kernels::cuda {
@@ -38,14 +39,15 @@ struct PixelState {
   float* depth = nullptr;           // expected depth (kept even when the caller did not ask for it)
 };
 
-void blend_forward(const ProjectedSlots& slots, const TileBins& bins, const TileGrid& grid, const float* background,
-                   const RenderOutputs& out, const PixelState& state, cudaStream_t stream);
+// `chunks`: where the backward will split long lists (forward keeps the resume records there).
+void blend_forward(const ProjectedSlots& slots, const TileBins& bins, const TileChunks& chunks, const TileGrid& grid,
+                   const float* background, const RenderOutputs& out, const PixelState& state, cudaStream_t stream);
 
 // Gradients w.r.t. projected attributes (must be zeroed before; accumulated atomically). The AbsGS
 // sums are computed only when `abs_stats` (they are left zero otherwise).
-void blend_backward(const ProjectedSlots& slots, const TileBins& bins, const TileGrid& grid, const float* background,
-                    const PixelState& state, const RenderOutputGrads& dout, const ProjectedGrads& dslots,
-                    bool abs_stats, cudaStream_t stream);
+void blend_backward(const ProjectedSlots& slots, const TileBins& bins, const TileChunks& chunks, const TileGrid& grid,
+                    const float* background, const PixelState& state, const RenderOutputGrads& dout,
+                    const ProjectedGrads& dslots, bool abs_stats, cudaStream_t stream);
 
 // Back through projection and SH into the Gaussians' gradients (+=) and the densification statistics.
 void project_backward(const GaussiansView& g, const ProjectionSetup& setup, const ProjectedSlots& slots,

@@ -207,6 +207,36 @@ TEST_CASE("CUDA rasterizer matches the CPU reference without depth gradient and 
   }
 }
 
+TEST_CASE("CUDA backward in chunks of long tile lists matches the CPU reference", "[raster][gpu]") {
+  if (!splat::test::gpu_or_skip("CUDA rasterizer, long tile lists in chunks")) return;
+  // 6000 Gaussians over 3 x 12 tiles: lists of hundreds to thousands of entries. Chunks of 256 want
+  // more resume records than the budget of one per tile, so the heaviest tiles are split and the
+  // lighter long ones are not.
+  Scene s = random_scene(71, 6000, 1, false);
+  s.settings.count_entries = true;
+  const OutputGrads og(s.pixels(), 72);
+  const Result cpu = render(Device::CPU, s, og, false), cpu_lean = render(Device::CPU, s, og, false, false, true);
+  auto r = kernels::make_cuda_rasterizer();
+  Buffer<float> probe(Device::CUDA, 3 * s.pixels());
+  {
+    auto means = on(Device::CUDA, s.means), quats = on(Device::CUDA, s.quats),
+         scales = on(Device::CUDA, s.log_scales), logits = on(Device::CUDA, s.logits), dc = on(Device::CUDA, s.dc),
+         rest = on(Device::CUDA, s.rest);
+    r->forward({s.n, means.data(), quats.data(), scales.data(), logits.data(), dc.data(), rest.data(), s.rest_coeffs()},
+               s.cameras, s.settings, {probe.data(), nullptr, nullptr});
+  }
+  const int64_t tiles = int64_t(s.cameras.size()) * 4 * 3;
+  REQUIRE(r->last_intersections() > 2 * 256 * tiles);  // on average two chunks a tile: the budget binds
+  for (int entries : {256, 512, 0}) {
+    s.settings.backward_chunk_entries = entries;
+    for (bool lean : {false, true}) {
+      const Result gpu = render(Device::CUDA, s, og, false, false, lean);
+      check_close(gpu, lean ? cpu_lean : cpu, 1e-4, 1e-3,
+                  "chunks of " + std::to_string(entries) + " entries" + (lean ? ", lean backward" : ""));
+    }
+  }
+}
+
 TEST_CASE("CUDA packed layout computes the dense layout's function", "[raster][gpu]") {
   if (!splat::test::gpu_or_skip("CUDA packed vs dense")) return;
   for (bool aa : {false, true}) {
@@ -288,6 +318,10 @@ TEST_CASE("CUDA rasterizer rejects bad input with a message naming the problem",
   CHECK_THROWS_WITH(r->forward(g, empty, s.settings, {rgb.data(), nullptr, nullptr}),
                     Catch::Contains("a camera has an empty image (0x44)"));
   CHECK_THROWS_WITH(r->backward({}, {}, {}), Catch::Contains("without a successful forward"));
+  settings = s.settings;
+  settings.backward_chunk_entries = 300;
+  CHECK_THROWS_WITH(r->forward(g, s.cameras, settings, {rgb.data(), nullptr, nullptr}),
+                    Catch::Contains("backward_chunk_entries must be 0 or a multiple of 256, got 300"));
 }
 
 TEST_CASE("CUDA workspace reuses its blocks and reports impossible sizes as OutOfMemory", "[raster][gpu]") {

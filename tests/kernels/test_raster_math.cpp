@@ -2,8 +2,10 @@
 // of the forward pieces whose value is easy to state.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
+#include <vector>
 
 #include "kernels/raster_math.h"
 #include "tests/kernels/fd_check.h"
@@ -395,6 +397,72 @@ TEST_CASE("compositing replay gives the gradients of rgb, alpha and depth", "[ra
   CHECK(a == Approx(1 - 0.7 * 0.4));
   CHECK(rgb[0] == Approx(0.3 * 0.2 + 0.7 * 0.6 * 0.7 + 0.28 * 0.2));
   CHECK(d == Approx((0.3 * 2.0 + 0.42 * 2.5) / 0.72));
+}
+
+// The CUDA backward replays a long list in chunks, each started by replay_resume from the compositor
+// states forward kept at the chunk boundaries. Chunked as the kernel does it (a chunk [b, e) starts at
+// the end state where the pixel stopped compositing before e, else at the state kept at e), every
+// composited Gaussian's dα, dcolour and dz equal the whole replay's, in double and in float.
+template <class T>
+void check_chunked_replay(int gaussians, int chunk, bool stops, double tol) {
+  std::mt19937 rng(7 + gaussians + chunk);
+  std::uniform_real_distribution<double> U(0, 1);
+  std::vector<T> alpha, z;
+  std::vector<Vec3<T>> colour;
+  for (int i = 0; i < gaussians; ++i) {
+    alpha.push_back(T(0.02 + 0.3 * U(rng)));
+    colour.push_back({T(U(rng)), T(U(rng)), T(U(rng))});
+    z.push_back(T(1 + 3 * U(rng)));
+  }
+  const float bg[3] = {0.3f, 0.1f, 0.8f};
+  const T drgb[3] = {T(0.7), T(-0.4), T(0.25)};
+  const T dalpha = T(-0.3), ddepth = T(0.6);
+  // Forward, keeping the compositor's state where each chunk starts.
+  PixelCompositor<T> comp;
+  std::vector<PixelCompositor<T>> at;
+  int contributors = 0;
+  for (int i = 0; i < gaussians; ++i) {
+    if (i % chunk == 0) at.push_back(comp);
+    if (!comp.add(alpha[i], colour[i], z[i])) break;
+    contributors = i + 1;
+  }
+  T rgb[3], a, depth;
+  comp.finish(bg, rgb, a, depth);
+  auto fresh = [&] { return PixelReplay<T>(bg, comp.transmittance, depth, drgb, dalpha, ddepth); };
+  struct Grad {
+    T da, dz;
+    Vec3<T> dc;
+  };
+  std::vector<Grad> whole(static_cast<size_t>(contributors)), chunked(static_cast<size_t>(contributors));
+  PixelReplay<T> replay = fresh();
+  for (int i = contributors - 1; i >= 0; --i) replay.step(alpha[i], colour[i], z[i], whole[i].da, whole[i].dc, whole[i].dz);
+  int resumed = 0;
+  for (int b = 0; b < gaussians; b += chunk) {
+    const int e = std::min(gaussians, b + chunk);
+    if (contributors <= b) continue;
+    PixelReplay<T> part = fresh();
+    if (contributors > e) {
+      part.resume(replay_resume(at[size_t(e / chunk)], comp, bg));
+      ++resumed;
+    }
+    for (int i = std::min(contributors, e) - 1; i >= b; --i)
+      part.step(alpha[i], colour[i], z[i], chunked[i].da, chunked[i].dc, chunked[i].dz);
+  }
+  REQUIRE(resumed >= 2);  // the list is long enough to be split
+  REQUIRE((contributors < gaussians) == stops);
+  for (int i = 0; i < contributors; ++i) {
+    INFO("Gaussian " << i << " of " << contributors);
+    const T scale = std::abs(whole[i].da) + T(1e-3);
+    CHECK(std::abs(chunked[i].da - whole[i].da) <= tol * scale);
+    CHECK(std::abs(chunked[i].dz - whole[i].dz) <= tol * (std::abs(whole[i].dz) + T(1e-3)));
+    CHECK(std::abs(chunked[i].dc.x - whole[i].dc.x) <= tol * (std::abs(whole[i].dc.x) + T(1e-3)));
+  }
+}
+
+TEST_CASE("a replay split into chunks gives the whole replay's gradients", "[raster_math]") {
+  check_chunked_replay<double>(120, 8, true, 1e-9);  // stops compositing inside the list (T < 1e-4)
+  check_chunked_replay<double>(24, 5, false, 1e-9);  // a short last chunk
+  check_chunked_replay<float>(300, 8, true, 2e-3);   // float, as the kernels run it
 }
 
 TEST_CASE("compositing stops before the Gaussian that would push T below 1e-4", "[raster_math]") {

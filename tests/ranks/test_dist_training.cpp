@@ -14,6 +14,8 @@
 #include <filesystem>
 #include <mutex>
 #include <optional>
+#include <string>
+#include <utility>
 
 #include "core/transport/run_ranks.h"
 #include "core/train/checkpoint.h"
@@ -76,6 +78,31 @@ double untrained_psnr(const Scene& scene, const TrainerOptions& o) {
   auto raster = kernels::make_cpu_rasterizer(o.cpu_threads);
   const DeviceGaussians g(Device::CPU, GaussianState::from_model(init_from_points(scene.points)));
   return evaluate(*raster, g.view(), scene, scene.test_indices(), eval_options_for(o, 0)).psnr;
+}
+
+// The GPU runs of the demo compare means over seeds: one run of this small scene moves by about half a
+// dB with the refinement's draws alone (2 ranks on one H100 minus one rank, seeds 0, 1, 2: +0.53,
+// -0.15, -0.30 dB; means 20.57 and 20.60 dB), which a single-seed bound cannot tell from a broken
+// sharded run. Over 5 seeds the mean difference spreads about 0.2 dB.
+constexpr double kSeedMeanTolerance = 0.5;
+struct SeedMeans {
+  double one = 0, two = 0;
+  std::string trace;  // every seed's pair, for the failure message
+};
+template <class RunPair>
+SeedMeans seed_means(const TrainerOptions& o, RunPair run_pair) {
+  constexpr int kSeeds = 5;
+  SeedMeans m;
+  for (int seed = 0; seed < kSeeds; ++seed) {
+    TrainerOptions seeded = o;
+    seeded.seed = uint64_t(seed);
+    const auto [one, two] = run_pair(seeded);
+    m.one += one / kSeeds;
+    m.two += two / kSeeds;
+    m.trace += "seed " + std::to_string(seed) + ": one rank " + std::to_string(one) + " dB, two " +
+               std::to_string(two) + " dB; ";
+  }
+  return m;
 }
 
 }  // namespace
@@ -268,11 +295,12 @@ TEST_CASE("2 ranks on one GPU train the demo like one rank", "[gpu][dist][train]
   TrainerOptions o = test::short_run_options(900);
   o.device = Device::CUDA;
   o.batch_size = 2;
-  const RunEnd one = train(scene, o, 0);
-  const RunEnd two = train(scene, o, 2);
-  INFO("one rank " << one.psnr << " dB, two ranks " << two.psnr << " dB");
-  CHECK(one.psnr > untrained_psnr(scene, o) + 2);
-  CHECK(std::abs(two.psnr - one.psnr) < 0.5);
+  const SeedMeans m = seed_means(o, [&](const TrainerOptions& seeded) {
+    return std::pair{train(scene, seeded, 0).psnr, train(scene, seeded, 2).psnr};
+  });
+  INFO(m.trace);
+  CHECK(m.one > untrained_psnr(scene, o) + 2);
+  CHECK(std::abs(m.two - m.one) < kSeedMeanTolerance);
 }
 
 TEST_CASE("a rank that fails mid-run stops every rank, named, and the last checkpoint stays whole",
@@ -314,18 +342,21 @@ TEST_CASE("2 ranks on 2 GPUs train the demo like one rank", "[gpu][dist][train]"
   TrainerOptions o = test::short_run_options(900);
   o.device = Device::CUDA;
   o.batch_size = 2;
-  const RunEnd one = train(scene, o, 0);
-  RunEnd two;
-  transport::run_ranks(2, [](int r) { return ComputeContext(Device::CUDA, r); }, [&](transport::Communicator& comm) {
-    TrainerOptions mine = o;
-    RunOptions ro;
-    ro.eval_at_end = true;
-    TrainingRun run(scene, init_from_points(scene.points), mine, ro, sharded::over(comm));
-    while (!run.done()) run.step();
-    if (comm.rank() == 0) two.psnr = run.last_psnr().value_or(0);
+  const SeedMeans m = seed_means(o, [&](const TrainerOptions& seeded) {
+    double two = 0;
+    transport::run_ranks(2, [](int r) { return ComputeContext(Device::CUDA, r); },
+                         [&](transport::Communicator& comm) {
+                           TrainerOptions mine = seeded;
+                           RunOptions ro;
+                           ro.eval_at_end = true;
+                           TrainingRun run(scene, init_from_points(scene.points), mine, ro, sharded::over(comm));
+                           while (!run.done()) run.step();
+                           if (comm.rank() == 0) two = run.last_psnr().value_or(0);
+                         });
+    return std::pair{train(scene, seeded, 0).psnr, two};
   });
-  INFO("one rank " << one.psnr << " dB, two GPUs " << two.psnr << " dB");
-  CHECK(std::abs(two.psnr - one.psnr) < 0.5);
+  INFO(m.trace);
+  CHECK(std::abs(m.two - m.one) < kSeedMeanTolerance);
 }
 
 // MCMC's per-step work with ranks: the regularisers are means over the whole model and each row draws

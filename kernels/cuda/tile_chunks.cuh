@@ -1,0 +1,47 @@
+#pragma once
+// Long tile lists split into chunks for the backward blend.
+//
+// A blend kernel runs one block per tile, and a block replays its tile's list alone: the heaviest tile
+// of a call (thousands of entries where the scene is dense) sets a floor under the kernel's time
+// whatever the other tiles do. With few images per call (small batches, or a batch shared by ranks)
+// that floor is most of the kernel: bonsai's backward blend cost about 0.49 ms per call on top of its
+// cost per image (docs/ARCHITECTURE.md, "Splitting long tile lists"). So the backward takes a long list
+// in chunks of `entries` entries, each chunk a block of its own. A chunk replays its entries back to
+// front from the state the replay would have reached coming from the end of the list
+// (raster::replay_resume); forward keeps what that needs: one record per pixel at each chunk start
+// (T and the colour and depth sums so far) and the pixel's sums at its end.
+//
+// Which tiles are split is decided on the device from the entry counts, in the heavy-first order:
+// tile i wants b_i = (entries_i - 1) / entries more blocks; the records are bounded by a budget the
+// host knows (kRecordsPerTile per tile of the call), and the tiles that come first (the heaviest) get
+// theirs first, so a call with more long tiles than the budget splits its heaviest ones.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "kernels/cuda/binning.cuh"
+#include "kernels/cuda/cuda_workspace.cuh"
+
+namespace splat::kernels::cuda {
+
+struct TileChunks {
+  int entries = 0;                // per chunk, a multiple of kBlockPixels; 0: one block per tile
+  int64_t blocks = 0;             // backward blocks to launch, at least one per work item
+  const int2* per_tile = nullptr;  // [tiles] by heavy-first position: its first record, its chunks
+  const int2* work = nullptr;      // [blocks] heavy-first position and chunk of each block; x < 0: none
+  float4* at_start = nullptr;      // [records * kBlockPixels]: T, Σ cαT (rgb) at a chunk start
+  float* depth_at_start = nullptr;  // [records * kBlockPixels]: Σ αTz there
+  float4* at_end = nullptr;        // [pixels]: Σ cαT (rgb), Σ αTz at the pixel's end, where it kept a record
+};
+
+// Workspace slots this stage uses, from `first_slot` on.
+constexpr int kTileChunkSlots = 7;
+// Records per tile of the call that the budget allows (each kBlockPixels x 20 bytes).
+constexpr int kRecordsPerTile = 1;
+
+// The split of `bins` (heavy-first order required) into chunks of `entries` (0: none, every tile one
+// block; otherwise a positive multiple of kBlockPixels).
+TileChunks plan_tile_chunks(const TileBins& bins, const TileGrid& grid, int entries, CudaWorkspace& ws,
+                            int first_slot, cudaStream_t stream);
+
+}  // namespace splat::kernels::cuda
