@@ -101,8 +101,9 @@ __device__ inline ThreadPixels load_pixels(std::index_sequence<I...>, int px, in
 
 // kAbs: the AbsGS statistic is wanted; kDepthAlpha: a depth or an alpha gradient is given (the
 // replay's terms for them are skipped otherwise).
-// Training's variants (no depth or alpha gradient) fit 40 registers, 6 blocks an SM; asking for it
-// keeps the chunk bookkeeping from costing a block an SM (42 registers would round up to 48).
+// Training's variants (no depth or alpha gradient) are held to 40 registers, 6 blocks an SM: with the
+// chunk bookkeeping the AbsGS one (which training runs: the statistics always include it) wants 42,
+// which would round up to 48 and cost a block an SM; at 40 it spills 8 bytes.
 template <bool kAbs, bool kDepthAlpha>
 __global__ void __launch_bounds__(kThreads, kDepthAlpha ? 5 : 6)
     blend_backward_kernel(ProjectedSlots slots, TileBins bins, TileChunks chunks, TileGrid grid, Background bg,
@@ -204,6 +205,14 @@ __global__ void __launch_bounds__(kThreads, kDepthAlpha ? 5 : 6)
 }
 
 }  // namespace
+
+int blend_backward_slots(int device) {
+  int sms = 0, per_sm = 0;
+  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "asking for the SM count");
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, blend_backward_kernel<true, false>, kThreads, 0),
+        "asking for the backward blend's occupancy");
+  return sms * per_sm;
+}
 
 void blend_backward(const ProjectedSlots& slots, const TileBins& bins, const TileChunks& chunks, const TileGrid& grid,
                     const float* background, const PixelState& state, const RenderOutputGrads& dout,

@@ -111,6 +111,7 @@ class CudaRasterizer final : public Rasterizer {
     check(cudaMallocHost(&host_totals_, 2 * sizeof(int64_t)), "allocating pinned totals");
     for (Staging& st : staging_) check(cudaEventCreateWithFlags(&st.copied, cudaEventDisableTiming), "creating a staging event");
     counts_ = std::make_unique<HostCopies>(where_);
+    backward_slots_ = blend_backward_slots(where_.ordinal);
   }
   ~CudaRasterizer() override {
     const DeviceScope scope(where_.ordinal, std::nothrow);
@@ -324,7 +325,8 @@ class CudaRasterizer final : public Rasterizer {
         intersections ? Entries{*intersections, ws_.get<int64_t>(kTotals, 2)} : plan_entries(input, settings.count_entries);
     PhaseTimer* const timer = timer_ && timer_->started() ? timer_.get() : nullptr;
     bins_ = bin_and_sort(raster_slots_, grid_, room.capacity, room.needed, ws_, kBinning, timer, stream_);
-    chunks_ = plan_tile_chunks(bins_, grid_, settings.backward_chunk_entries, ws_, kTileChunks, stream_);
+    chunks_ = plan_tile_chunks(bins_, grid_, settings.backward_chunk_entries, room.needed, backward_slots_, ws_,
+                               kTileChunks, stream_);
     const int64_t pixels = grid_.total_pixels;
     state_.final_transmittance = ws_.get<float>(kFinalT, pixels);
     state_.contributors = ws_.get<int32_t>(kContributors, pixels);
@@ -450,6 +452,7 @@ class CudaRasterizer final : public Rasterizer {
   TileGrid grid_;
   float background_[3] = {0, 0, 0};
   TileBins bins_;
+  int backward_slots_ = 0;  // blend_backward_slots of the device
   TileChunks chunks_;
   PixelState state_;
 };

@@ -49,6 +49,10 @@ void blend_backward(const ProjectedSlots& slots, const TileBins& bins, const Til
                     const float* background, const PixelState& state, const RenderOutputGrads& dout,
                     const ProjectedGrads& dslots, bool abs_stats, cudaStream_t stream);
 
+// The backward blend's blocks that device `device` runs at once (training's variant): the even share of
+// a call's work that tile_chunks.cuh measures long tiles against.
+int blend_backward_slots(int device);
+
 // Back through projection and SH into the Gaussians' gradients (+=) and the densification statistics.
 void project_backward(const GaussiansView& g, const ProjectionSetup& setup, const ProjectedSlots& slots,
                       const ProjectedGrads& dslots, const GaussiansGrad& grad, const DensifyStats& stats,

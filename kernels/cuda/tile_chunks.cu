@@ -15,19 +15,24 @@ namespace {
 enum : int { kWanted, kScanTemp, kPerTile, kWork, kAtStart, kDepthAtStart, kAtEnd };
 static_assert(kAtEnd + 1 == kTileChunkSlots);
 
-// The records a tile of `entries` entries wants: one per chunk after its first.
+// The records a tile of `entries` entries wants: one per chunk after its first, where the tile is
+// longer than the even share of the call's entries over the slots.
 struct RecordsWanted {
   int chunk;
-  __host__ __device__ int32_t operator()(uint16_t entries) const { return entries > 0 ? (entries - 1) / chunk : 0; }
+  const int64_t* needed;
+  int slots;
+  __device__ int32_t operator()(uint16_t entries) const {
+    return entries > chunk && int64_t(entries) * slots > *needed ? (entries - 1) / chunk : 0;
+  }
 };
 
 // Per heavy-first position i, with wanted_end the inclusive scan of the wanted records: the records
 // before i are min(wanted_end_i - b_i, budget), so tile i gets what is left of the budget, at most b_i;
 // its blocks start at i + (records before it). The blocks past the last item stay marked empty.
-__global__ void place_chunks(const uint16_t* entries, const int32_t* wanted_end, unsigned tiles, int chunk,
+__global__ void place_chunks(const uint16_t* entries, const int32_t* wanted_end, unsigned tiles, RecordsWanted want,
                              int32_t budget, int2* per_tile, int2* work) {
   for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < tiles; i += gridDim.x * blockDim.x) {
-    const int32_t wanted = entries[i] > 0 ? (entries[i] - 1) / chunk : 0;
+    const int32_t wanted = want(entries[i]);
     const int32_t before = min(wanted_end[i] - wanted, budget);
     const int32_t records = min(wanted, budget - before);
     per_tile[i] = make_int2(before, 1 + records);
@@ -38,10 +43,11 @@ __global__ void place_chunks(const uint16_t* entries, const int32_t* wanted_end,
 
 }  // namespace
 
-TileChunks plan_tile_chunks(const TileBins& bins, const TileGrid& grid, int entries, CudaWorkspace& ws,
-                            int first_slot, cudaStream_t stream) {
+TileChunks plan_tile_chunks(const TileBins& bins, const TileGrid& grid, int entries, const int64_t* needed,
+                            int slots, CudaWorkspace& ws, int first_slot, cudaStream_t stream) {
   const int64_t tiles = grid.total_tiles;
-  if (entries <= 0 || tiles == 0 || !bins.heavy_first) return {};
+  if (entries <= 0 || tiles == 0 || !bins.heavy_first || !needed) return {};
+  const RecordsWanted want{entries, needed, std::max(slots, 1)};
   const int64_t budget = std::min<int64_t>(tiles * kRecordsPerTile, bins.entries / entries);
   if (budget == 0) return {};
   auto slot = [&](int k) { return first_slot + k; };
@@ -50,7 +56,7 @@ TileChunks plan_tile_chunks(const TileBins& bins, const TileGrid& grid, int entr
   c.blocks = tiles + budget;
   int32_t* wanted_end = ws.get<int32_t>(slot(kWanted), size_t(tiles));
   {
-    auto wanted = thrust::make_transform_iterator(bins.heavy_entries, RecordsWanted{entries});
+    auto wanted = thrust::make_transform_iterator(bins.heavy_entries, want);
     size_t bytes = 0;
     check(cub::DeviceScan::InclusiveSum(nullptr, bytes, wanted, wanted_end, tiles, stream), "sizing the chunk scan");
     check(cub::DeviceScan::InclusiveSum(ws.bytes(slot(kScanTemp), bytes), bytes, wanted, wanted_end, tiles, stream),
@@ -59,7 +65,7 @@ TileChunks plan_tile_chunks(const TileBins& bins, const TileGrid& grid, int entr
   int2* per_tile = ws.get<int2>(slot(kPerTile), size_t(tiles));
   int2* work = ws.get<int2>(slot(kWork), size_t(c.blocks));
   check(cudaMemsetAsync(work, 0xff, size_t(c.blocks) * sizeof(int2), stream), "clearing the chunk list");
-  place_chunks<<<stride_blocks(tiles, 256), 256, 0, stream>>>(bins.heavy_entries, wanted_end, unsigned(tiles), entries,
+  place_chunks<<<stride_blocks(tiles, 256), 256, 0, stream>>>(bins.heavy_entries, wanted_end, unsigned(tiles), want,
                                                              int32_t(budget), per_tile, work);
   check_launch("place_chunks");
   c.per_tile = per_tile;

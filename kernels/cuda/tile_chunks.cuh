@@ -11,10 +11,15 @@
 // (raster::replay_resume); forward keeps what that needs: one record per pixel at each chunk start
 // (T and the colour and depth sums so far) and the pixel's sums at its end.
 //
-// Which tiles are split is decided on the device from the entry counts, in the heavy-first order:
-// tile i wants b_i = (entries_i - 1) / entries more blocks; the records are bounded by a budget the
-// host knows (kRecordsPerTile per tile of the call), and the tiles that come first (the heaviest) get
-// theirs first, so a call with more long tiles than the budget splits its heaviest ones.
+// Which tiles are split is decided on the device from the entry counts, in the heavy-first order. A
+// tile is split only where it would outlast the kernel's even share: more entries than the call's
+// total over the blocks the device runs at once (`slots`). A call of many images has enough work to
+// hide its long tiles behind, and there the chunks would only cost (each loads its pixels again).
+// Splitting later (past 2 or 4 shares) gave back most of the gain at batch 1 (bonsai, H100: backward
+// blend 0.593 ms at one share, 0.650 at two, 0.850 at four; bench/TRAINING.md). Such a tile wants
+// b_i = (entries_i - 1) / entries more blocks; the records are bounded by a budget the host knows
+// (kRecordsPerTile per tile of the call), and the tiles that come first (the heaviest) get theirs
+// first, so a call with more long tiles than the budget splits its heaviest ones.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -40,8 +45,9 @@ constexpr int kTileChunkSlots = 7;
 constexpr int kRecordsPerTile = 1;
 
 // The split of `bins` (heavy-first order required) into chunks of `entries` (0: none, every tile one
-// block; otherwise a positive multiple of kBlockPixels).
-TileChunks plan_tile_chunks(const TileBins& bins, const TileGrid& grid, int entries, CudaWorkspace& ws,
-                            int first_slot, cudaStream_t stream);
+// block; otherwise a positive multiple of kBlockPixels). `needed`: the call's entry count (device);
+// `slots`: the backward blocks the device runs at once (blend_backward_slots).
+TileChunks plan_tile_chunks(const TileBins& bins, const TileGrid& grid, int entries, const int64_t* needed,
+                            int slots, CudaWorkspace& ws, int first_slot, cudaStream_t stream);
 
 }  // namespace splat::kernels::cuda
