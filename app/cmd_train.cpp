@@ -62,6 +62,7 @@ struct TrainArgs {
   int64_t cap_max = 1000000;
   bool absgrad = false;
   int64_t max_gaussians = 0;
+  std::string photos = kPhotoPlacementNames[int(PhotoPlacement::Auto)];
   std::string up = up_axis_name(UpAxis::Auto);
   int threads = 0;
   int stop_at = 0;
@@ -79,7 +80,7 @@ const std::vector<std::string> kRecordedOptions = {
     "--strategy",   "--batch-size", "--packed",    "--data-factor", "--undistort", "--mask-mode",
     "--fisheye-fov", "--eval-every", "--log-every", "--checkpoint-every", "--seed",
     "--sh-degree",  "--background", "--cap-max",   "--absgrad",     "--amp",
-    "--max-gaussians", "--up"};
+    "--max-gaussians", "--photos", "--up"};
 
 void add_train_options(CLI::App* sub, TrainArgs& a) {
   sub->add_option("scene", a.scene,
@@ -143,6 +144,12 @@ void add_train_options(CLI::App* sub, TrainArgs& a) {
                   "room, the Gaussians with the largest gradient grow (mcmc: --cap-max)")
       ->capture_default_str()
       ->check(at_least(0));
+  sub->add_option("--photos", a.photos,
+                  "With ranks: 'every' rank holds every training photo, or each holds its 'own' share (draws its "
+                  "images from it; for captures whose photos fill much of a GPU); 'auto': own where every photo "
+                  "would take more than a quarter of a GPU's memory")
+      ->capture_default_str()
+      ->check(CLI::IsMember(std::vector<std::string>(std::begin(kPhotoPlacementNames), std::end(kPhotoPlacementNames))));
   add_up_option(sub, a.up, "estimated from the cameras; recorded for the GUI and render --path orbit");
   sub->add_option("--threads", a.threads, "CPU backend threads (0: all cores)")->capture_default_str();
   sub->add_option("--stop-at", a.stop_at,
@@ -199,6 +206,8 @@ TrainerOptions trainer_options(const TrainArgs& a, kernels::Device dev) {
   o.mcmc.cap = a.cap_max;
   o.default_strategy.absgrad = a.absgrad;
   o.default_strategy.max_gaussians = a.max_gaussians;
+  o.photos = PhotoPlacement(std::find(std::begin(kPhotoPlacementNames), std::end(kPhotoPlacementNames), a.photos) -
+                            std::begin(kPhotoPlacementNames));
   return o;
 }
 

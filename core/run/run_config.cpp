@@ -29,6 +29,7 @@ void for_each_trainer_setting(Config& c, Options& o, F&& f) {
   f(c.cap_max, o.mcmc.cap);
   f(c.absgrad, o.default_strategy.absgrad);
   f(c.max_gaussians, o.default_strategy.max_gaussians);
+  f(c.photos, o.photos);
 }
 
 // Enumerations are recorded by name: the names of each, indexed by its values.
@@ -50,6 +51,10 @@ std::span<const char* const> names_of(MaskMode) {
 }
 
 std::span<const char* const> names_of(UpAxis) { return kUpAxisNames; }
+std::span<const char* const> names_of(PhotoPlacement) {
+  static_assert(int(PhotoPlacement::Auto) == 0 && int(PhotoPlacement::Every) == 1 && int(PhotoPlacement::Own) == 2);
+  return kPhotoPlacementNames;
+}
 
 template <class T>
 nlohmann::json json_value(const T& v) {

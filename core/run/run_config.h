@@ -68,6 +68,7 @@ struct RunConfig {
   int64_t cap_max = McmcStrategyOptions{}.cap;   // mcmc
   bool absgrad = DefaultStrategyOptions{}.absgrad;  // default strategy
   int64_t max_gaussians = DefaultStrategyOptions{}.max_gaussians;  // default strategy (0: no limit)
+  PhotoPlacement photos = TrainerOptions{}.photos;  // with ranks: every photo on every rank, or its own
   // Cadences, in images (RunOptions), with `train`'s defaults: test evaluations (0: only at the
   // end), metrics lines, periodic checkpoints (0: none).
   int eval_every = 0;
@@ -130,6 +131,7 @@ void for_each_setting(Config& c, Visit&& visit) {
   visit("cap_max", c.cap_max, SettingRule{.lo = 1});
   visit("absgrad", c.absgrad, SettingRule{});
   visit("max_gaussians", c.max_gaussians, SettingRule{.lo = 0});
+  visit("photos", c.photos, SettingRule{});
   visit("eval_every", c.eval_every, SettingRule{.lo = 0});
   visit("log_every", c.log_every, SettingRule{.lo = 1});
   visit("checkpoint_every", c.checkpoint_every, SettingRule{.lo = 0});

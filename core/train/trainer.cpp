@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 #include "core/model/shard_layout.h"
@@ -14,47 +15,28 @@ namespace splat {
 using kernels::Buffer;
 using kernels::Device;
 
-// ---- CameraSampler ----
-
-CameraSampler::CameraSampler(std::vector<int> pool, uint64_t seed) : pool_(std::move(pool)), rng_(seed) {
-  if (pool_.empty()) throw std::invalid_argument("no training cameras: the scene has no train views");
-  reshuffle();
-}
-
-void CameraSampler::reshuffle() {
-  order_ = pool_;
-  std::shuffle(order_.begin(), order_.end(), rng_);
-  pos_ = 0;
-}
-
-std::vector<int> CameraSampler::next(int count) {
-  std::vector<int> out;
-  out.reserve(count);
-  while (int(out.size()) < count) {
-    if (pos_ == order_.size()) reshuffle();
-    out.push_back(order_[pos_++]);
-  }
-  return out;
-}
-
-nlohmann::json CameraSampler::state() const {
-  return {{"rng", rng_to_string(rng_)}, {"order", order_}, {"pos", pos_}};
-}
-
-void CameraSampler::load_state(const nlohmann::json& s) {
-  std::vector<int> order = s.at("order").get<std::vector<int>>();
-  const size_t pos = s.at("pos").get<size_t>();
-  std::vector<int> a = order, b = pool_;
-  std::sort(a.begin(), a.end());
-  std::sort(b.begin(), b.end());
-  if (a != b || pos > order.size())
-    throw std::runtime_error("camera sampler state does not match this scene's training views");
-  rng_ = rng_from_string(s.at("rng").get<std::string>(), "camera sampler state");
-  order_ = std::move(order);
-  pos_ = pos;
-}
-
 // ---- helpers ----
+
+namespace {
+
+// The bytes every training photo (and mask) would take on a rank's device.
+int64_t training_photo_bytes(const Scene& scene) {
+  int64_t bytes = 0;
+  for (int v : scene.train_indices()) {
+    const auto& k = scene.views[v].intrinsics;
+    bytes += int64_t(k.width) * k.height * (scene.has_masks() ? 4 : 3);
+  }
+  return bytes;
+}
+
+bool decide_own_photos(const TrainerOptions& o, const Scene& scene, const Sharding& sharding) {
+  std::optional<size_t> device_bytes;
+  if (o.photos == PhotoPlacement::Auto && sharding.ranks() > 1 && sharding.context().device == Device::CUDA)
+    if (const auto m = kernels::device_memory(sharding.context().ordinal)) device_bytes = m->total_bytes;
+  return hold_own_photos(o.photos, sharding.ranks(), training_photo_bytes(scene), device_bytes);
+}
+
+}  // namespace
 
 std::unique_ptr<Strategy> make_strategy(const TrainerOptions& o) {
   if (o.strategy == "default") return std::make_unique<DefaultStrategy>(o.default_strategy, o.seed ^ 0x5157);
@@ -83,7 +65,8 @@ Trainer::Trainer(const Scene& scene, const GaussianModel& init, const TrainerOpt
       where_(sharding_->context()),
       strategy_(make_strategy(options)),
       step_path_(sharding_->make_step(options.ssim_weight, options.cpu_threads)),
-      sampler_(scene.train_indices(), options.seed) {
+      draw_(scene.train_indices(), sharding_->ranks(), decide_own_photos(options, scene, *sharding_), options.seed,
+            options.batch_size) {
   if (scene.images.size() != scene.views.size())
     throw std::invalid_argument("trainer: the scene's images are not loaded (" + scene.root + ")");
   if (where_.device != opt_.device)
@@ -92,21 +75,35 @@ Trainer::Trainer(const Scene& scene, const GaussianModel& init, const TrainerOpt
   set_batch_size(opt_.batch_size);
   set_sh_degree_cap(opt_.sh_degree_cap);
   g_ = std::make_unique<DeviceGaussians>(where_, sharding_->initial_rows(init, wanted_columns()));
-  // Only training targets live on the device for the whole run; evaluation uploads test views itself.
-  for (size_t v = 0; v < scene.views.size(); ++v) images_.emplace_back(where_);
   for (int v : scene.train_indices()) {
-    images_[v].upload(scene.images[v].pixels);
     const auto& k = scene.views[v].intrinsics;
     largest_width_ = std::max(largest_width_, k.width);
     largest_height_ = std::max(largest_height_, k.height);
   }
-  // Masks only exist on the device when some view has ignored pixels; then every train view gets
-  // one (all ones where nothing is ignored) so that a batch's masks gather like its targets.
-  if (scene.has_masks()) {
+  for (size_t v = 0; v < scene.views.size(); ++v) images_.emplace_back(where_);
+  if (scene.has_masks())
     for (size_t v = 0; v < scene.views.size(); ++v) masks_.emplace_back(where_);
-    for (int v : scene.train_indices()) {
-      const auto& k = scene.views[v].intrinsics;
-      const uint8_t* m = scene.mask(v);
+  hold_photos();
+}
+
+// Only training targets live on the device for the whole run, and with own photos only this rank's
+// share of them (uploaded where missing, freed where no longer held); evaluation uploads test views
+// itself. Masks only exist on the device when some view has ignored pixels; then every held view gets
+// one (all ones where nothing is ignored) so that a batch's masks gather like its targets.
+void Trainer::hold_photos() {
+  const std::vector<int>& held = draw_.held_by(sharding_->rank());
+  std::vector<bool> holds(scene_.views.size(), false);
+  for (int v : held) holds[size_t(v)] = true;
+  for (int v : scene_.train_indices()) {
+    if (!holds[size_t(v)]) {
+      images_[v] = Buffer<uint8_t>(where_);
+      if (!masks_.empty()) masks_[v] = Buffer<uint8_t>(where_);
+      continue;
+    }
+    if (images_[v].size() == 0) images_[v].upload(scene_.images[v].pixels);
+    if (!masks_.empty() && masks_[v].size() == 0) {
+      const auto& k = scene_.views[v].intrinsics;
+      const uint8_t* m = scene_.mask(v);
       masks_[v].upload(m ? std::vector<uint8_t>(m, m + size_t(k.width) * k.height)
                          : std::vector<uint8_t>(size_t(k.width) * k.height, 1));
     }
@@ -119,6 +116,7 @@ void Trainer::set_batch_size(int b) {
   if (b < 1) throw std::invalid_argument("batch size must be at least 1, got " + std::to_string(b));
   check_batch_covers_ranks(b, sharding_->ranks());
   opt_.batch_size = b;
+  if (draw_.deal(b)) hold_photos();  // own photos: the shares follow the blocks' sizes
 }
 
 void Trainer::set_total_images(int images) {
@@ -229,7 +227,7 @@ StepResult Trainer::step() {
                                 " image(s) of the budget left for " + std::to_string(sharding_->ranks()) +
                                 " ranks: choose a budget whose last step has no fewer images than ranks");
   refresh_shard_sizes(false);
-  const std::vector<int> views = sampler_.next(B);
+  const std::vector<int> views = draw_.next(B);
   run_batch(views);  // its first backward call overwrites the gradients
   StepInfo info;
   info.first_image = images_done_;
@@ -363,7 +361,7 @@ nlohmann::json Trainer::state() const {
           {"sh_degree_cap", opt_.sh_degree_cap},
           {"strategy", strategy_->name()},
           {"strategy_state", strategy_->state()},
-          {"sampler", sampler_.state()}};
+          {"sampler", draw_.state()}};
 }
 
 void Trainer::load_state(const nlohmann::json& s) {
@@ -372,9 +370,9 @@ void Trainer::load_state(const nlohmann::json& s) {
     throw std::runtime_error("checkpoint was trained with strategy '" + name + "', this run uses '" +
                              strategy_->name() + "'");
   strategy_->load_state(s.at("strategy_state"));
-  sampler_.load_state(s.at("sampler"));
   step_ = s.at("step").get<int>();
-  set_batch_size(s.at("batch_size").get<int>());
+  set_batch_size(s.at("batch_size").get<int>());  // first: with own photos it deals the shares the draws use
+  draw_.load_state(s.at("sampler"));
   // The schedules span the budget the run was started with.
   if (s.contains("images")) {
     images_done_ = s.at("images").get<int>();

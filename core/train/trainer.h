@@ -30,6 +30,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/model/device_gaussians.h"
+#include "core/train/batch_draw.h"
 #include "core/train/metrics_log.h"
 #include "core/train/rank_stats.h"
 #include "core/train/rng_state.h"
@@ -81,23 +82,8 @@ struct TrainerOptions {
   // With ranks: right after a refinement, shards whose row counts are more than this (relative) off an
   // equal split are evened out (core/train/sharded/rebalance.h); 0 never rebalances.
   double rebalance_threshold = 0.10;
-};
-
-// Shuffled epochs over a fixed list of camera indices; the whole state is (rng, order, position),
-// so a restored sampler continues with exactly the same cameras.
-class CameraSampler {
- public:
-  CameraSampler(std::vector<int> pool, uint64_t seed);
-  std::vector<int> next(int count);
-
-  nlohmann::json state() const;
-  void load_state(const nlohmann::json& s);
-
- private:
-  void reshuffle();
-  std::vector<int> pool_, order_;
-  size_t pos_ = 0;
-  Rng rng_;
+  // With ranks: whether each rank holds every training photo or only its own share (core/train/batch_draw.h).
+  PhotoPlacement photos = PhotoPlacement::Auto;
 };
 
 struct StepResult {
@@ -171,6 +157,8 @@ class Trainer {
   int64_t total_gaussians() const;
   // The memory this trainer (rank) holds by role, from its buffers' sizes.
   TrainingMemory memory() const;
+  // Whether this run's ranks each hold only their own share of the photos (TrainerOptions::photos).
+  bool own_photos() const { return draw_.own(); }
   // This rank's own figures of the last step (no collective; with one rank, the whole model's). On
   // CUDA the render and exchange times are those of the newest step the device has finished (usually
   // the one before), read without waiting; device memory is refreshed at most twice a second.
@@ -223,7 +211,8 @@ class Trainer {
   int64_t first_id_ = 0;              // global id of this rank's row 0
   int largest_width_ = 0, largest_height_ = 0;  // of the training views (StepBatch::largest_width)
   std::vector<int64_t> shard_sizes_;  // every rank's row count, in rank order; empty: unknown
-  CameraSampler sampler_;
+  BatchDraw draw_;
+  void hold_photos();  // uploads the photos (and masks) draw_ gives this rank, frees the others
   std::vector<kernels::Buffer<uint8_t>> images_;  // per view, the photo's bytes (a quarter of fp32); empty for views not used
   std::vector<kernels::Buffer<uint8_t>> masks_;  // per view when the scene has masks, else none
   std::unique_ptr<kernels::PhaseTimer> timer_;  // set while profiling

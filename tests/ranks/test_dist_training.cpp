@@ -125,6 +125,39 @@ TEST_CASE("training with 2 and 3 CPU ranks reaches the one-rank PSNR within 0.5 
   }
 }
 
+TEST_CASE("with own photos, 2 CPU ranks each hold their share and train like one rank", "[dist][train]") {
+  const Scene scene = test::small_demo_scene(36, 27, 160);
+  TrainerOptions o = test::short_run_options(900);
+  o.batch_size = 3;  // blocks of 1 and 2 images
+  o.cpu_threads = 1;
+  const RunEnd one = train(scene, o, 0);
+  o.photos = PhotoPlacement::Own;
+  size_t photos[2] = {0, 0};
+  bool own[2] = {false, false};
+  double two = 0;
+  transport::run_ranks(2, on(Device::CPU), [&](transport::Communicator& comm) {
+    TrainerOptions mine = o;
+    RunOptions ro;
+    ro.eval_at_end = true;
+    TrainingRun run(scene, init_from_points(scene.points), mine, ro, sharded::over(comm));
+    photos[comm.rank()] = run.trainer().memory().photos;
+    own[comm.rank()] = run.trainer().own_photos();
+    while (!run.done()) run.step();
+    if (comm.rank() == 0) two = run.last_psnr().value_or(0);
+  });
+  size_t every = 0;  // what each rank would hold with every photo
+  for (int v : scene.train_indices())
+    every += size_t(scene.views[size_t(v)].intrinsics.width) * scene.views[size_t(v)].intrinsics.height * 3;
+  INFO("one rank " << one.psnr << " dB, two ranks with own photos " << two << " dB; photos " << photos[0] << " + "
+                   << photos[1] << " bytes of " << every);
+  CHECK((own[0] && own[1]));
+  CHECK(photos[0] + photos[1] == every);
+  // Shares sized like the blocks (1 and 2 of 3 images), within one photo.
+  const double photo = double(every) / double(scene.train_indices().size());
+  CHECK(std::abs(double(photos[0]) - double(every) / 3) <= photo);
+  CHECK(std::abs(two - one.psnr) < 0.5);
+}
+
 TEST_CASE("MCMC's cap bounds the whole model when every shard grows", "[dist][train]") {
   const Scene scene = test::small_demo_scene(36, 27, 160);
   TrainerOptions o = test::short_run_options(60);
