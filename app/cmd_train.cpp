@@ -63,6 +63,7 @@ struct TrainArgs {
   bool absgrad = false;
   int64_t max_gaussians = 0;
   std::string photos = kPhotoPlacementNames[int(PhotoPlacement::Auto)];
+  bool exposure = false;
   std::string up = up_axis_name(UpAxis::Auto);
   int threads = 0;
   int stop_at = 0;
@@ -80,7 +81,7 @@ const std::vector<std::string> kRecordedOptions = {
     "--strategy",   "--batch-size", "--packed",    "--data-factor", "--undistort", "--mask-mode",
     "--fisheye-fov", "--eval-every", "--log-every", "--checkpoint-every", "--seed",
     "--sh-degree",  "--background", "--cap-max",   "--absgrad",     "--amp",
-    "--max-gaussians", "--photos", "--up"};
+    "--max-gaussians", "--photos", "--exposure", "--up"};
 
 void add_train_options(CLI::App* sub, TrainArgs& a) {
   sub->add_option("scene", a.scene,
@@ -150,6 +151,9 @@ void add_train_options(CLI::App* sub, TrainArgs& a) {
                   "would take more than a quarter of a GPU's memory")
       ->capture_default_str()
       ->check(CLI::IsMember(std::vector<std::string>(std::begin(kPhotoPlacementNames), std::end(kPhotoPlacementNames))));
+  sub->add_flag("--exposure", a.exposure,
+                "Learn an affine colour map per training photo (exposure, white balance) beside the scene, for "
+                "captures whose photos change exposure; test views and exports are never mapped. One GPU");
   add_up_option(sub, a.up, "estimated from the cameras; recorded for the GUI and render --path orbit");
   sub->add_option("--threads", a.threads, "CPU backend threads (0: all cores)")->capture_default_str();
   sub->add_option("--stop-at", a.stop_at,
@@ -201,7 +205,8 @@ TrainerOptions trainer_options(const TrainArgs& a, kernels::Device dev) {
                    .strategy = a.strategy,
                    .seed = a.seed,
                    .cpu_threads = a.threads,
-                   .amp = a.amp};
+                   .amp = a.amp,
+                   .exposure = a.exposure};
   for (int c = 0; c < 3; ++c) o.background[c] = a.background[c];
   o.mcmc.cap = a.cap_max;
   o.default_strategy.absgrad = a.absgrad;

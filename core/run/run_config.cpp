@@ -30,6 +30,7 @@ void for_each_trainer_setting(Config& c, Options& o, F&& f) {
   f(c.absgrad, o.default_strategy.absgrad);
   f(c.max_gaussians, o.default_strategy.max_gaussians);
   f(c.photos, o.photos);
+  f(c.exposure, o.exposure);
 }
 
 // Enumerations are recorded by name: the names of each, indexed by its values.

@@ -36,6 +36,14 @@ struct StepBatch {
   // buffers and loss scratch for the batch at that size from the first step on, so that a batch of
   // larger images than any before does not grow them (freeing device memory waits for the device).
   int largest_width = 0, largest_height = 0;
+  // Per-image colour compensation (kernels/color_affine.h), where the run asks for it: every training
+  // view's map [V, 12] on the step's context, their gradients (accumulated), and each batch camera's
+  // view. The loss compares the mapped render with the photo. Null params: none.
+  struct ColorMaps {
+    const float* params = nullptr;
+    float* grads = nullptr;
+    std::span<const int> views;
+  } color;
 };
 
 // The rows a step reads and the arrays it writes: their parameters, their gradient arrays for each way

@@ -8,6 +8,7 @@
 
 #include "core/model/shard_layout.h"
 #include "kernels/adam.h"
+#include "kernels/color_affine_math.h"
 #include "kernels/device.h"
 
 namespace splat {
@@ -84,6 +85,28 @@ Trainer::Trainer(const Scene& scene, const GaussianModel& init, const TrainerOpt
   if (scene.has_masks())
     for (size_t v = 0; v < scene.views.size(); ++v) masks_.emplace_back(where_);
   hold_photos();
+  if (opt_.exposure) {
+    if (sharding_->ranks() > 1)
+      throw std::invalid_argument("exposure compensation trains on one rank for now; this run has " +
+                                  std::to_string(sharding_->ranks()) + " (train on one GPU, or leave it off)");
+    std::vector<float> identity(scene.views.size() * kernels::kColorAffineParams);
+    for (size_t v = 0; v < scene.views.size(); ++v) kernels::color_affine_identity(&identity[v * kernels::kColorAffineParams]);
+    color_maps_ = Buffer<float>(where_);
+    color_maps_.upload(identity);
+    for (Buffer<float>* b : {&color_grads_, &color_m_, &color_v_}) {
+      *b = Buffer<float>(where_);
+      b->resize(identity.size());
+      b->zero();
+    }
+  }
+}
+
+void Trainer::color_maps_step(int batch) {
+  kernels::AdamHyperParams h;
+  h.lr = static_cast<float>(opt_.lr.color_maps);
+  const int64_t t = (int64_t(images_done_) + batch + batch - 1) / batch;  // as optimizer_step counts
+  kernels::adam_step(where_, color_maps_.data(), color_grads_.data(), color_m_.data(), color_v_.data(),
+                     int64_t(color_maps_.size()), kernels::scale_for_batch(h, batch), t);
 }
 
 // Only training targets live on the device for the whole run, and with own photos only this rank's
@@ -164,13 +187,19 @@ void Trainer::run_batch(const std::vector<int>& views) {
   }
   StepRows rows = step_rows(*g_, strategy_->wants_stats(images_done_));
   rows.view.first_id = first_id_;
+  StepBatch::ColorMaps color;
+  if (opt_.exposure) {
+    color_grads_.zero();
+    color = {color_maps_.data(), color_grads_.data(), views};
+  }
   step_path_->run({.cameras = cams,
                    .settings = render_settings(opt_, active_sh_degree()),
                    .targets = targets,
                    .masks = masks,
                    .shard_sizes = shard_sizes_,
                    .largest_width = largest_width_,
-                   .largest_height = largest_height_},
+                   .largest_height = largest_height_,
+                   .color = color},
                   rows);
 }
 
@@ -242,6 +271,7 @@ StepResult Trainer::step() {
   strategy_->add_loss_gradients(info, *g_);
   mark("strategy loss terms");
   optimizer_step(B);
+  if (opt_.exposure) color_maps_step(B);
   mark("adam");
   StepResult r;
   r.step = step_;
@@ -361,7 +391,11 @@ nlohmann::json Trainer::state() const {
           {"sh_degree_cap", opt_.sh_degree_cap},
           {"strategy", strategy_->name()},
           {"strategy_state", strategy_->state()},
-          {"sampler", draw_.state()}};
+          {"sampler", draw_.state()},
+          {"color_maps", opt_.exposure ? nlohmann::json{{"params", color_maps_.download()},
+                                                        {"exp_avg", color_m_.download()},
+                                                        {"exp_avg_sq", color_v_.download()}}
+                                       : nlohmann::json()}};
 }
 
 void Trainer::load_state(const nlohmann::json& s) {
@@ -383,6 +417,18 @@ void Trainer::load_state(const nlohmann::json& s) {
   }
   opt_.packed = s.at("packed").get<bool>();
   set_sh_degree_cap(s.at("sh_degree_cap").get<int>());
+  // The colour maps where both the checkpoint and this run have them (a run that turns exposure
+  // compensation on starts its maps at the identity).
+  if (opt_.exposure && s.contains("color_maps") && s.at("color_maps").is_object()) {
+    const nlohmann::json& c = s.at("color_maps");
+    for (auto [key, buffer] : {std::pair{"params", &color_maps_}, {"exp_avg", &color_m_}, {"exp_avg_sq", &color_v_}}) {
+      const std::vector<float> values = c.at(key).get<std::vector<float>>();
+      if (values.size() != buffer->size())
+        throw std::runtime_error("checkpoint's colour maps hold " + std::to_string(values.size()) + " values for " +
+                                 std::to_string(buffer->size()) + " (another scene?)");
+      buffer->upload(values);
+    }
+  }
 }
 
 }  // namespace splat

@@ -55,6 +55,10 @@ struct LearningRates {
   double opacity = 5e-2;
   double sh_dc = 2.5e-3;
   double sh_rest = 2.5e-3 / 20;      // higher-order SH move slower: they overfit view dependence
+  // The per-image colour maps (TrainerOptions::exposure). A map's gradient comes only when its image is
+  // drawn, once an epoch; on a demo capture of two exposures 1e-3 closed a fifth of the gap in 1,200
+  // images, 3e-3 and 1e-2 most of it (tests/core/test_exposure.cpp).
+  double color_maps = 5e-3;
 };
 
 struct TrainerOptions {
@@ -84,6 +88,11 @@ struct TrainerOptions {
   double rebalance_threshold = 0.10;
   // With ranks: whether each rank holds every training photo or only its own share (core/train/batch_draw.h).
   PhotoPlacement photos = PhotoPlacement::Auto;
+  // Per-image exposure and white-balance compensation: each training image's render goes through an
+  // affine colour map of its own before the loss (kernels/color_affine.h), learned with the scene, so
+  // that photos of changing exposure do not bend the scene's colours. Never applied to test views or
+  // exports. One rank only.
+  bool exposure = false;
 };
 
 struct StepResult {
@@ -212,6 +221,9 @@ class Trainer {
   int largest_width_ = 0, largest_height_ = 0;  // of the training views (StepBatch::largest_width)
   std::vector<int64_t> shard_sizes_;  // every rank's row count, in rank order; empty: unknown
   BatchDraw draw_;
+  // With exposure compensation: every view's colour map [V, 12], its gradient and Adam moments.
+  kernels::Buffer<float> color_maps_, color_grads_, color_m_, color_v_;
+  void color_maps_step(int batch);  // Adam on the maps
   void hold_photos();  // uploads the photos (and masks) draw_ gives this rank, frees the others
   std::vector<kernels::Buffer<uint8_t>> images_;  // per view, the photo's bytes (a quarter of fp32); empty for views not used
   std::vector<kernels::Buffer<uint8_t>> masks_;  // per view when the scene has masks, else none
