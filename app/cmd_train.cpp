@@ -153,7 +153,7 @@ void add_train_options(CLI::App* sub, TrainArgs& a) {
       ->check(CLI::IsMember(std::vector<std::string>(std::begin(kPhotoPlacementNames), std::end(kPhotoPlacementNames))));
   sub->add_flag("--exposure", a.exposure,
                 "Learn an affine colour map per training photo (exposure, white balance) beside the scene, for "
-                "captures whose photos change exposure; test views and exports are never mapped. One GPU");
+                "captures whose photos change exposure; test views and exports are never mapped");
   add_up_option(sub, a.up, "estimated from the cameras; recorded for the GUI and render --path orbit");
   sub->add_option("--threads", a.threads, "CPU backend threads (0: all cores)")->capture_default_str();
   sub->add_option("--stop-at", a.stop_at,

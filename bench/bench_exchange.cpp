@@ -186,7 +186,7 @@ int main(int argc, char** argv) {
                 const auto t0 = Clock::now();
                 step.set_phase_timer(k < 3 ? nullptr : &timer);
                 if (k >= 3) timer.start();
-                step.run({cams, settings, batch_targets, {}, sizes, 0, 0, {}}, {view, [&](GradWrite how) { return shard.grad(how); },
+                step.run({cams, settings, batch_targets, {}, sizes}, {view, [&](GradWrite how) { return shard.grad(how); },
                                                                       shard.stats()});
                 finish(r);
                 comm.barrier();

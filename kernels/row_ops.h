@@ -37,10 +37,15 @@ void scatter_rows(const ComputeContext& where, float* dst, const float* src, int
 // v[i] = min(v[i], cap) for i < n: the opacity reset caps every logit at logit(max opacity).
 void cap_values(const ComputeContext& where, float* v, int64_t n, float cap);
 
-// CPU references of the three (the device-agnostic entry points above call these for Device::CPU).
+// out[i] = the sum over k < count of slices[k * n + i], in order of k, for i < n: the ranks' copies of a
+// small array summed alike on every rank (out may not overlap slices).
+void sum_slices(const ComputeContext& where, const float* slices, int count, int64_t n, float* out);
+
+// CPU references (the device-agnostic entry points above call these for Device::CPU).
 template <class T>
 void gather_rows_reference(T* dst, const T* src, int width, const int32_t* index, int64_t n_out);
 void scatter_rows_reference(float* dst, const float* src, int width, const int32_t* index, int64_t n_src);
 void cap_values_reference(float* v, int64_t n, float cap);
+void sum_slices_reference(const float* slices, int count, int64_t n, float* out);
 
 }  // namespace splat::kernels

@@ -24,4 +24,12 @@ SPLAT_HD int64_t scattered_position(int width, const int32_t* index, int64_t e) 
 
 SPLAT_HD float capped(float v, float cap) { return v < cap ? v : cap; }
 
+// Element i of the sum of `slices` arrays of n laid one after the other, added in slice order (so
+// that every rank summing the same slices gets the same bits).
+SPLAT_HD float slice_sum(const float* slices, int count, int64_t n, int64_t i) {
+  float s = 0.f;
+  for (int k = 0; k < count; ++k) s += slices[int64_t(k) * n + i];
+  return s;
+}
+
 }  // namespace splat::kernels

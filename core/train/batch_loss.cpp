@@ -1,7 +1,10 @@
 #include "core/train/batch_loss.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
+
+#include "kernels/color_affine.h"
 
 namespace splat {
 
@@ -26,7 +29,9 @@ BatchLoss::BatchLoss(const kernels::ComputeContext& where, float ssim_weight)
       loss_(kernels::make_photometric_loss(where, ssim_weight)),
       target_(where),
       mask_(where),
-      total_(where, 1) {}
+      total_(where, 1),
+      mapped_(where),
+      grad_mapped_(where) {}
 
 void BatchLoss::reserve(const kernels::ImageBatchShape& most) {
   loss_->reserve(most);
@@ -56,6 +61,33 @@ void BatchLoss::add_run(const float* rgb, float* grad_rgb, const kernels::ImageB
   kernels::add_weighted_loss(where_, loss_->loss_scalar(), weight, runs_ == 0, total_.data());
   ++runs_;
   loss_->backward(grad_rgb, weight);
+}
+
+// At most kernels::kColorAffineMostImages images a map call.
+void BatchLoss::add_mapped_run(const float* rgb, float* grad_rgb, const kernels::ImageBatchShape& shape,
+                               std::span<const uint8_t* const> targets, std::span<const uint8_t* const> masks,
+                               int batch, const float* params, float* grad_params, std::span<const int> views) {
+  kernels::validate(shape);
+  if (int(views.size()) != shape.cameras)
+    throw std::invalid_argument("batch loss: a run of " + std::to_string(shape.cameras) + " images got " +
+                                std::to_string(views.size()) + " colour maps");
+  const int64_t pixels = shape.pixels_per_image(), n = shape.elements();
+  mapped_.resize(size_t(n));
+  grad_mapped_.resize(size_t(n));
+  auto each_part = [&](auto&& f) {
+    for (int c = 0; c < shape.cameras; c += kernels::kColorAffineMostImages) {
+      const int count = std::min(kernels::kColorAffineMostImages, shape.cameras - c);
+      f(views.subspan(size_t(c), size_t(count)), 3 * int64_t(c) * pixels);
+    }
+  };
+  each_part([&](std::span<const int> part, int64_t at) {
+    kernels::color_affine_forward(where_, params, part, rgb + at, mapped_.data() + at, pixels);
+  });
+  add_run(mapped_.data(), grad_mapped_.data(), shape, targets, masks, batch);
+  each_part([&](std::span<const int> part, int64_t at) {
+    kernels::color_affine_backward(where_, params, part, rgb + at, grad_mapped_.data() + at, grad_rgb + at,
+                                   grad_params, pixels);
+  });
 }
 
 float BatchLoss::read_loss() const {

@@ -34,6 +34,13 @@ class BatchLoss {
   void add_run(const float* rgb, float* grad_rgb, const kernels::ImageBatchShape& shape,
                std::span<const uint8_t* const> targets, std::span<const uint8_t* const> masks, int batch);
 
+  // The same through per-image colour maps (kernels/color_affine.h): the run's images are compared with
+  // their photos after the maps of `views` (one per image, rows of `params` [V, 12]); grad_rgb is the
+  // gradient with respect to the unmapped images, and each map's gradient is added to `grad_params`.
+  void add_mapped_run(const float* rgb, float* grad_rgb, const kernels::ImageBatchShape& shape,
+                      std::span<const uint8_t* const> targets, std::span<const uint8_t* const> masks, int batch,
+                      const float* params, float* grad_params, std::span<const int> views);
+
   // Sum of the weighted losses of the runs since clear(): the batch mean once every run of the batch
   // was added. A host wait (on CUDA for the last run's loss); 0 without a run.
   float read_loss() const;
@@ -44,6 +51,7 @@ class BatchLoss {
   kernels::Buffer<uint8_t> target_; // a run's targets (the photos' bytes) gathered into one batch
   kernels::Buffer<uint8_t> mask_;   // and its masks
   kernels::Buffer<float> total_;    // the weighted sum of the runs' losses since clear(), one float
+  kernels::Buffer<float> mapped_, grad_mapped_;  // a mapped run and its gradient
   int runs_ = 0;                    // runs since clear()
 };
 

@@ -1,11 +1,8 @@
 #include "core/train/local_step.h"
 
 #include <algorithm>
-#include <span>
 #include <stdexcept>
 #include <vector>
-
-#include "kernels/color_affine.h"
 
 namespace splat {
 
@@ -18,7 +15,7 @@ LocalStep::LocalStep(const kernels::ComputeContext& where, float ssim_weight, in
     : where_(where),
       raster_(make_rasterizer(where, cpu_threads)),
       loss_(where, ssim_weight),
-      rgb_(where), grad_rgb_(where), alpha_(where), mapped_(where), grad_mapped_(where),
+      rgb_(where), grad_rgb_(where), alpha_(where),
       marks_(where, 2) {}
 
 void LocalStep::run(const StepBatch& batch, const StepRows& rows) {
@@ -47,11 +44,11 @@ void LocalStep::run(const StepBatch& batch, const StepRows& rows) {
     mark("render forward");
     const auto targets = batch.targets.subspan(begin, C);
     const auto masks = batch.masks.empty() ? batch.masks : batch.masks.subspan(begin, C);
-    if (batch.color.params) {
-      loss_with_color_maps(batch.color, begin, shape, targets, masks, int(B));
-    } else {
+    if (batch.color.params)
+      loss_.add_mapped_run(rgb_.data(), grad_rgb_.data(), shape, targets, masks, int(B), batch.color.params,
+                           batch.color.grads, batch.color.views.subspan(begin, C));
+    else
       loss_.add_run(rgb_.data(), grad_rgb_.data(), shape, targets, masks, int(B));
-    }
     mark("loss");
     raster_->backward({grad_rgb_.data(), nullptr, nullptr}, rows.grad(begin == 0 ? first_write : GradWrite::Add),
                       rows.stats);
@@ -61,40 +58,13 @@ void LocalStep::run(const StepBatch& batch, const StepRows& rows) {
   marks_.mark(1);
 }
 
-// The loss of a run compared after each image's colour map: the mapped images and their gradient in
-// scratch, then back through the maps into grad_rgb_ and the maps' gradients. At most
-// kernels::kColorAffineMostImages images a map call.
-void LocalStep::loss_with_color_maps(const StepBatch::ColorMaps& color, size_t begin,
-                                     const kernels::ImageBatchShape& shape,
-                                     std::span<const uint8_t* const> targets, std::span<const uint8_t* const> masks,
-                                     int batch) {
-  const int64_t pixels = shape.pixels_per_image(), n = shape.elements();
-  mapped_.resize(size_t(n));
-  grad_mapped_.resize(size_t(n));
-  auto each_part = [&](auto&& f) {
-    for (int c = 0; c < shape.cameras; c += kernels::kColorAffineMostImages) {
-      const int count = std::min(kernels::kColorAffineMostImages, shape.cameras - c);
-      f(color.views.subspan(begin + size_t(c), size_t(count)), 3 * int64_t(c) * pixels);
-    }
-  };
-  each_part([&](std::span<const int> views, int64_t at) {
-    kernels::color_affine_forward(where_, color.params, views, rgb_.data() + at, mapped_.data() + at, pixels);
-  });
-  loss_.add_run(mapped_.data(), grad_mapped_.data(), shape, targets, masks, batch);
-  each_part([&](std::span<const int> views, int64_t at) {
-    kernels::color_affine_backward(where_, color.params, views, rgb_.data() + at, grad_mapped_.data() + at,
-                                   grad_rgb_.data() + at, color.grads, pixels);
-  });
-}
-
 StepTimes LocalStep::step_times() {
   if (const auto ms = marks_.latest()) times_.render_ms = (*ms)[0];
   return times_;
 }
 
 size_t LocalStep::render_bytes() const {
-  return (rgb_.capacity() + grad_rgb_.capacity() + alpha_.capacity() + mapped_.capacity() + grad_mapped_.capacity()) *
-         sizeof(float);
+  return (rgb_.capacity() + grad_rgb_.capacity() + alpha_.capacity()) * sizeof(float);
 }
 
 }  // namespace splat

@@ -3,9 +3,7 @@
 // runs of one image size, each run one Rasterizer::forward, loss and Rasterizer::backward (the
 // rasterizer's one-rank shortcut: no pair copies). The first run's backward overwrites the gradients;
 // a batch of one dense run is the one call that may store them narrow (GradWrite::OnlyCall).
-#include <cstdint>
 #include <memory>
-#include <span>
 
 #include "core/train/batch_loss.h"
 #include "core/train/train_step.h"
@@ -28,11 +26,7 @@ class LocalStep final : public TrainStep {
   kernels::ComputeContext where_;
   std::unique_ptr<kernels::Rasterizer> raster_;
   BatchLoss loss_;
-  void loss_with_color_maps(const StepBatch::ColorMaps& color, size_t begin, const kernels::ImageBatchShape& shape,
-                           std::span<const uint8_t* const> targets, std::span<const uint8_t* const> masks, int batch);
-
   kernels::Buffer<float> rgb_, grad_rgb_, alpha_;
-  kernels::Buffer<float> mapped_, grad_mapped_;  // with colour maps: the mapped run and its gradient
   kernels::StepMarks marks_;  // around the whole step: its render time without waiting
   StepTimes times_;
 };

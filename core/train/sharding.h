@@ -47,6 +47,10 @@ class Sharding {
                                                                int step) = 0;
   // The sum over ranks (a host value). Collective.
   virtual int64_t sum(int64_t mine) = 0;
+  // The element-wise sum over ranks of n floats on this rank's device, in place, the same bits on every
+  // rank (added in rank order); enqueued, no host wait. For small arrays (the colour maps' gradients):
+  // every rank receives every rank's copy. Collective.
+  virtual void sum_on_device(float* values, int64_t n) = 0;
   // Every rank's figures, in rank order, on every rank. Collective.
   virtual std::vector<sharded::RankStats> gather_stats(const sharded::RankStats& mine) = 0;
 };

@@ -43,7 +43,7 @@ struct StepBatch {
     const float* params = nullptr;
     float* grads = nullptr;
     std::span<const int> views;
-  } color;
+  } color = {};
 };
 
 // The rows a step reads and the arrays it writes: their parameters, their gradient arrays for each way

@@ -86,9 +86,6 @@ Trainer::Trainer(const Scene& scene, const GaussianModel& init, const TrainerOpt
     for (size_t v = 0; v < scene.views.size(); ++v) masks_.emplace_back(where_);
   hold_photos();
   if (opt_.exposure) {
-    if (sharding_->ranks() > 1)
-      throw std::invalid_argument("exposure compensation trains on one rank for now; this run has " +
-                                  std::to_string(sharding_->ranks()) + " (train on one GPU, or leave it off)");
     std::vector<float> identity(scene.views.size() * kernels::kColorAffineParams);
     for (size_t v = 0; v < scene.views.size(); ++v) kernels::color_affine_identity(&identity[v * kernels::kColorAffineParams]);
     color_maps_ = Buffer<float>(where_);
@@ -258,6 +255,8 @@ StepResult Trainer::step() {
   refresh_shard_sizes(false);
   const std::vector<int> views = draw_.next(B);
   run_batch(views);  // its first backward call overwrites the gradients
+  // Each rank's maps saw its block of the batch: the sum makes every copy take the same step.
+  if (opt_.exposure) sharding_->sum_on_device(color_grads_.data(), int64_t(color_grads_.size()));
   StepInfo info;
   info.first_image = images_done_;
   info.batch_size = B;

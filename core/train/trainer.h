@@ -91,7 +91,7 @@ struct TrainerOptions {
   // Per-image exposure and white-balance compensation: each training image's render goes through an
   // affine colour map of its own before the loss (kernels/color_affine.h), learned with the scene, so
   // that photos of changing exposure do not bend the scene's colours. Never applied to test views or
-  // exports. One rank only.
+  // exports. With ranks every rank keeps every map and their gradients are summed over the ranks.
   bool exposure = false;
 };
 

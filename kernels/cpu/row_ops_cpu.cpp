@@ -22,4 +22,8 @@ void cap_values_reference(float* v, int64_t n, float cap) {
   for (int64_t i = 0; i < n; ++i) v[i] = capped(v[i], cap);
 }
 
+void sum_slices_reference(const float* slices, int count, int64_t n, float* out) {
+  for (int64_t i = 0; i < n; ++i) out[i] = slice_sum(slices, count, n, i);
+}
+
 }  // namespace splat::kernels

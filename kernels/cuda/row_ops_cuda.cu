@@ -31,6 +31,11 @@ __global__ void cap_kernel(float* v, int64_t n, float cap) {
     v[i] = capped(v[i], cap);
 }
 
+__global__ void sum_slices_kernel(const float* slices, int count, int64_t n, float* out) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
+    out[i] = slice_sum(slices, count, n, i);
+}
+
 void check_shape(const char* what, int width, int64_t rows) {
   if (width < 0 || rows < 0)
     throw std::invalid_argument(std::string(what) + ": bad shape, width " + std::to_string(width) + ", rows " +
@@ -80,6 +85,16 @@ void cap_values(const ComputeContext& where, float* v, int64_t n, float cap) {
   const cuda::DeviceScope scope(where.ordinal);
   cap_kernel<<<cuda::stride_blocks(n, kThreads), kThreads, 0, static_cast<cudaStream_t>(where.stream)>>>(v, n, cap);
   cuda::check_launch("cap_values");
+}
+
+void sum_slices(const ComputeContext& where, const float* slices, int count, int64_t n, float* out) {
+  check_shape("sum_slices", 1, n);
+  if (where.device == Device::CPU) return sum_slices_reference(slices, count, n, out);
+  if (n == 0) return;
+  const cuda::DeviceScope scope(where.ordinal);
+  sum_slices_kernel<<<cuda::stride_blocks(n, kThreads), kThreads, 0, static_cast<cudaStream_t>(where.stream)>>>(
+      slices, count, n, out);
+  cuda::check_launch("sum_slices");
 }
 
 }  // namespace splat::kernels

@@ -1,4 +1,5 @@
 #pragma once
+#include <cmath>
 // A small generated demo scene for trainer tests, cached under the build tree (the generator
 // skips work when the folder's stamp matches). Tests of several files ask for the same sizes and
 // CTest runs them in parallel processes, so the generation holds a file lock beside the folder.
@@ -67,6 +68,15 @@ inline Scene small_demo_scene(int width, int height, int points) {
   SceneLoadOptions lo;
   lo.show_progress = false;
   return load_scene(small_demo_folder(small_demo_options(width, height, points)), lo);
+}
+
+// `scene` with every other training photo darkened to `gain` of its brightness, test views untouched:
+// a capture whose exposure changes between photos.
+inline Scene alternating_exposure(Scene scene, float gain) {
+  const std::vector<int> train = scene.train_indices();
+  for (size_t k = 0; k < train.size(); k += 2)
+    for (uint8_t& p : scene.images[size_t(train[k])].pixels) p = uint8_t(std::lround(p * gain));
+  return scene;
 }
 
 }  // namespace splat::test

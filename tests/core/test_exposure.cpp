@@ -1,7 +1,7 @@
 // Exposure compensation (TrainerOptions::exposure): on a capture whose training photos alternate
 // between two exposures, the per-image colour maps take the difference, so the scene (rendered
 // without a map for the test views) keeps the test views' colours; without them the scene learns
-// the photos' average. The maps are kept in checkpoints, and ranks are refused.
+// the photos' average. The maps are kept in checkpoints (tests/ranks: with ranks).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -15,14 +15,6 @@ using namespace splat;
 
 namespace {
 
-// Every other training photo darkened to `gain` of its brightness; test views untouched.
-Scene alternating_exposure(Scene scene, float gain) {
-  const std::vector<int> train = scene.train_indices();
-  for (size_t k = 0; k < train.size(); k += 2)
-    for (uint8_t& p : scene.images[size_t(train[k])].pixels) p = uint8_t(std::lround(p * gain));
-  return scene;
-}
-
 double trained_psnr(const Scene& scene, const TrainerOptions& o) {
   Trainer t(scene, init_from_points(scene.points), o);
   while (!t.finished()) t.step();
@@ -35,7 +27,7 @@ double trained_psnr(const Scene& scene, const TrainerOptions& o) {
 }  // namespace
 
 TEST_CASE("exposure compensation keeps the scene's colours where the photos' exposure changes", "[exposure][train]") {
-  const Scene scene = alternating_exposure(test::small_demo_scene(36, 27, 160), 0.5f);
+  const Scene scene = test::alternating_exposure(test::small_demo_scene(36, 27, 160), 0.5f);
   TrainerOptions o = test::short_run_options(1200);
   o.cpu_threads = 1;
   const double plain = trained_psnr(scene, o);
@@ -45,8 +37,8 @@ TEST_CASE("exposure compensation keeps the scene's colours where the photos' exp
   CHECK(compensated > plain + 1.0);
 }
 
-TEST_CASE("exposure compensation: the maps resume from a checkpoint, ranks are refused", "[exposure][train]") {
-  const Scene scene = alternating_exposure(test::small_demo_scene(30, 22, 90), 0.6f);
+TEST_CASE("exposure compensation: the maps resume from a checkpoint", "[exposure][train]") {
+  const Scene scene = test::alternating_exposure(test::small_demo_scene(30, 22, 90), 0.6f);
   TrainerOptions o = test::short_run_options(120);
   o.cpu_threads = 1;
   o.exposure = true;

@@ -35,6 +35,13 @@ TEST_CASE("cap_values lowers only the values above the cap", "[row_ops]") {
   CHECK(v == std::vector<float>{-5.f, -4.595f, -4.595f, -4.595f});
 }
 
+TEST_CASE("sum_slices adds the slices element by element, in slice order", "[row_ops]") {
+  const std::vector<float> slices{1, 2, 3, 10, 20, 30, 1e8f, 0, -1e8f};  // 3 slices of 3
+  std::vector<float> out(3, 99.f);
+  k::sum_slices(Device::CPU, slices.data(), 3, 3, out.data());
+  CHECK(out == std::vector<float>{(1.f + 10.f) + 1e8f, 22.f, (3.f + 30.f) - 1e8f});  // slice order: the same rounding
+}
+
 TEST_CASE("CUDA row operations match the CPU reference", "[row_ops][gpu]") {
   if (!splat::test::gpu_or_skip("CUDA row operations")) return;
   std::mt19937 gen(3);
@@ -70,4 +77,12 @@ TEST_CASE("CUDA row operations match the CPU reference", "[row_ops][gpu]") {
   k::cap_values(Device::CPU, want.data(), int64_t(want.size()), 0.25f);
   k::cap_values(Device::CUDA, d_dst.data(), int64_t(want.size()), 0.25f);
   CHECK(d_dst.download() == want);
+
+  // The same bits as the CPU: every rank sums the ranks' copies in one order.
+  const int64_t n = int64_t(want.size()) / 3;
+  std::vector<float> sums(static_cast<size_t>(n));
+  k::sum_slices(Device::CPU, want.data(), 3, n, sums.data());
+  Buffer<float> d_sums(Device::CUDA, size_t(n));
+  k::sum_slices(Device::CUDA, d_dst.data(), 3, n, d_sums.data());
+  CHECK(d_sums.download() == sums);
 }

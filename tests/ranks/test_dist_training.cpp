@@ -158,6 +158,38 @@ TEST_CASE("with own photos, 2 CPU ranks each hold their share and train like one
   CHECK(std::abs(two - one.psnr) < 0.5);
 }
 
+TEST_CASE("exposure compensation with 2 CPU ranks: every rank keeps the same maps and trains like one rank",
+          "[dist][train][exposure]") {
+  const Scene scene = test::alternating_exposure(test::small_demo_scene(36, 27, 160), 0.5f);
+  TrainerOptions o = test::short_run_options(900);
+  o.batch_size = 2;
+  o.cpu_threads = 1;
+  o.exposure = true;
+  const RunEnd one = train(scene, o, 0);
+  nlohmann::json maps[2];
+  double two = 0;
+  transport::run_ranks(2, on(Device::CPU), [&](transport::Communicator& comm) {
+    TrainerOptions mine = o;
+    RunOptions ro;
+    ro.eval_at_end = true;
+    TrainingRun run(scene, init_from_points(scene.points), mine, ro, sharded::over(comm));
+    while (!run.done()) run.step();
+    maps[comm.rank()] = run.trainer().state().at("color_maps");
+    if (comm.rank() == 0) two = run.last_psnr().value_or(0);
+  });
+  INFO("one rank " << one.psnr << " dB, two ranks " << two << " dB");
+  REQUIRE(maps[0].is_object());
+  CHECK(maps[0] == maps[1]);  // the same bits: each rank's copy took the summed step
+  const std::vector<float> params = maps[0].at("params").get<std::vector<float>>();
+  float moved = 0;  // how far the maps went from the identity
+  for (size_t k = 0; k < params.size(); ++k) {
+    const float identity = k % 12 == 0 || k % 12 == 4 || k % 12 == 8 ? 1.f : 0.f;
+    moved = std::max(moved, std::abs(params[k] - identity));
+  }
+  CHECK(moved > 0.05f);
+  CHECK(std::abs(two - one.psnr) < 0.5);
+}
+
 TEST_CASE("MCMC's cap bounds the whole model when every shard grows", "[dist][train]") {
   const Scene scene = test::small_demo_scene(36, 27, 160);
   TrainerOptions o = test::short_run_options(60);

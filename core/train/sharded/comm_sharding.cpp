@@ -3,6 +3,8 @@
 #include "core/model/shard_layout.h"
 #include "core/train/sharded/rebalance.h"
 #include "core/train/sharded/sharded_step.h"
+#include "kernels/buffer.h"
+#include "kernels/row_ops.h"
 
 namespace splat::sharded {
 namespace {
@@ -37,9 +39,20 @@ class CommSharding final : public Sharding {
     return mine;
   }
   std::vector<RankStats> gather_stats(const RankStats& mine) override { return gather_rank_stats(comm_, mine); }
+  void sum_on_device(float* values, int64_t n) override {
+    const size_t R = size_t(comm_.size());
+    const int64_t bytes = n * int64_t(sizeof(float));
+    copies_.resize(R * size_t(n));
+    const std::vector<int64_t> counts(R, bytes), none(R, 0);
+    std::vector<int64_t> at(R);
+    for (size_t q = 0; q < R; ++q) at[q] = int64_t(q) * bytes;
+    comm_.all_to_all_v(values, {counts, none}, copies_.data(), {counts, at});
+    kernels::sum_slices(comm_.context(), copies_.data(), int(R), n, values);
+  }
 
  private:
   transport::Communicator& comm_;
+  kernels::Buffer<float> copies_{comm_.context()};  // every rank's copy, in rank order
 };
 
 }  // namespace

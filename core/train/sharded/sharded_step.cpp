@@ -221,9 +221,16 @@ void ShardedStep::compute_loss(const StepBatch& batch) {
       if (!batch.targets[k] || (!batch.masks.empty() && !batch.masks[k]))
         throw std::invalid_argument("sharded step: no target (or mask) for batch camera " + std::to_string(k) +
                                     ", which rank " + std::to_string(comm_.rank()) + " renders");
-    loss_.add_run(rgb_.data() + 3 * offsets[begin], grad_rgb_.data() + 3 * offsets[begin],
-                  {int(C), first.height, first.width}, batch.targets.subspan(at, C),
-                  batch.masks.empty() ? batch.masks : batch.masks.subspan(at, C), int(batch.cameras.size()));
+    const kernels::ImageBatchShape shape{int(C), first.height, first.width};
+    const auto targets = batch.targets.subspan(at, C);
+    const auto masks = batch.masks.empty() ? batch.masks : batch.masks.subspan(at, C);
+    float* const rgb = rgb_.data() + 3 * offsets[begin];
+    float* const grad = grad_rgb_.data() + 3 * offsets[begin];
+    if (batch.color.params)
+      loss_.add_mapped_run(rgb, grad, shape, targets, masks, int(batch.cameras.size()), batch.color.params,
+                           batch.color.grads, batch.color.views.subspan(at, C));
+    else
+      loss_.add_run(rgb, grad, shape, targets, masks, int(batch.cameras.size()));
     begin = end;
   }
 }
