@@ -64,6 +64,24 @@ RunEnd train(const Scene& scene, const TrainerOptions& o, int ranks, RunOptions 
   return end;
 }
 
+// Trains `o` with `ranks` CPU rank threads, calling at_start(rank, trainer) before the first step and
+// at_end(rank, trainer) after the last; returns rank 0's test PSNR at the end.
+template <class AtStart, class AtEnd>
+double train_watching(const Scene& scene, const TrainerOptions& o, int ranks, AtStart at_start, AtEnd at_end) {
+  double psnr = 0;
+  transport::run_ranks(ranks, on(Device::CPU), [&](transport::Communicator& comm) {
+    TrainerOptions mine = o;
+    RunOptions ro;
+    ro.eval_at_end = true;
+    TrainingRun run(scene, init_from_points(scene.points), mine, ro, sharded::over(comm));
+    at_start(comm.rank(), run.trainer());
+    while (!run.done()) run.step();
+    at_end(comm.rank(), run.trainer());
+    if (comm.rank() == 0) psnr = run.last_psnr().value_or(0);
+  });
+  return psnr;
+}
+
 // Runs `body` with a Trainer of `scene` on each of `ranks` CPU rank threads.
 template <class Body>
 void on_rank_trainers(int ranks, const Scene& scene, const TrainerOptions& o, Body body) {
@@ -134,17 +152,13 @@ TEST_CASE("with own photos, 2 CPU ranks each hold their share and train like one
   o.photos = PhotoPlacement::Own;
   size_t photos[2] = {0, 0};
   bool own[2] = {false, false};
-  double two = 0;
-  transport::run_ranks(2, on(Device::CPU), [&](transport::Communicator& comm) {
-    TrainerOptions mine = o;
-    RunOptions ro;
-    ro.eval_at_end = true;
-    TrainingRun run(scene, init_from_points(scene.points), mine, ro, sharded::over(comm));
-    photos[comm.rank()] = run.trainer().memory().photos;
-    own[comm.rank()] = run.trainer().own_photos();
-    while (!run.done()) run.step();
-    if (comm.rank() == 0) two = run.last_psnr().value_or(0);
-  });
+  const double two = train_watching(
+      scene, o, 2,
+      [&](int rank, const Trainer& t) {
+        photos[rank] = t.memory().photos;
+        own[rank] = t.own_photos();
+      },
+      [](int, const Trainer&) {});
   size_t every = 0;  // what each rank would hold with every photo
   for (int v : scene.train_indices())
     every += size_t(scene.views[size_t(v)].intrinsics.width) * scene.views[size_t(v)].intrinsics.height * 3;
@@ -167,16 +181,9 @@ TEST_CASE("exposure compensation with 2 CPU ranks: every rank keeps the same map
   o.exposure = true;
   const RunEnd one = train(scene, o, 0);
   nlohmann::json maps[2];
-  double two = 0;
-  transport::run_ranks(2, on(Device::CPU), [&](transport::Communicator& comm) {
-    TrainerOptions mine = o;
-    RunOptions ro;
-    ro.eval_at_end = true;
-    TrainingRun run(scene, init_from_points(scene.points), mine, ro, sharded::over(comm));
-    while (!run.done()) run.step();
-    maps[comm.rank()] = run.trainer().state().at("color_maps");
-    if (comm.rank() == 0) two = run.last_psnr().value_or(0);
-  });
+  const double two = train_watching(
+      scene, o, 2, [](int, const Trainer&) {},
+      [&](int rank, const Trainer& t) { maps[rank] = t.state().at("color_maps"); });
   INFO("one rank " << one.psnr << " dB, two ranks " << two << " dB");
   REQUIRE(maps[0].is_object());
   CHECK(maps[0] == maps[1]);  // the same bits: each rank's copy took the summed step
