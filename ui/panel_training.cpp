@@ -182,6 +182,14 @@ void draw_training_panel(ViewerState& state, TrainingController& training, Confi
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("mixed precision: SH rest and Adam moments stored in bf16 (about a third less memory per "
                       "Gaussian); switches at the next step");
+  // Fixed for a run, but on this row: a row more would push the panels below out of a small window.
+  ImGui::SameLine();
+  ImGui::BeginDisabled(training.active());
+  ImGui::Checkbox("Exposure", &s.exposure);
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("learn a colour map per photo (exposure, white balance) beside the scene, for captures whose "
+                      "photos change exposure; test views and exports are never mapped; set when a run starts");
   changed |= ImGui::SliderInt("SH degree cap", &s.sh_degree, 0, 3);
   if (changed) training.apply_live_settings();
 

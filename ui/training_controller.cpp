@@ -22,6 +22,7 @@ void for_each_panel_setting(Settings& s, Config& c, F&& f) {
   f(s.checkpoint_every, c.checkpoint_every);
   f(s.max_gaussians, c.max_gaussians);
   f(s.cap_max, c.cap_max);
+  f(s.exposure, c.exposure);
 }
 
 const Scene& trainable_scene(const ViewerState& viewer) {

@@ -35,6 +35,7 @@ struct TrainingSettings {
   int checkpoint_every = 2000;  // images between the run folder's periodic checkpoints (0: none)
   int max_gaussians = 0;        // the default strategy's budget of Gaussians (0: no limit)
   int cap_max = int(McmcStrategyOptions{}.cap);  // MCMC's (a compact model: a lower cap)
+  bool exposure = false;        // per-photo colour maps (TrainerOptions::exposure)
   std::string run_dir;          // the run folder; empty: default_run_dir (ui/gui_run.h)
   // Which devices train: the CUDA devices selected (all of them at first), and the ranks over
   // them, 0 for one rank per selected GPU. On the CPU backend `ranks` CPU ranks (0: one), for trying the

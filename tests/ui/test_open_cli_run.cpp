@@ -37,6 +37,8 @@ TEST_CASE("opening a CLI MCMC run in the GUI keeps every setting it recorded", "
                       .background = {0.5f, 0.25f, 1.0f},
                       .cap_max = 5000,
                       .absgrad = true,
+                      .photos = PhotoPlacement::Own,
+                      .exposure = true,
                       .eval_every = 300,
                       .log_every = 40,
                       .checkpoint_every = 900,
@@ -50,6 +52,7 @@ TEST_CASE("opening a CLI MCMC run in the GUI keeps every setting it recorded", "
   CHECK(training.settings.strategy == 1);  // the panel shows what it can
   CHECK(training.settings.steps == 4000);
   CHECK(training.settings.cap_max == 5000);  // MCMC's budget, the panel's "Max" beside the strategy
+  CHECK(training.settings.exposure);          // the panel's Exposure box
   // The scene loads as the run trained on it, shown with the up axis it recorded.
   state.loader.wait();
   state.poll_loader();
@@ -67,4 +70,6 @@ TEST_CASE("opening a CLI MCMC run in the GUI keeps every setting it recorded", "
   CHECK(o.default_strategy.absgrad);
   CHECK(o.seed == 7);
   CHECK(o.antialiased);
+  CHECK(o.exposure);
+  CHECK(o.photos == PhotoPlacement::Own);  // not on the panel, kept from the record
 }
