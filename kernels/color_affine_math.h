@@ -4,16 +4,22 @@
 // scene, maps each training image's pixels through that image's own map, and compares with its photo,
 // so that changes of exposure and white balance between photos are learned by the maps instead of
 // the scene. Shared by the CPU reference and the CUDA kernels of kernels/color_affine.h.
+#include <cstdint>
+
 #include "kernels/hd.h"
 
 namespace splat::kernels {
 
 inline constexpr int kColorAffineParams = 12;
 
-// The identity map: M = I, b = 0.
+// Parameter k of the identity map: M = I, b = 0.
+template <class T>
+SPLAT_HD T color_affine_identity_at(int k) {
+  return T(k == 0 || k == 4 || k == 8 ? 1 : 0);
+}
 template <class T>
 SPLAT_HD void color_affine_identity(T* p) {
-  for (int k = 0; k < kColorAffineParams; ++k) p[k] = T(k == 0 || k == 4 || k == 8 ? 1 : 0);
+  for (int k = 0; k < kColorAffineParams; ++k) p[k] = color_affine_identity_at<T>(k);
 }
 
 template <class T>
@@ -29,6 +35,14 @@ SPLAT_HD void color_affine_vjp(const T* p, const T* rgb, const T* g_out, T* g_rg
     for (int j = 0; j < 3; ++j) g_p[3 * i + j] += g_out[i] * rgb[j];
     g_p[9 + i] += g_out[i];
   }
+}
+
+// How far the mean of parameter k over `views` lies from the identity's (summed in double, in view
+// order: both backends shift by the same amount).
+SPLAT_HD float color_affine_centre_shift(const float* params, const int32_t* views, int count, int k) {
+  double sum = 0;
+  for (int i = 0; i < count; ++i) sum += params[int64_t(views[i]) * kColorAffineParams + k];
+  return count > 0 ? float(sum / count - color_affine_identity_at<double>(k)) : 0.f;
 }
 
 }  // namespace splat::kernels

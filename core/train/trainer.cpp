@@ -8,7 +8,7 @@
 
 #include "core/model/shard_layout.h"
 #include "kernels/adam.h"
-#include "kernels/color_affine_math.h"
+#include "kernels/color_affine.h"
 #include "kernels/device.h"
 
 namespace splat {
@@ -95,6 +95,8 @@ Trainer::Trainer(const Scene& scene, const GaussianModel& init, const TrainerOpt
       b->resize(identity.size());
       b->zero();
     }
+    color_train_views_ = Buffer<int32_t>(where_);
+    color_train_views_.upload(scene.train_indices());
   }
 }
 
@@ -104,6 +106,8 @@ void Trainer::color_maps_step(int batch) {
   const int64_t t = (int64_t(images_done_) + batch + batch - 1) / batch;  // as optimizer_step counts
   kernels::adam_step(where_, color_maps_.data(), color_grads_.data(), color_m_.data(), color_v_.data(),
                      int64_t(color_maps_.size()), kernels::scale_for_batch(h, batch), t);
+  kernels::color_affine_centre(where_, color_maps_.data(), color_train_views_.data(),
+                               int(color_train_views_.size()));
 }
 
 // Only training targets live on the device for the whole run, and with own photos only this rank's

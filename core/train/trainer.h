@@ -57,7 +57,7 @@ struct LearningRates {
   double sh_rest = 2.5e-3 / 20;      // higher-order SH move slower: they overfit view dependence
   // The per-image colour maps (TrainerOptions::exposure). A map's gradient comes only when its image is
   // drawn, once an epoch; on a demo capture of two exposures 1e-3 closed a fifth of the gap in 1,200
-  // images, 3e-3 and 1e-2 most of it (tests/core/test_exposure.cpp).
+  // images, 3e-3 to 1e-2 most of it (bench/QUALITY.md).
   double color_maps = 5e-3;
 };
 
@@ -223,6 +223,7 @@ class Trainer {
   BatchDraw draw_;
   // With exposure compensation: every view's colour map [V, 12], its gradient and Adam moments.
   kernels::Buffer<float> color_maps_, color_grads_, color_m_, color_v_;
+  kernels::Buffer<int32_t> color_train_views_;  // the maps held at their mean (the training views')
   void color_maps_step(int batch);  // Adam on the maps
   void hold_photos();  // uploads the photos (and masks) draw_ gives this rank, frees the others
   std::vector<kernels::Buffer<uint8_t>> images_;  // per view, the photo's bytes (a quarter of fp32); empty for views not used

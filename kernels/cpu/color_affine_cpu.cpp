@@ -45,4 +45,11 @@ void color_affine_backward_reference(const float* params, std::span<const int> v
   }
 }
 
+void color_affine_centre_reference(float* params, const int32_t* views, int count) {
+  for (int k = 0; k < kColorAffineParams; ++k) {
+    const float shift = color_affine_centre_shift(params, views, count, k);
+    for (int i = 0; i < count; ++i) params[int64_t(views[i]) * kColorAffineParams + k] -= shift;
+  }
+}
+
 }  // namespace splat::kernels

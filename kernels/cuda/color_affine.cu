@@ -48,6 +48,14 @@ __global__ void affine_backward_kernel(const float* params, Views views, const f
   }
 }
 
+// One block: thread k shifts parameter k of every listed map.
+__global__ void affine_centre_kernel(float* params, const int32_t* views, int count) {
+  const int k = threadIdx.x;
+  if (k >= kColorAffineParams) return;
+  const float shift = color_affine_centre_shift(params, views, count, k);
+  for (int i = 0; i < count; ++i) params[int64_t(views[i]) * kColorAffineParams + k] -= shift;
+}
+
 Views views_of(std::span<const int> views) {
   check_color_affine(views);
   Views out{};
@@ -82,6 +90,14 @@ void color_affine_backward(const ComputeContext& where, const float* params, std
   affine_backward_kernel<<<grid_for(views, pixels), kThreads, 0, static_cast<cudaStream_t>(where.stream)>>>(
       params, v, rgb, grad_out, grad_rgb, grad_params, pixels);
   cuda::check_launch("color_affine_backward");
+}
+
+void color_affine_centre(const ComputeContext& where, float* params, const int32_t* views, int count) {
+  if (where.device == Device::CPU) return color_affine_centre_reference(params, views, count);
+  if (count == 0) return;
+  const cuda::DeviceScope scope(where.ordinal);
+  affine_centre_kernel<<<1, 32, 0, static_cast<cudaStream_t>(where.stream)>>>(params, views, count);
+  cuda::check_launch("color_affine_centre");
 }
 
 }  // namespace splat::kernels

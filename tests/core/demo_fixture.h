@@ -70,12 +70,17 @@ inline Scene small_demo_scene(int width, int height, int points) {
   return load_scene(small_demo_folder(small_demo_options(width, height, points)), lo);
 }
 
-// `scene` with every other training photo darkened to `gain` of its brightness, test views untouched:
-// a capture whose exposure changes between photos.
+// `scene` with every other training photo darkened to `gain` of its brightness and the test views to
+// the training photos' mean exposure: a capture whose exposure changes between photos, judged at the
+// exposure a scene fitting all of them takes.
 inline Scene alternating_exposure(Scene scene, float gain) {
+  auto darken = [&](int view, float by) {
+    for (uint8_t& p : scene.images[size_t(view)].pixels) p = uint8_t(std::lround(p * by));
+  };
   const std::vector<int> train = scene.train_indices();
-  for (size_t k = 0; k < train.size(); k += 2)
-    for (uint8_t& p : scene.images[size_t(train[k])].pixels) p = uint8_t(std::lround(p * gain));
+  for (size_t k = 0; k < train.size(); k += 2) darken(train[k], gain);
+  const float mean = (gain * float((train.size() + 1) / 2) + float(train.size() / 2)) / float(train.size());
+  for (int v : scene.test_indices()) darken(v, mean);
   return scene;
 }
 

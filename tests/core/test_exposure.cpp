@@ -1,7 +1,7 @@
 // Exposure compensation (TrainerOptions::exposure): on a capture whose training photos alternate
 // between two exposures, the per-image colour maps take the difference, so the scene (rendered
-// without a map for the test views) keeps the test views' colours; without them the scene learns
-// the photos' average. The maps are kept in checkpoints (tests/ranks: with ranks).
+// without a map for the test views, at the photos' mean exposure) stays consistent; without them the
+// scene bends to fit both. The maps are kept in checkpoints (tests/ranks: with ranks).
 #include <catch2/catch.hpp>
 
 #include <algorithm>

@@ -88,6 +88,21 @@ TEST_CASE("colour affine: each image through its own view's map, gradients summe
   CHECK_THROWS_WITH(kernels::check_color_affine(std::vector<int>(65, 0)), Catch::Contains("65 images in one call"));
 }
 
+TEST_CASE("colour affine centring moves the listed maps together to a mean at the identity", "[color_affine]") {
+  const Case k(13);
+  std::vector<float> params = k.params;
+  const std::vector<int32_t> listed = {0, 2, 3};  // view 1 and 4 are not training views here
+  kernels::color_affine_centre_reference(params.data(), listed.data(), int(listed.size()));
+  for (int q = 0; q < 12; ++q) {
+    double mean = 0;
+    for (int v : listed) mean += params[size_t(12 * v + q)] / 3.0;
+    CHECK(mean == Approx(q == 0 || q == 4 || q == 8 ? 1.0 : 0.0).margin(1e-6));
+    // Together: the differences between the listed maps stay.
+    CHECK(params[size_t(q)] - params[size_t(24 + q)] == Approx(k.params[size_t(q)] - k.params[size_t(24 + q)]).margin(1e-6));
+  }
+  for (int q = 0; q < 12; ++q) CHECK(params[size_t(12 + q)] == k.params[size_t(12 + q)]);
+}
+
 TEST_CASE("CUDA colour affine matches the CPU reference", "[color_affine][gpu]") {
   if (!splat::test::gpu_or_skip("CUDA colour affine")) return;
   const Case k(11);
@@ -108,4 +123,11 @@ TEST_CASE("CUDA colour affine matches the CPU reference", "[color_affine][gpu]")
     REQUIRE(got_grad[i] == Approx(grad_rgb[i]).margin(1e-6));
   }
   for (size_t q = 0; q < got_params.size(); ++q) CHECK(got_params[q] == Approx(grad_params[q]).epsilon(1e-4).margin(1e-3));
+
+  std::vector<float> centred = k.params;
+  const std::vector<int32_t> listed = {4, 0, 3};
+  kernels::color_affine_centre_reference(centred.data(), listed.data(), int(listed.size()));
+  auto d_listed = test::on(Device::CUDA, listed);
+  kernels::color_affine_centre(gpu, params.data(), d_listed.data(), int(listed.size()));
+  CHECK(params.download() == centred);  // the same shift, summed in the same order
 }
