@@ -14,6 +14,11 @@ SPLAT_HD int block_first_camera(int q, int cameras, int blocks) {
   return static_cast<int>(int64_t(cameras) * q / blocks);
 }
 
+// Cameras in block q: block_first_camera(q + 1) - block_first_camera(q).
+SPLAT_HD int block_cameras(int q, int cameras, int blocks) {
+  return block_first_camera(q + 1, cameras, blocks) - block_first_camera(q, cameras, blocks);
+}
+
 // Number of the `count` pairs (sorted by ascending camera) whose camera is below c: binary search.
 SPLAT_HD int64_t pairs_below_camera(const int32_t* camera, int64_t count, int c) {
   int64_t lo = 0, hi = count;

@@ -13,23 +13,22 @@ bool hold_own_photos(PhotoPlacement placement, int ranks, int64_t photo_bytes, s
   return ranks > 1 && device_bytes && double(photo_bytes) > kTightPhotoShare * double(*device_bytes);
 }
 
-std::vector<int> owned_views(std::span<const int> train, int rank, int ranks, int batch) {
+std::vector<std::vector<int>> dealt_views(std::span<const int> train, int ranks, int batch) {
   // Each view in turn goes to the rank furthest behind its share (its block's cameras over the batch),
   // the lower rank on a tie: every share within one view of its size, the shares interleaved.
-  std::vector<int64_t> given(size_t(ranks), 0);
-  std::vector<int> mine;
+  std::vector<double> share(static_cast<size_t>(ranks));
+  for (int r = 0; r < ranks; ++r) share[size_t(r)] = double(kernels::block_cameras(r, batch, ranks)) / batch;
+  std::vector<std::vector<int>> dealt(static_cast<size_t>(ranks));
   for (size_t k = 0; k < train.size(); ++k) {
-    int to = 0;
+    size_t to = 0;
     double most = -1e300;
-    for (int r = 0; r < ranks; ++r) {
-      const int block = kernels::block_first_camera(r + 1, batch, ranks) - kernels::block_first_camera(r, batch, ranks);
-      const double behind = double(k + 1) * block / batch - double(given[size_t(r)]);
+    for (size_t r = 0; r < size_t(ranks); ++r) {
+      const double behind = double(k + 1) * share[r] - double(dealt[r].size());
       if (behind > most) most = behind, to = r;
     }
-    ++given[size_t(to)];
-    if (to == rank) mine.push_back(train[k]);
+    dealt[to].push_back(train[k]);
   }
-  return mine;
+  return dealt;
 }
 
 // ---- CameraSampler ----
@@ -92,8 +91,7 @@ bool BatchDraw::deal(int batch) {
     throw std::invalid_argument("own photos per rank: a batch of " + std::to_string(batch) + " for " +
                                 std::to_string(ranks_) + " ranks");
   // A deal that gives every rank the same views keeps its samplers.
-  std::vector<std::vector<int>> owned;
-  for (int r = 0; r < ranks_; ++r) owned.push_back(owned_views(train_, r, ranks_, batch));
+  std::vector<std::vector<int>> owned = dealt_views(train_, ranks_, batch);
   dealt_for_ = batch;
   if (owned == owned_) return false;
   owned_ = std::move(owned);
@@ -112,8 +110,7 @@ std::vector<int> BatchDraw::next(int batch) {
   std::vector<int> views;
   views.reserve(size_t(batch));
   for (int r = 0; r < ranks_; ++r) {
-    const int count = kernels::block_first_camera(r + 1, batch, ranks_) - kernels::block_first_camera(r, batch, ranks_);
-    for (int v : samplers_[size_t(r)].next(count)) views.push_back(v);
+    for (int v : samplers_[size_t(r)].next(kernels::block_cameras(r, batch, ranks_))) views.push_back(v);
   }
   return views;
 }

@@ -29,10 +29,10 @@ inline constexpr const char* kPhotoPlacementNames[] = {"auto", "every", "own"};
 inline constexpr double kTightPhotoShare = 0.25;
 bool hold_own_photos(PhotoPlacement placement, int ranks, int64_t photo_bytes, std::optional<size_t> device_bytes);
 
-// The training views rank `rank` of `ranks` holds with own photos at batch size `batch` (>= ranks):
+// The training views each of `ranks` ranks holds with own photos at batch size `batch` (>= ranks):
 // shares sized like the ranks' blocks of a batch (kernels/camera_blocks_math.h), within one view, and
 // interleaved along the capture.
-std::vector<int> owned_views(std::span<const int> train, int rank, int ranks, int batch);
+std::vector<std::vector<int>> dealt_views(std::span<const int> train, int ranks, int batch);
 
 // Shuffled epochs over a fixed list of camera indices; the whole state is (rng, order, position),
 // so a restored sampler continues with exactly the same cameras.

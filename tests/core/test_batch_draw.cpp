@@ -30,11 +30,11 @@ TEST_CASE("photos: every, own, or own where every photo would fill a quarter of 
 }
 
 TEST_CASE("own photos: the training views dealt like the blocks of a batch, interleaved", "[batch_draw]") {
-  CHECK(owned_views(kTrain, 0, 3, 3) == std::vector<int>{1, 5, 9, 13});  // one camera a rank: round robin
-  CHECK(owned_views(kTrain, 2, 3, 3) == std::vector<int>{4, 8, 12});
+  CHECK(dealt_views(kTrain, 3, 3)[0] == std::vector<int>{1, 5, 9, 13});  // one camera a rank: round robin
+  CHECK(dealt_views(kTrain, 3, 3)[2] == std::vector<int>{4, 8, 12});
   // Batch 3 on 2 ranks: blocks of 1 and 2 cameras, so shares of a third and two thirds, interleaved.
-  CHECK(owned_views(kTrain, 0, 2, 3) == std::vector<int>{2, 6, 10});
-  CHECK(owned_views(kTrain, 1, 2, 3) == std::vector<int>{1, 4, 5, 8, 9, 12, 13});
+  CHECK(dealt_views(kTrain, 2, 3)[0] == std::vector<int>{2, 6, 10});
+  CHECK(dealt_views(kTrain, 2, 3)[1] == std::vector<int>{1, 4, 5, 8, 9, 12, 13});
 }
 
 TEST_CASE("own photos: each rank's block of every batch comes from its share, every view alike", "[batch_draw]") {
@@ -70,7 +70,7 @@ TEST_CASE("own photos: a new batch size deals the views again where the blocks c
   CHECK_FALSE(draw.deal(4));  // the same deal
   CHECK(draw.deal(3));        // blocks of 1 and 2: rank 0 holds fewer
   CHECK(draw.held_by(0).size() < at4.size());
-  CHECK(draw.held_by(0) == owned_views(kTrain, 0, 2, 3));
+  CHECK(draw.held_by(0) == dealt_views(kTrain, 2, 3)[0]);
   CHECK_THROWS_WITH(draw.deal(1), Catch::Contains("a batch of 1 for 2 ranks"));
 }
 

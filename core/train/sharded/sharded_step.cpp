@@ -65,8 +65,7 @@ CameraBlock camera_block(int rank, int ranks, int batch) {
   if (ranks < 1 || rank < 0 || rank >= ranks)
     throw std::invalid_argument("camera_block: rank " + std::to_string(rank) + " of " + std::to_string(ranks));
   check_batch_covers_ranks(batch, ranks);
-  const int first = kernels::block_first_camera(rank, batch, ranks);
-  return {first, kernels::block_first_camera(rank + 1, batch, ranks) - first};
+  return {kernels::block_first_camera(rank, batch, ranks), kernels::block_cameras(rank, batch, ranks)};
 }
 
 ShardedStep::ShardedStep(Communicator& comm, float ssim_weight, int cpu_threads)
