@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/model/device_gaussians.h"
+#include "kernels/phase_timer.h"
 
 namespace splat {
 
@@ -23,6 +24,8 @@ struct StepInfo {
   float means_lr = 0;      // learning rate the means had in this step, batch scaling included (MCMC's noise)
   int64_t first_row = 0;   // global id of this rank's row 0 (0 for one rank)
   int64_t model_rows = 0;  // rows of the whole model, every rank's (a mean over the model divides by it)
+  // Under --profile: the step's timer, on which a refinement marks its parts (null otherwise).
+  kernels::PhaseTimer* timer = nullptr;
 };
 
 class Strategy {

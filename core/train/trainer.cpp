@@ -103,6 +103,7 @@ Trainer::Trainer(const Scene& scene, const GaussianModel& init, const TrainerOpt
 void Trainer::color_maps_step(int batch) {
   kernels::AdamHyperParams h;
   h.lr = static_cast<float>(opt_.lr.color_maps);
+  h.eps = static_cast<float>(opt_.lr.color_maps_eps);
   const int64_t t = (int64_t(images_done_) + batch + batch - 1) / batch;  // as optimizer_step counts
   kernels::adam_step(where_, color_maps_.data(), color_grads_.data(), color_m_.data(), color_v_.data(),
                      int64_t(color_maps_.size()), kernels::scale_for_batch(h, batch), t);
@@ -268,6 +269,7 @@ StepResult Trainer::step() {
   info.scene_extent = scene_.extent;
   info.first_row = first_id_;
   info.model_rows = known_total();
+  info.timer = timer_.get();
   kernels::AdamHyperParams means_h;
   means_h.lr = static_cast<float>(means_lr(images_done_));
   info.means_lr = kernels::scale_for_batch(means_h, B).lr;

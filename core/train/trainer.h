@@ -59,6 +59,13 @@ struct LearningRates {
   // drawn, once an epoch; on a demo capture of two exposures 1e-3 closed a fifth of the gap in 1,200
   // images, 3e-3 to 1e-2 most of it (bench/QUALITY.md).
   double color_maps = 5e-3;
+  // Their Adam epsilon, large on purpose: a map's gradient is the mean over its image of the loss's
+  // slope times the colour, about 0.1 where the photo's exposure is off and far smaller where the
+  // residual only changes sign across the image. Plain Adam steps both at the full rate, so on photos
+  // of one exposure the maps wandered and the scene with them (bonsai 31.36 -> 26.06 dB on an H100);
+  // at 0.1 the small gradients take small steps (30.44 dB) and an exposure change is still followed
+  // (cup with every other photo darkened: 26.79 dB at 1e-15, 28.42 at 0.1; bench/QUALITY.md).
+  double color_maps_eps = 0.1;
 };
 
 struct TrainerOptions {

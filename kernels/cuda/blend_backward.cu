@@ -101,9 +101,9 @@ __device__ inline ThreadPixels load_pixels(std::index_sequence<I...>, int px, in
 
 // kAbs: the AbsGS statistic is wanted; kDepthAlpha: a depth or an alpha gradient is given (the
 // replay's terms for them are skipped otherwise).
-// Training's variants (no depth or alpha gradient) are held to 40 registers, 6 blocks an SM: with the
-// chunk bookkeeping the AbsGS one (which training runs: the statistics always include it) wants 42,
-// which would round up to 48 and cost a block an SM; at 40 it spills 8 bytes.
+// Training's variants (no depth or alpha gradient) are held to 40 registers, 6 blocks an SM: 48 would
+// cost a block an SM. The AbsGS one (which training runs: the statistics always include it) fits 40
+// without a spill only because the replay loop walks positions relative to the list's start.
 template <bool kAbs, bool kDepthAlpha>
 __global__ void __launch_bounds__(kThreads, kDepthAlpha ? 5 : 6)
     blend_backward_kernel(ProjectedSlots slots, TileBins bins, TileChunks chunks, TileGrid grid, Background bg,
@@ -113,6 +113,7 @@ __global__ void __launch_bounds__(kThreads, kDepthAlpha ? 5 : 6)
   __shared__ float4 s_conic_opacity[kThreads];
   __shared__ float4 s_color_depth[kThreads];
   __shared__ int s_max_contributors;
+  __shared__ int s_list_begin;
 
   // This block's work: a heavy-first position and a chunk of its tile's list (the whole list unsplit).
   int position = blockIdx.x, chunk = 0;
@@ -147,15 +148,20 @@ __global__ void __launch_bounds__(kThreads, kDepthAlpha ? 5 : 6)
   const int warp_max = __reduce_max_sync(0xffffffffu, thread_max);  // uniform skip bound of the warp
   if (lane == 0) atomicMax(&s_max_contributors, warp_max);
   __syncthreads();
-  // One past the last entry of the chunk any pixel composited.
-  const int last = min(range.x + s_max_contributors, chunk_end);
+  // The replay walks positions in the tile's list; the list's start is read from shared memory when
+  // a batch is loaded, which keeps it out of the registers the loop holds (the AbsGS variant fits 40
+  // without a spill).
+  if (threadIdx.x == 0) s_list_begin = range.x;  // read after the loop's first barrier
+  const int first = chunk_begin - range.x;
+  // One past the last position of the chunk any pixel composited.
+  const int last = min(s_max_contributors, chunk_end - range.x);
 
-  for (int batch_end = last; batch_end > chunk_begin; batch_end -= kThreads) {
+  for (int batch_end = last; batch_end > first; batch_end -= kThreads) {
     __syncthreads();  // the previous batch is fully consumed before it is overwritten
-    const int batch_begin = max(chunk_begin, batch_end - kThreads);
-    const int e = batch_end - 1 - threadIdx.x;  // shared index j holds entry batch_end - 1 - j
+    const int batch_begin = max(first, batch_end - kThreads);
+    const int e = batch_end - 1 - threadIdx.x;  // shared index j holds position batch_end - 1 - j
     if (e >= batch_begin) {
-      const int32_t s = bins.slot_of_entry[e];
+      const int32_t s = bins.slot_of_entry[s_list_begin + e];
       s_slot[threadIdx.x] = s;
       s_mean[threadIdx.x] = slots.mean2d[s];
       s_conic_opacity[threadIdx.x] = slots.conic_opacity[s];
@@ -164,8 +170,8 @@ __global__ void __launch_bounds__(kThreads, kDepthAlpha ? 5 : 6)
     __syncthreads();
     const int n = batch_end - batch_begin;
     for (int j = 0; j < n; ++j) {
-      const int index = batch_end - 1 - j - range.x;  // position in the tile's list
-      if (index >= warp_max) continue;                 // no pixel of this warp composited it
+      const int index = batch_end - 1 - j;  // position in the tile's list
+      if (index >= warp_max) continue;      // no pixel of this warp composited it
       float g[kGradValues] = {};
       bool composited = false;
       const float4 co = s_conic_opacity[j];
