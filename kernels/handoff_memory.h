@@ -1,6 +1,8 @@
 #pragma once
 // Device memory that one stream fills and others read for as long as they hold it: the viewer's
-// snapshots of the model (core/model/model_snapshot.h). Free of the CUDA headers, like stream.h.
+// snapshots of the model (core/model/model_snapshot.h); also the scratch of the model's whole-column
+// edits (core/model/device_gaussians.h), which wants the same: no wait for the whole device when it
+// goes back, and the pool's memory again at the next edit. Free of the CUDA headers, like stream.h.
 //
 // Why not a Buffer: a Buffer's memory goes back with cudaFree, which waits for the whole device. A
 // snapshot is dropped by whichever thread lets go of it last, the trainer's or the viewer's, every few

@@ -125,7 +125,6 @@ DeviceGaussians::DeviceGaussians(const kernels::ComputeContext& where, const Gau
   max_radius_ = Buffer<float>(where_);
   visible_count_ = Buffer<int32_t>(where_);
   scratch_ = Buffer<float>(where_);
-  scratch16_ = Buffer<uint16_t>(where_);
   rows_a_ = Buffer<int32_t>(where_);
   rows_b_ = Buffer<int32_t>(where_);
   upload(state);
@@ -246,12 +245,14 @@ void DeviceGaussians::store_columns(const GaussianState& state) {
   size_gradients();
 }
 
-// After a whole-column edit the scratch holds a replaced column (the largest, SH rest, last): kept, it
-// would add a column's worth of memory to every Gaussian for the rest of the run. Refinements are
-// rare, so the next one allocates anew.
-void DeviceGaussians::release_scratch() {
-  scratch_ = Buffer<float>(where_);
-  scratch16_ = Buffer<uint16_t>(where_);
+// Scratch for a whole-column edit of `rows` rows: room for the widest column in fp32. From the
+// device's stream-ordered pool (kernels/handoff_memory.h): it goes back without a wait for the whole
+// device, and the pool keeps it for the next edit rather than a column's worth of memory per Gaussian
+// staying allocated for the rest of the run.
+kernels::HandoffBlock DeviceGaussians::edit_scratch(int64_t rows) const {
+  int widest = 0;
+  for (Group g : kAllGroups) widest = std::max(widest, group_width(g, sh_degree_));
+  return kernels::HandoffBlock(where_, static_cast<size_t>(rows) * static_cast<size_t>(widest) * sizeof(float));
 }
 
 void DeviceGaussians::reset_row_state() {
@@ -296,20 +297,22 @@ void DeviceGaussians::gather_rows(std::span<const int32_t> param_source, std::sp
   rows_a_.upload(param_source);
   rows_b_.upload(moment_source);
   // Every column goes through this one loop, so that none can be left with the old rows.
+  const kernels::HandoffBlock scratch = edit_scratch(n_out);
   for (Group g : kAllGroups) {
     const int i = static_cast<int>(g);
     const int w = group_width(g, sh_degree_);
     using Target = std::pair<StoredColumnArray*, const Buffer<int32_t>*>;
     for (auto [column, source] : {Target{&params_[i], &rows_a_}, Target{&m1_[i], &rows_b_}, Target{&m2_[i], &rows_b_}})
-      column->gather(*source, w, n_out, scratch_, scratch16_);
+      column->gather(*source, w, n_out, scratch.data());
   }
+  scratch.used_on(where_);
   n_ = n_out;
   size_gradients();
-  release_scratch();
   reset_row_state();
 }
 
 void DeviceGaussians::replace_rows(int64_t n, const ColumnFill& fill) {
+  const kernels::HandoffBlock scratch = edit_scratch(n);
   for (Group g : kAllGroups) {
     const int i = static_cast<int>(g);
     const int w = group_width(g, sh_degree_);
@@ -319,11 +322,11 @@ void DeviceGaussians::replace_rows(int64_t n, const ColumnFill& fill) {
           [&](const void* old, size_t element_bytes, void* out) {
             fill(old, int64_t(w) * int64_t(element_bytes), out);
           },
-          scratch_, scratch16_);
+          scratch.data());
   }
+  scratch.used_on(where_);
   n_ = n;
   size_gradients();
-  release_scratch();
   reset_row_state();
 }
 

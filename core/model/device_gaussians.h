@@ -23,6 +23,7 @@
 #include "core/model/stored_array.h"
 #include "kernels/adam.h"
 #include "kernels/buffer.h"
+#include "kernels/handoff_memory.h"
 #include "kernels/rasterizer.h"
 
 namespace splat {
@@ -194,8 +195,8 @@ class DeviceGaussians {
   void size_gradients();
   // Switches the SH rest gradients between bf16 and fp32 storage (GradWrite::OnlyCall).
   void set_rest_grad_narrow(bool narrow);
-  // Frees the gather scratch (after the whole-column edits).
-  void release_scratch();
+  // The scratch of a whole-column edit of `rows` rows (StoredColumnArray::refill).
+  kernels::HandoffBlock edit_scratch(int64_t rows) const;
   // Parameters and moments from `state`, stored as its table says (gradients sized, not zeroed).
   void store_columns(const GaussianState& state);
 
@@ -211,9 +212,8 @@ class DeviceGaussians {
   bool rest_grad_narrow_ = false;
   kernels::Buffer<float> grad2d_, grad2d_abs_, max_radius_;
   kernels::Buffer<int32_t> visible_count_;
-  // Reused by the row edits: the gather targets that are swapped into place, and the row lists.
+  // Reused by the edits of a few rows (download_rows, write_rows), and the row lists of every edit.
   kernels::Buffer<float> scratch_;
-  kernels::Buffer<uint16_t> scratch16_;
   kernels::Buffer<int32_t> rows_a_, rows_b_;
 };
 

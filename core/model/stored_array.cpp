@@ -42,27 +42,26 @@ void StoredColumnArray::zero() {
     f32_.zero();
 }
 
-void StoredColumnArray::gather(const kernels::Buffer<int32_t>& index, int width, int64_t n_out,
-                               kernels::Buffer<float>& scratch_f32, kernels::Buffer<uint16_t>& scratch_b16) {
+void StoredColumnArray::gather(const kernels::Buffer<int32_t>& index, int width, int64_t n_out, void* scratch) {
   const kernels::ComputeContext& where = two_bytes_ ? b16_.context() : f32_.context();
   refill(
       static_cast<size_t>(n_out) * width,
       [&](const void* old, size_t element_bytes, void* out) {
         kernels::gather_rows(where, out, old, element_bytes, width, index.data(), n_out);
       },
-      scratch_f32, scratch_b16);
+      scratch);
 }
 
-void StoredColumnArray::refill(size_t n, const Fill& fill, kernels::Buffer<float>& scratch_f32,
-                               kernels::Buffer<uint16_t>& scratch_b16) {
+void StoredColumnArray::refill(size_t n, const Fill& fill, void* scratch) {
+  const size_t bytes = n * element_bytes();
   if (two_bytes_) {
-    scratch_b16.resize(n);
-    fill(b16_.data(), 2, scratch_b16.data());
-    std::swap(b16_, scratch_b16);
+    fill(b16_.data(), 2, scratch);
+    b16_.resize(n);  // a reallocation waits for the fill, which read the old elements
+    kernels::copy_bytes(b16_.data(), b16_.context(), scratch, b16_.context(), bytes);
   } else {
-    scratch_f32.resize(n);
-    fill(f32_.data(), 4, scratch_f32.data());
-    std::swap(f32_, scratch_f32);
+    fill(f32_.data(), 4, scratch);
+    f32_.resize(n);
+    kernels::copy_bytes(f32_.data(), f32_.context(), scratch, f32_.context(), bytes);
   }
 }
 
