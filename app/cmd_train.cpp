@@ -64,6 +64,7 @@ struct TrainArgs {
   int64_t max_gaussians = 0;
   std::string photos = kPhotoPlacementNames[int(PhotoPlacement::Auto)];
   bool exposure = false;
+  bool sparse_adam = false;
   std::string up = up_axis_name(UpAxis::Auto);
   int threads = 0;
   int stop_at = 0;
@@ -81,7 +82,7 @@ const std::vector<std::string> kRecordedOptions = {
     "--strategy",   "--batch-size", "--packed",    "--data-factor", "--undistort", "--mask-mode",
     "--fisheye-fov", "--eval-every", "--log-every", "--checkpoint-every", "--seed",
     "--sh-degree",  "--background", "--cap-max",   "--absgrad",     "--amp",
-    "--max-gaussians", "--photos", "--exposure", "--up"};
+    "--max-gaussians", "--photos", "--exposure", "--sparse-adam", "--up"};
 
 void add_train_options(CLI::App* sub, TrainArgs& a) {
   sub->add_option("scene", a.scene,
@@ -154,6 +155,9 @@ void add_train_options(CLI::App* sub, TrainArgs& a) {
   sub->add_flag("--exposure", a.exposure,
                 "Learn an affine colour map per training photo (exposure, white balance) beside the scene, for "
                 "captures whose photos change exposure; test views and exports are never mapped");
+  sub->add_flag("--sparse-adam", a.sparse_adam,
+                "Sparse Adam: a Gaussian no camera of a step saw keeps its parameters and Adam moments that step "
+                "(its optimizer state is not read or written)");
   add_up_option(sub, a.up, "estimated from the cameras; recorded for the GUI and render --path orbit");
   sub->add_option("--threads", a.threads, "CPU backend threads (0: all cores)")->capture_default_str();
   sub->add_option("--stop-at", a.stop_at,
@@ -206,7 +210,8 @@ TrainerOptions trainer_options(const TrainArgs& a, kernels::Device dev) {
                    .seed = a.seed,
                    .cpu_threads = a.threads,
                    .amp = a.amp,
-                   .exposure = a.exposure};
+                   .exposure = a.exposure,
+                   .sparse_adam = a.sparse_adam};
   for (int c = 0; c < 3; ++c) o.background[c] = a.background[c];
   o.mcmc.cap = a.cap_max;
   o.default_strategy.absgrad = a.absgrad;

@@ -55,6 +55,11 @@ struct AdamGroup {
   AdamHyperParams h;
   uint64_t seed = 0;
   int64_t first = 0;
+  // Sparse Adam: an element whose gradient is exactly zero this step keeps its value and both moments
+  // (dense Adam decays the moments and moves the value along them). A Gaussian that no camera of the
+  // step saw has a zero gradient in every column, so its row is left as it is and, on CUDA, neither
+  // read nor written beyond its gradient.
+  bool skip_zero_grads = false;
 };
 // An fp32 array as a StoredArray.
 inline StoredArray fp32_array(float* p) { return {p, nullptr, Precision::F32}; }
@@ -67,7 +72,7 @@ void adam_step_groups(const ComputeContext& where, std::span<const AdamGroup> gr
 // CPU reference, templated so that tests can run it in double; instantiated for float and double.
 template <class T>
 void adam_step_reference(T* params, const T* grads, T* exp_avg, T* exp_avg_sq, int64_t n, const AdamHyperParams& h,
-                         int64_t step);
+                         int64_t step, bool skip_zero_grads = false);
 // CPU reference of one group in its storage precisions (the CUDA kernel's generic path).
 void adam_step_stored_reference(const AdamGroup& g, int64_t step);
 

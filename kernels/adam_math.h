@@ -72,12 +72,15 @@ struct GradArray {
 };
 SPLAT_HD float load_grad(const GradArray& g, int64_t i) { return g.bf16 ? bf16_to_float(g.bf16[i]) : g.f32[i]; }
 
-// Element i of a group in its storage precisions: read, update in fp32, write back rounded.
+// Element i of a group in its storage precisions: read, update in fp32, write back rounded. With
+// `skip_zero` (sparse Adam, AdamGroup::skip_zero_grads) an element whose gradient is zero is left alone.
 SPLAT_HD void adam_update_stored(const StoredArray& params, const GradArray& grads, const StoredArray& exp_avg,
                                  const StoredArray& exp_avg_sq, int64_t i, uint64_t seed, int64_t first,
-                                 const AdamStepConstants<float>& k) {
+                                 const AdamStepConstants<float>& k, bool skip_zero) {
+  const float d = load_grad(grads, i);
+  if (skip_zero && d == 0.f) return;
   float p = load_stored(params, i), m = load_stored(exp_avg, i), v = load_stored(exp_avg_sq, i);
-  adam_update(p, load_grad(grads, i), m, v, k);
+  adam_update(p, d, m, v, k);
   const ElementRoundingBits r = element_rounding_bits(seed, first, i);
   store_stored(params, i, p, r.param);
   store_stored(exp_avg, i, m, r.exp_avg);

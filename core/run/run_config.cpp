@@ -31,6 +31,7 @@ void for_each_trainer_setting(Config& c, Options& o, F&& f) {
   f(c.max_gaussians, o.default_strategy.max_gaussians);
   f(c.photos, o.photos);
   f(c.exposure, o.exposure);
+  f(c.sparse_adam, o.sparse_adam);
 }
 
 // Enumerations are recorded by name: the names of each, indexed by its values.

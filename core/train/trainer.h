@@ -100,6 +100,10 @@ struct TrainerOptions {
   // that photos of changing exposure do not bend the scene's colours. Never applied to test views or
   // exports. With ranks every rank keeps every map and their gradients are summed over the ranks.
   bool exposure = false;
+  // Sparse Adam (kernels::AdamGroup::skip_zero_grads): a Gaussian no camera of the step saw keeps its
+  // parameters and moments, rather than dense Adam moving it on its moments; the step reads and writes
+  // only the seen rows' optimizer state (the Adam step is about a sixth of a batch-1 step on bonsai).
+  bool sparse_adam = false;
 };
 
 struct StepResult {

@@ -37,24 +37,25 @@ AdamStepConstants<T> adam_step_constants(const AdamHyperParams& h, int64_t step)
 
 template <class T>
 void adam_step_reference(T* params, const T* grads, T* exp_avg, T* exp_avg_sq, int64_t n, const AdamHyperParams& h,
-                         int64_t step) {
+                         int64_t step, bool skip_zero_grads) {
   if (n < 0) throw std::invalid_argument("Adam element count must be >= 0, got " + std::to_string(n));
   const AdamStepConstants<T> k = adam_step_constants<T>(h, step);
-  for (int64_t i = 0; i < n; ++i) adam_update(params[i], grads[i], exp_avg[i], exp_avg_sq[i], k);
+  for (int64_t i = 0; i < n; ++i)
+    if (!skip_zero_grads || grads[i] != T(0)) adam_update(params[i], grads[i], exp_avg[i], exp_avg_sq[i], k);
 }
 
 void adam_step_stored_reference(const AdamGroup& g, int64_t step) {
   if (g.n < 0) throw std::invalid_argument("Adam element count must be >= 0, got " + std::to_string(g.n));
   const AdamStepConstants<float> k = adam_step_constants<float>(g.h, step);
   for (int64_t i = 0; i < g.n; ++i)
-    adam_update_stored(g.params, g.grads, g.exp_avg, g.exp_avg_sq, i, g.seed, g.first, k);
+    adam_update_stored(g.params, g.grads, g.exp_avg, g.exp_avg_sq, i, g.seed, g.first, k, g.skip_zero_grads);
 }
 
 template AdamStepConstants<float> adam_step_constants<float>(const AdamHyperParams&, int64_t);
 template AdamStepConstants<double> adam_step_constants<double>(const AdamHyperParams&, int64_t);
 template void adam_step_reference<float>(float*, const float*, float*, float*, int64_t, const AdamHyperParams&,
-                                         int64_t);
+                                         int64_t, bool);
 template void adam_step_reference<double>(double*, const double*, double*, double*, int64_t,
-                                          const AdamHyperParams&, int64_t);
+                                          const AdamHyperParams&, int64_t, bool);
 
 }  // namespace splat::kernels

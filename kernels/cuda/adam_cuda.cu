@@ -2,7 +2,10 @@
 // everything in registers (each element is read and written once: the step is bandwidth-bound, and
 // 16-byte accesses keep more bytes in flight per thread than one float each). Several parameter groups
 // share one launch: the blocks are split between the groups, and a block finds its group from the
-// table of first blocks passed by value with the launch.
+// table of first blocks passed by value with the launch. Sparse Adam (AdamGroup::skip_zero_grads)
+// reads a thread's gradients first: where all are zero the thread stops there, and otherwise the
+// elements of zero gradient keep the values they were read with (stored back unchanged: an exact bf16
+// value rounds to itself).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -37,6 +40,7 @@ struct GroupArgs {
   // Eight where all four arrays are bf16 (the SH rest group): 16-byte accesses, as the fp32 path makes.
   int narrow;
   int per_thread;  // elements per thread: 8 on that path, 4 otherwise
+  bool skip_zero;  // sparse Adam
 };
 
 struct LaunchArgs {
@@ -76,6 +80,13 @@ __device__ void load_f32(const float* p, float (&f)[W]) {
   }
 }
 template <int W>
+__device__ bool all_zero(const float (&f)[W]) {
+  bool zero = true;
+#pragma unroll
+  for (int e = 0; e < W; ++e) zero &= f[e] == 0.f;
+  return zero;
+}
+template <int W>
 __device__ void store_f32(float* p, const float (&f)[W]) {
 #pragma unroll
   for (int e = 0; e < W; e += 4) *reinterpret_cast<float4*>(p + e) = make_float4(f[e], f[e + 1], f[e + 2], f[e + 3]);
@@ -88,16 +99,17 @@ template <int W>
 __device__ void adam_narrow(const GroupArgs& x, int64_t i) {
   constexpr bool all_bf16 = W == 8;
   float p[W], d[W], m[W], v[W];
-  if (all_bf16 || x.params.bf16) load_bf16<W>(x.params.bf16 + i, p);
-  else load_f32<W>(x.params.f32 + i, p);
   if (all_bf16 || x.grads.bf16) load_bf16<W>(x.grads.bf16 + i, d);
   else load_f32<W>(x.grads.f32 + i, d);
+  if (x.skip_zero && all_zero(d)) return;
+  if (all_bf16 || x.params.bf16) load_bf16<W>(x.params.bf16 + i, p);
+  else load_f32<W>(x.params.f32 + i, p);
   load_bf16<W>(x.exp_avg.bf16 + i, m);
   load_bf16<W>(x.exp_avg_sq.bf16 + i, v);
   uint16_t ph[W], mh[W], vh[W];
 #pragma unroll
   for (int e = 0; e < W; ++e) {
-    adam_update(p[e], d[e], m[e], v[e], x.k);
+    if (!x.skip_zero || d[e] != 0.f) adam_update(p[e], d[e], m[e], v[e], x.k);
     const ElementRoundingBits r = element_rounding_bits(x.seed, x.first, i + e);
     ph[e] = bf16_stochastic(p[e], r.param);
     mh[e] = bf16_stochastic(m[e], r.exp_avg);
@@ -119,28 +131,30 @@ __global__ void adam_groups_kernel(const __grid_constant__ LaunchArgs a) {
   if (x.narrow == 4 && i + 4 <= x.n) return adam_narrow<4>(x, i);
   if (!x.fp32) {  // other narrow storage, and the tails: the shared per-element body, which rounds what it writes
     for (int64_t j = i; j < i + x.per_thread && j < x.n; ++j)
-      adam_update_stored(x.params, x.grads, x.exp_avg, x.exp_avg_sq, j, x.seed, x.first, x.k);
+      adam_update_stored(x.params, x.grads, x.exp_avg, x.exp_avg_sq, j, x.seed, x.first, x.k, x.skip_zero);
     return;
   }
   float* const params = x.params.f32;
   float* const exp_avg = x.exp_avg.f32;
   float* const exp_avg_sq = x.exp_avg_sq.f32;
   if (x.aligned && i + kPerThread <= x.n) {
-    float4 p = *reinterpret_cast<const float4*>(params + i);
-    const float4 d = *reinterpret_cast<const float4*>(x.grads.f32 + i);
-    float4 m = *reinterpret_cast<const float4*>(exp_avg + i);
-    float4 v = *reinterpret_cast<const float4*>(exp_avg_sq + i);
-    adam_update(p.x, d.x, m.x, v.x, x.k);
-    adam_update(p.y, d.y, m.y, v.y, x.k);
-    adam_update(p.z, d.z, m.z, v.z, x.k);
-    adam_update(p.w, d.w, m.w, v.w, x.k);
-    *reinterpret_cast<float4*>(params + i) = p;
-    *reinterpret_cast<float4*>(exp_avg + i) = m;
-    *reinterpret_cast<float4*>(exp_avg_sq + i) = v;
+    float d[4];
+    load_f32<4>(x.grads.f32 + i, d);
+    if (x.skip_zero && all_zero(d)) return;
+    float p[4], m[4], v[4];
+    load_f32<4>(params + i, p);
+    load_f32<4>(exp_avg + i, m);
+    load_f32<4>(exp_avg_sq + i, v);
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+      if (!x.skip_zero || d[e] != 0.f) adam_update(p[e], d[e], m[e], v[e], x.k);
+    store_f32<4>(params + i, p);
+    store_f32<4>(exp_avg + i, m);
+    store_f32<4>(exp_avg_sq + i, v);
     return;
   }
   for (int64_t j = i; j < i + kPerThread && j < x.n; ++j)
-    adam_update(params[j], x.grads.f32[j], exp_avg[j], exp_avg_sq[j], x.k);
+    if (!x.skip_zero || x.grads.f32[j] != 0.f) adam_update(params[j], x.grads.f32[j], exp_avg[j], exp_avg_sq[j], x.k);
 }
 
 bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
@@ -195,7 +209,8 @@ void adam_step_groups(const ComputeContext& where, std::span<const AdamGroup> gr
   if (where.device == Device::CPU) {
     for (const AdamGroup& g : groups) {
       if (all_fp32(g))
-        adam_step_reference<float>(g.params.f32, g.grads.f32, g.exp_avg.f32, g.exp_avg_sq.f32, g.n, g.h, step);
+        adam_step_reference<float>(g.params.f32, g.grads.f32, g.exp_avg.f32, g.exp_avg_sq.f32, g.n, g.h, step,
+                                   g.skip_zero_grads);
       else
         adam_step_stored_reference(g, step);
     }
@@ -214,8 +229,9 @@ void adam_step_groups(const ComputeContext& where, std::span<const AdamGroup> gr
     const bool aligned = fp32 && aligned16(g.params.f32) && aligned16(g.grads.f32) && aligned16(g.exp_avg.f32) &&
                          aligned16(g.exp_avg_sq.f32);
     const int narrow = narrow_width(g), per_thread = narrow == 8 ? 8 : kPerThread;
-    a.group[a.count] = GroupArgs{g.params, g.grads, g.exp_avg, g.exp_avg_sq, g.n,      k,
-                                 g.seed,   g.first, fp32,      aligned,      narrow, per_thread};
+    a.group[a.count] = GroupArgs{g.params, g.grads, g.exp_avg, g.exp_avg_sq, g.n,        k,
+                                 g.seed,   g.first, fp32,      aligned,      narrow, per_thread,
+                                 g.skip_zero_grads};
     const int64_t per_block = int64_t(kThreads) * per_thread;
     a.first_block[a.count + 1] = a.first_block[a.count] + (g.n + per_block - 1) / per_block;
     ++a.count;

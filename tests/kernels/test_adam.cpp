@@ -111,3 +111,79 @@ TEST_CASE("multi-group Adam checks every group before updating any", "[adam]") {
   CHECK(p1 == q);
   CHECK(p1 != 1.f);
 }
+
+// Sparse Adam (AdamGroup::skip_zero_grads): after dense steps have filled the moments, a step whose
+// gradient is zero on some elements (whole rows of three, as an unseen Gaussian's, and single ones)
+// leaves those elements' value and moments exactly as they were, and moves every other element as
+// a dense step does; in fp32 and in mixed precision's bf16 storage.
+TEST_CASE("sparse Adam leaves elements of zero gradient alone and steps the others like dense Adam",
+          "[adam][sparse]") {
+  const int64_t n = 96;
+  AdamHyperParams h;
+  h.lr = 1e-2f;
+  std::vector<float> g(n), p(n), m(n, 0.f), v(n, 0.f);
+  for (int64_t i = 0; i < n; ++i) p[size_t(i)] = 0.1f * float(i % 7) - 0.3f;
+  for (int step = 1; step <= 3; ++step) {
+    for (int64_t i = 0; i < n; ++i) g[size_t(i)] = 0.01f * float((i * 13 + step * 5) % 11) - 0.05f + 1e-4f;
+    adam_step_reference<float>(p.data(), g.data(), m.data(), v.data(), n, h, step);
+  }
+  std::vector<bool> zero(size_t(n), false);
+  for (int64_t i = 0; i < n; ++i) zero[size_t(i)] = (i / 3) % 4 == 1 || i % 17 == 0;
+  for (int64_t i = 0; i < n; ++i) g[size_t(i)] = zero[size_t(i)] ? 0.f : 0.02f * float(i % 5) - 0.03f + 1e-4f;
+
+  SECTION("fp32") {
+    std::vector<float> sp = p, sm = m, sv = v, dp = p, dm = m, dv = v;
+    adam_step_reference<float>(sp.data(), g.data(), sm.data(), sv.data(), n, h, 4, /*skip_zero_grads=*/true);
+    adam_step_reference<float>(dp.data(), g.data(), dm.data(), dv.data(), n, h, 4);
+    int kept = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const size_t k = size_t(i);
+      INFO("element " << i);
+      if (zero[k]) {
+        CHECK(sp[k] == p[k]);
+        CHECK(sm[k] == m[k]);
+        CHECK(sv[k] == v[k]);
+        CHECK(dp[k] != p[k]);  // dense Adam does move it: the moments carry it on
+        ++kept;
+      } else {
+        CHECK(sp[k] == dp[k]);
+        CHECK(sm[k] == dm[k]);
+        CHECK(sv[k] == dv[k]);
+      }
+    }
+    CHECK(kept > 20);
+  }
+  SECTION("bf16 storage, through the group entry point") {
+    std::vector<uint16_t> p16, m16, v16, g16;
+    for (int64_t i = 0; i < n; ++i) {
+      p16.push_back(bf16_nearest(p[size_t(i)]));
+      m16.push_back(bf16_nearest(m[size_t(i)]));
+      v16.push_back(bf16_nearest(v[size_t(i)]));
+      g16.push_back(bf16_nearest(g[size_t(i)]));
+    }
+    auto group = [&](std::vector<uint16_t>& pp, std::vector<uint16_t>& mm, std::vector<uint16_t>& vv, bool sparse) {
+      AdamGroup a{{nullptr, pp.data(), splat::Precision::BF16}, GradArray::narrow(g16.data()),
+                  {nullptr, mm.data(), splat::Precision::BF16}, {nullptr, vv.data(), splat::Precision::BF16},
+                  n, h, /*seed=*/9};
+      a.skip_zero_grads = sparse;
+      return a;
+    };
+    std::vector<uint16_t> sp = p16, sm = m16, sv = v16, dp = p16, dm = m16, dv = v16;
+    const AdamGroup sparse = group(sp, sm, sv, true), dense = group(dp, dm, dv, false);
+    adam_step_groups(Device::CPU, std::span<const AdamGroup>(&sparse, 1), 4);
+    adam_step_groups(Device::CPU, std::span<const AdamGroup>(&dense, 1), 4);
+    for (int64_t i = 0; i < n; ++i) {
+      const size_t k = size_t(i);
+      INFO("element " << i);
+      if (zero[k]) {
+        CHECK(sp[k] == p16[k]);
+        CHECK(sm[k] == m16[k]);
+        CHECK(sv[k] == v16[k]);
+      } else {
+        CHECK(sp[k] == dp[k]);
+        CHECK(sm[k] == dm[k]);
+        CHECK(sv[k] == dv[k]);
+      }
+    }
+  }
+}

@@ -333,3 +333,68 @@ TEST_CASE("CUDA Adam with bf16 gradients writes the CPU reference's bits", "[ada
     CHECK(std::any_of(m16.begin(), m16.end(), [](uint16_t b) { return b != 0; }));
   }
 }
+
+TEST_CASE("CUDA sparse Adam writes the CPU reference's bits on every path", "[adam][sparse][gpu]") {
+  if (!splat::test::gpu_or_skip("CUDA sparse Adam vs CPU")) return;
+  // Zero gradients in whole rows of three (unseen Gaussians: some float4s all zero, some mixed) and
+  // scattered; the fp32 float4 path, the fp32 scalar path (arrays one float in: unaligned), the all-bf16
+  // eight-element path and fp32 parameters with bf16 moments (four elements), each with a tail.
+  const size_t n = 40003;
+  std::vector<float> g = random_values(n, 51, -0.01f, 0.01f);
+  for (size_t i = 0; i < n; ++i)
+    if ((i / 3) % 5 == 2 || i % 29 == 0) g[i] = 0.f;
+  const std::vector<float> p0 = random_values(n + 1, 52, -1.f, 1.f), m0 = random_values(n + 1, 53, -0.01f, 0.01f),
+                           v0 = random_values(n + 1, 54, 0.f, 1e-4f);
+  AdamHyperParams h;
+  h.lr = 1e-3f;
+  for (const int offset : {0, 1}) {
+    INFO("fp32, arrays " << offset << " float(s) in");
+    std::vector<float> p = p0, m = m0, v = v0, gg(n + 1, 0.f);
+    std::copy(g.begin(), g.end(), gg.begin() + offset);
+    Buffer<float> dp = on_gpu(p), dm = on_gpu(m), dv = on_gpu(v), dg = on_gpu(gg);
+    AdamGroup cpu{fp32_array(p.data() + offset), gg.data() + offset, fp32_array(m.data() + offset),
+                  fp32_array(v.data() + offset), int64_t(n), h};
+    AdamGroup gpu{fp32_array(dp.data() + offset), dg.data() + offset, fp32_array(dm.data() + offset),
+                  fp32_array(dv.data() + offset), int64_t(n), h};
+    cpu.skip_zero_grads = gpu.skip_zero_grads = true;
+    adam_step_groups(Device::CPU, std::span<const AdamGroup>(&cpu, 1), 7);
+    adam_step_groups(Device::CUDA, std::span<const AdamGroup>(&gpu, 1), 7);
+    CHECK(dp.download() == p);
+    CHECK(dm.download() == m);
+    CHECK(dv.download() == v);
+    CHECK(p[size_t(offset) + 6] == p0[size_t(offset) + 6]);  // element 6: a zero row, kept
+    CHECK(p[size_t(offset) + 1] != p0[size_t(offset) + 1]);  // element 1: moved
+  }
+  std::vector<uint16_t> g16, p16, m16, v16;
+  for (size_t i = 0; i < n; ++i) {
+    g16.push_back(bf16_nearest(g[i]));
+    p16.push_back(bf16_nearest(p0[i]));
+    m16.push_back(bf16_nearest(m0[i]));
+    v16.push_back(bf16_nearest(v0[i]));
+  }
+  for (const bool bf16_params : {true, false}) {
+    INFO("mixed precision, bf16 parameters: " << bf16_params);
+    std::vector<uint16_t> cp16 = p16, cm16 = m16, cv16 = v16;
+    std::vector<float> cp32(p0.begin(), p0.begin() + n);
+    Buffer<uint16_t> dp16 = on_gpu(p16), dm16 = on_gpu(m16), dv16 = on_gpu(v16), dg16 = on_gpu(g16);
+    Buffer<float> dp32 = on_gpu(cp32);
+    AdamGroup cpu, gpu;
+    cpu.params = bf16_params ? StoredArray{nullptr, cp16.data(), splat::Precision::BF16} : fp32_array(cp32.data());
+    gpu.params = bf16_params ? StoredArray{nullptr, dp16.data(), splat::Precision::BF16} : fp32_array(dp32.data());
+    cpu.exp_avg = {nullptr, cm16.data(), splat::Precision::BF16};
+    gpu.exp_avg = {nullptr, dm16.data(), splat::Precision::BF16};
+    cpu.exp_avg_sq = {nullptr, cv16.data(), splat::Precision::BF16};
+    gpu.exp_avg_sq = {nullptr, dv16.data(), splat::Precision::BF16};
+    cpu.grads = GradArray::narrow(g16.data()), gpu.grads = GradArray::narrow(dg16.data());
+    for (AdamGroup* a : {&cpu, &gpu})
+      a->n = int64_t(n), a->h = h, a->seed = 77, a->skip_zero_grads = true;
+    adam_step_groups(Device::CPU, std::span<const AdamGroup>(&cpu, 1), 7);
+    adam_step_groups(Device::CUDA, std::span<const AdamGroup>(&gpu, 1), 7);
+    if (bf16_params) CHECK(dp16.download() == cp16);
+    else CHECK(dp32.download() == cp32);
+    CHECK(dm16.download() == cm16);
+    CHECK(dv16.download() == cv16);
+    CHECK(cm16[6] == m16[6]);  // a zero row keeps its moments' bits
+    CHECK(cm16[1] != m16[1]);
+  }
+}
