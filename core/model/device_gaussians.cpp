@@ -250,9 +250,7 @@ void DeviceGaussians::store_columns(const GaussianState& state) {
 // device, and the pool keeps it for the next edit rather than a column's worth of memory per Gaussian
 // staying allocated for the rest of the run.
 kernels::HandoffBlock DeviceGaussians::edit_scratch(int64_t rows) const {
-  int widest = 0;
-  for (Group g : kAllGroups) widest = std::max(widest, group_width(g, sh_degree_));
-  return kernels::HandoffBlock(where_, static_cast<size_t>(rows) * static_cast<size_t>(widest) * sizeof(float));
+  return kernels::HandoffBlock(where_, static_cast<size_t>(rows) * size_t(widest_group_width(sh_degree_)) * sizeof(float));
 }
 
 void DeviceGaussians::reset_row_state() {
@@ -303,9 +301,8 @@ void DeviceGaussians::gather_rows(std::span<const int32_t> param_source, std::sp
     const int w = group_width(g, sh_degree_);
     using Target = std::pair<StoredColumnArray*, const Buffer<int32_t>*>;
     for (auto [column, source] : {Target{&params_[i], &rows_a_}, Target{&m1_[i], &rows_b_}, Target{&m2_[i], &rows_b_}})
-      column->gather(*source, w, n_out, scratch.data());
+      column->gather(*source, w, n_out, scratch);
   }
-  scratch.used_on(where_);
   n_ = n_out;
   size_gradients();
   reset_row_state();
@@ -322,9 +319,8 @@ void DeviceGaussians::replace_rows(int64_t n, const ColumnFill& fill) {
           [&](const void* old, size_t element_bytes, void* out) {
             fill(old, int64_t(w) * int64_t(element_bytes), out);
           },
-          scratch.data());
+          scratch);
   }
-  scratch.used_on(where_);
   n_ = n;
   size_gradients();
   reset_row_state();

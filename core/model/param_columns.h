@@ -96,6 +96,12 @@ inline constexpr std::array<Group, kGroupCount> kAllGroups = [] {
 inline const char* group_name(Group g) { return kParamColumns[static_cast<int>(g)].name; }
 // Floats per row of a group for a storage SH degree.
 inline constexpr int group_width(Group g, int sh_degree) { return kParamColumns[static_cast<int>(g)].width(sh_degree); }
+// The widest group's width (the SH rest at degree 1 and above): what a scratch for any column holds per row.
+inline constexpr int widest_group_width(int sh_degree) {
+  int w = 0;
+  for (Group g : kAllGroups) w = group_width(g, sh_degree) > w ? group_width(g, sh_degree) : w;
+  return w;
+}
 
 // Storage conversions, header-only (the fuzz build compiles a fixed list of core sources), on the
 // kernels' shared bit conversions (kernels/storage_math.h). round_to_storage: the nearest value

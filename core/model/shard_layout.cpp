@@ -102,9 +102,8 @@ GaussianState gather_state(Communicator& comm, const DeviceGaussians& shard, int
   const bool here = comm.rank() == root;
   GaussianState whole(shard.sh_degree(), here ? total : 0, shard.columns());
   // Each gathered column lands in scratch first (StoredColumnArray::refill): room for the widest in fp32.
-  int widest = 0;
-  for (Group g : kAllGroups) widest = std::max(widest, group_width(g, shard.sh_degree()));
-  const kernels::HandoffBlock scratch(comm.context(), here ? size_t(total) * size_t(widest) * sizeof(float) : 0);
+  const kernels::HandoffBlock scratch(
+      comm.context(), here ? size_t(total) * size_t(widest_group_width(shard.sh_degree())) * sizeof(float) : 0);
   for (Group g : kAllGroups) {
     const int64_t w = group_width(g, shard.sh_degree());
     const StoredColumnArray* parts[3] = {&shard.stored_param(g), &shard.exp_avg(g), &shard.exp_avg_sq(g)};
@@ -121,11 +120,10 @@ GaussianState gather_state(Communicator& comm, const DeviceGaussians& shard, int
       }
       StoredColumnArray all(comm.context(), mine.precision(), mine.two_bytes());
       all.refill(size_t(total * w), [&](const void*, size_t, void* out) { comm.gather(mine.data(), my_bytes, out, bytes, root); },
-                 scratch.data());
+                 scratch);
       whole.col(g).*into[k] = all.download();
     }
   }
-  scratch.used_on(comm.context());
   if (here) {
     whole.round_to_storage();
     whole.check_consistent();

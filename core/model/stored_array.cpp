@@ -42,7 +42,8 @@ void StoredColumnArray::zero() {
     f32_.zero();
 }
 
-void StoredColumnArray::gather(const kernels::Buffer<int32_t>& index, int width, int64_t n_out, void* scratch) {
+void StoredColumnArray::gather(const kernels::Buffer<int32_t>& index, int width, int64_t n_out,
+                               const kernels::HandoffBlock& scratch) {
   const kernels::ComputeContext& where = two_bytes_ ? b16_.context() : f32_.context();
   refill(
       static_cast<size_t>(n_out) * width,
@@ -52,17 +53,18 @@ void StoredColumnArray::gather(const kernels::Buffer<int32_t>& index, int width,
       scratch);
 }
 
-void StoredColumnArray::refill(size_t n, const Fill& fill, void* scratch) {
+void StoredColumnArray::refill(size_t n, const Fill& fill, const kernels::HandoffBlock& scratch) {
   const size_t bytes = n * element_bytes();
-  if (two_bytes_) {
-    fill(b16_.data(), 2, scratch);
-    b16_.resize(n);  // a reallocation waits for the fill, which read the old elements
-    kernels::copy_bytes(b16_.data(), b16_.context(), scratch, b16_.context(), bytes);
-  } else {
-    fill(f32_.data(), 4, scratch);
-    f32_.resize(n);
-    kernels::copy_bytes(f32_.data(), f32_.context(), scratch, f32_.context(), bytes);
-  }
+  const kernels::ComputeContext& where = two_bytes_ ? b16_.context() : f32_.context();
+  void* const old = two_bytes_ ? static_cast<void*>(b16_.data()) : static_cast<void*>(f32_.data());
+  fill(old, element_bytes(), scratch.data());
+  scratch.used_on(where);  // recorded before anything below can throw, so the block outlives the fill
+  // A reallocation waits for the fill, which read the old elements.
+  if (two_bytes_) b16_.resize(n);
+  else f32_.resize(n);
+  void* const dst = two_bytes_ ? static_cast<void*>(b16_.data()) : static_cast<void*>(f32_.data());
+  kernels::copy_bytes(dst, where, scratch.data(), where, bytes);
+  scratch.used_on(where);
 }
 
 kernels::Buffer<float>& StoredColumnArray::f32() {

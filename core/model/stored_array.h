@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernels/buffer.h"
+#include "kernels/handoff_memory.h"
 #include "kernels/precision.h"
 #include "kernels/storage_math.h"
 
@@ -36,16 +37,16 @@ class StoredColumnArray {
   void zero();
   // Row i becomes old row index[i] (-1: zeros), rows of `width` values; the gather goes through
   // `scratch` (see refill).
-  void gather(const kernels::Buffer<int32_t>& index, int width, int64_t n_out, void* scratch);
+  void gather(const kernels::Buffer<int32_t>& index, int width, int64_t n_out, const kernels::HandoffBlock& scratch);
   // Replaces the elements with `n` that fill(old, element_bytes, out) writes into `out` (n elements
   // of element_bytes, 4 or 2) from the ones now held, `old`: an edit that moves encodings as they are,
-  // whatever the precision. `out` is `scratch`, memory of this array's context with room for n
-  // elements of 4 bytes; the result is then copied into this array's own allocation, which grows only
-  // when it must (Buffer::resize). So an edit of many columns allocates one scratch, not one column
+  // whatever the precision. `out` is `scratch`, made on this array's context with room for n elements
+  // of 4 bytes (its uses are recorded here); the result is then copied into this array's own
+  // allocation, which grows only when it must (Buffer::resize). So an edit of many columns allocates one scratch, not one column
   // each: with ranks as threads of one process, a refinement's allocations and frees (cudaFree waits
   // for the whole device) were what made it slower at 4 GPUs than at 1 (bench/TWO_GPUS.md).
   using Fill = std::function<void(const void* old, size_t element_bytes, void* out)>;
-  void refill(size_t n, const Fill& fill, void* scratch);
+  void refill(size_t n, const Fill& fill, const kernels::HandoffBlock& scratch);
 
   // The fp32 elements; throws std::logic_error for a 2-byte array.
   kernels::Buffer<float>& f32();
