@@ -56,14 +56,12 @@ void StoredColumnArray::gather(const kernels::Buffer<int32_t>& index, int width,
 void StoredColumnArray::refill(size_t n, const Fill& fill, const kernels::HandoffBlock& scratch) {
   const size_t bytes = n * element_bytes();
   const kernels::ComputeContext& where = two_bytes_ ? b16_.context() : f32_.context();
-  void* const old = two_bytes_ ? static_cast<void*>(b16_.data()) : static_cast<void*>(f32_.data());
-  fill(old, element_bytes(), scratch.data());
+  fill(data(), element_bytes(), scratch.data());
   scratch.used_on(where);  // recorded before anything below can throw, so the block outlives the fill
   // A reallocation waits for the fill, which read the old elements.
   if (two_bytes_) b16_.resize(n);
   else f32_.resize(n);
-  void* const dst = two_bytes_ ? static_cast<void*>(b16_.data()) : static_cast<void*>(f32_.data());
-  kernels::copy_bytes(dst, where, scratch.data(), where, bytes);
+  kernels::copy_bytes(data(), where, scratch.data(), where, bytes);
   scratch.used_on(where);
 }
 

@@ -30,6 +30,7 @@ class StoredColumnArray {
 
   // The elements as stored (fp32 or bf16) and the size of one.
   const void* data() const { return two_bytes_ ? static_cast<const void*>(b16_.data()) : f32_.data(); }
+  void* data() { return two_bytes_ ? static_cast<void*>(b16_.data()) : f32_.data(); }
   size_t element_bytes() const { return two_bytes_ ? 2 : 4; }
 
   void upload(std::span<const float> values);
@@ -42,9 +43,10 @@ class StoredColumnArray {
   // of element_bytes, 4 or 2) from the ones now held, `old`: an edit that moves encodings as they are,
   // whatever the precision. `out` is `scratch`, made on this array's context with room for n elements
   // of 4 bytes (its uses are recorded here); the result is then copied into this array's own
-  // allocation, which grows only when it must (Buffer::resize). So an edit of many columns allocates one scratch, not one column
-  // each: with ranks as threads of one process, a refinement's allocations and frees (cudaFree waits
-  // for the whole device) were what made it slower at 4 GPUs than at 1 (bench/TWO_GPUS.md).
+  // allocation, which grows only when it must (Buffer::resize). So an edit of many columns allocates
+  // one scratch, not one column each: with ranks as threads of one process, a refinement's
+  // allocations and frees (cudaFree waits for the whole device) were what made it slower at 4 GPUs
+  // than at 1 (bench/TWO_GPUS.md).
   using Fill = std::function<void(const void* old, size_t element_bytes, void* out)>;
   void refill(size_t n, const Fill& fill, const kernels::HandoffBlock& scratch);
 

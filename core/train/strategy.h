@@ -26,6 +26,10 @@ struct StepInfo {
   int64_t model_rows = 0;  // rows of the whole model, every rank's (a mean over the model divides by it)
   // Under --profile: the step's timer, on which a refinement marks its parts (null otherwise).
   kernels::PhaseTimer* timer = nullptr;
+  // Ends the profiled phase `part` (nothing without --profile).
+  void mark(const char* part) const {
+    if (timer) timer->mark(part);
+  }
 };
 
 class Strategy {

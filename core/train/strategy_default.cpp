@@ -209,14 +209,11 @@ bool DefaultStrategy::after_step(const StepInfo& info, DeviceGaussians& g) {
 
 const RefinementPlan& RefinementPlanner::plan(DeviceGaussians& g, const DefaultStrategyOptions& o,
                                               const StepInfo& info, bool check_size, Rng& rng) {
-  const auto mark = [&](const char* part) {
-    if (info.timer) info.timer->mark(part);
-  };
   download_inputs(g, o, check_size);
-  mark("refinement: inputs to the host");
+  info.mark("refinement: inputs to the host");
   const GrowDecision d = decide_growth(log_scales_, stats_, o, info.batch_size, info.scene_extent,
                                        growth_room(o, g.size(), info.model_rows));
-  mark("refinement: growth decided");
+  info.mark("refinement: growth decided");
   const int64_t grown = g.size() + int64_t(d.clone.size() + d.split.size());
   if (grown > std::numeric_limits<int32_t>::max())
     throw std::runtime_error("default strategy: " + std::to_string(grown) + " Gaussians exceed the row index range");
@@ -226,9 +223,9 @@ const RefinementPlan& RefinementPlanner::plan(DeviceGaussians& g, const DefaultS
     std::copy_n(&log_scales_[3 * size_t(parents[k])], 3, &parent_log_scales[3 * k]);
   const SplitChildren c = split_children(g.download_rows(Group::Means, parents), g.download_rows(Group::Quats, parents),
                                          parent_log_scales, o.split_scale_divisor, rng);
-  mark("refinement: split children drawn");
+  info.mark("refinement: split children drawn");
   keep_grown_rows(d, c, o, check_size, info.scene_extent);
-  mark("refinement: kept rows planned");
+  info.mark("refinement: kept rows planned");
   return plan_;
 }
 
@@ -324,7 +321,7 @@ void apply_refinement(DeviceGaussians& g, const RefinementPlan& p) {
 
 void DefaultStrategy::refine(const StepInfo& info, DeviceGaussians& g, bool check_size) {
   apply_refinement(g, planner_.plan(g, o_, info, check_size, rng_));
-  if (info.timer) info.timer->mark("refinement: rows applied");
+  info.mark("refinement: rows applied");
 }
 
 nlohmann::json DefaultStrategy::state() const { return {{"rng", rng_to_string(rng_)}}; }

@@ -132,17 +132,14 @@ bool McmcStrategy::after_step(const StepInfo& info, DeviceGaussians& g) {
     McmcStrategyOptions mine = o_;
     if (info.model_rows > g.size())
       mine.cap = int64_t(double(o_.cap) * double(g.size()) / double(info.model_rows));
-    const auto mark = [&](const char* part) {
-      if (info.timer) info.timer->mark(part);
-    };
     RowEditPlan plan(g);
-    mark("refinement: inputs to the host");
+    info.mark("refinement: inputs to the host");
     relocate_dead(plan, mine, rng_);
-    mark("refinement: dead rows relocated");
+    info.mark("refinement: dead rows relocated");
     grow_towards_cap(plan, mine, rng_);
-    mark("refinement: growth planned");
+    info.mark("refinement: growth planned");
     plan.apply(g);
-    mark("refinement: rows applied");
+    info.mark("refinement: rows applied");
     changed = true;
   }
   // The noise is a random walk of the means, one draw per step with a spread proportional to the

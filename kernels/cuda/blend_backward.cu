@@ -148,9 +148,8 @@ __global__ void __launch_bounds__(kThreads, kDepthAlpha ? 5 : 6)
   const int warp_max = __reduce_max_sync(0xffffffffu, thread_max);  // uniform skip bound of the warp
   if (lane == 0) atomicMax(&s_max_contributors, warp_max);
   __syncthreads();
-  // The replay walks positions in the tile's list; the list's start is read from shared memory when
-  // a batch is loaded, which keeps it out of the registers the loop holds (the AbsGS variant fits 40
-  // without a spill).
+  // The replay walks positions in the tile's list; its start comes from shared memory where a batch
+  // is loaded (see the register note above the kernel).
   if (threadIdx.x == 0) s_list_begin = range.x;  // read after the loop's first barrier
   const int first = chunk_begin - range.x;
   // One past the last position of the chunk any pixel composited.
