@@ -2,13 +2,10 @@
 // MCMC relocation at its cap.
 // Usage: bench_refine [rows] [runs]   (defaults: 1200000 rows, 7 runs; prints medians in ms)
 //
-// The model lives on Device::CPU, so every "device" copy (the column downloads, the index uploads,
-// gather_rows) is a host memcpy or the CPU reference kernel: the figures are host cost, not what a
-// GPU refinement costs. The refinement is timed whole (after_step) and in its two halves:
-// RefinementPlanner::plan (downloads, decisions, row lists: the host part, which a GPU run pays
-// too, plus PCIe time for the copies) and apply_refinement (gather_rows + write_rows: on CUDA ~1 ms of
-// bandwidth, here the slow element-wise CPU reference, so ignore its figure for GPU questions).
-// The downloads and the decision functions are also timed alone.
+// The model lives on Device::CPU, so the refinement runs the CPU twin of its device plan
+// (kernels/refine_plan.h) and of the gather: the figures are the CPU backend's cost, not a GPU's (on a
+// GPU, `splatlab train --profile` marks a refinement's parts). The refinement is timed whole
+// (after_step) and its plan alone (codes, places and source lists, without the gather).
 //
 // Model recipe: SH degree 3 storage, scene extent 10 (clone/split boundary at world scale 0.1, size
 // pruning above 1.0), batch 1. Per row, independently: 2% get a high mean 2D gradient and a small
@@ -26,6 +23,7 @@
 
 #include "core/train/strategy_default.h"
 #include "core/train/strategy_mcmc.h"
+#include "kernels/refine_plan.h"
 
 using namespace splat;
 
@@ -112,69 +110,44 @@ int main(int argc, char** argv) {
   info.first_image = kStep;
   info.scene_extent = kExtent;
 
-  const GrowDecision d = decide_growth(m.state.col(Group::LogScales).value, m.stats, o, 1, kExtent);
   DeviceGaussians g(kernels::Device::CPU, m.state);
   put_stats(g, m.stats);
   DefaultStrategy probe(o, 5);
   probe.after_step(info, g);  // also the row count after pruning, for the header line
-  std::printf("bench_refine: %lld rows (SH degree 3), %zu clones, %zu splits, %lld rows after pruning, %d runs\n",
-              (long long)n, d.clone.size(), d.split.size(), (long long)g.size(), runs);
 
-  // The whole refinement, its host plan and its device edit, each run on a fresh copy of the model.
-  // The strategy and the planner live across runs, as in training, where they keep host memory
-  // between refinements; the probe above was the first, warming-up refinement.
-  DefaultStrategy strat(o, 5);
-  RefinementPlanner planner;
-  Rng rng(5);
-  std::vector<double> t_total, t_plan, t_apply;
-  for (int r = 0; r < runs; ++r) {
-    g.upload(m.state);
-    put_stats(g, m.stats);
-    t_total.push_back(time_ms([&] { strat.after_step(info, g); }));
-    g.upload(m.state);
-    put_stats(g, m.stats);
-    const RefinementPlan* plan = nullptr;
-    t_plan.push_back(time_ms([&] { plan = &planner.plan(g, o, info, true, rng); }));
-    t_apply.push_back(time_ms([&] { apply_refinement(g, *plan); }));
-  }
-  const double total = median(t_total), host_plan = median(t_plan), device_edit = median(t_apply);
-
-  // Phases through the public functions (on the host copies).
-  g.upload(m.state);
-  put_stats(g, m.stats);
-  // The downloads as the planner makes them: into kept vectors, only the statistics it reads.
-  std::vector<float> opacity, log_scales;
-  HostDensifyStats stats;
-  StatsSelection needed;
-  needed.grad2d_abs_norm = false;
-  const double t_download = median_ms(runs, [&] {
+  // The plan alone, on the host copies, as refine_rows makes it.
+  const kernels::RefineRule rule = refine_rule(o, 1, kExtent, true);
+  const kernels::RefineColumns in{m.state.col(Group::Opacity).value.data(), m.state.col(Group::LogScales).value.data(),
+                                  m.stats.grad2d_norm.data(), m.stats.visible_count.data(), m.stats.max_radius.data(), n};
+  std::vector<uint8_t> code(static_cast<size_t>(n));
+  std::vector<int32_t> at(static_cast<size_t>(3 * n)), params, moments;
+  kernels::RefineCounts counts;
+  const double t_plan = median_ms(runs, [&] {
     return time_ms([&] {
-      download_into(g.param(Group::Opacity), opacity);
-      download_into(g.param(Group::LogScales), log_scales);
-      g.download_stats(stats, needed);
+      kernels::refine_codes_reference(in, rule, -1, code.data());
+      counts = kernels::refine_places_reference(code.data(), n, at.data());
+      params.resize(static_cast<size_t>(counts.rows()));
+      moments.resize(params.size());
+      kernels::refine_sources_reference(code.data(), at.data(), n, counts, params.data(), moments.data());
     });
   });
-  const std::vector<float>& log_scales_col = m.state.col(Group::LogScales).value;
-  const double t_grow =
-      median_ms(runs, [&] { return time_ms([&] { (void)decide_growth(log_scales_col, m.stats, o, 1, kExtent); }); });
-  std::vector<float> pm, pq, pl;
-  for (int64_t r : d.split) {
-    pm.insert(pm.end(), m.state.row(Group::Means, r), m.state.row(Group::Means, r) + 3);
-    pq.insert(pq.end(), m.state.row(Group::Quats, r), m.state.row(Group::Quats, r) + 4);
-    pl.insert(pl.end(), m.state.row(Group::LogScales, r), m.state.row(Group::LogScales, r) + 3);
+  int64_t clones = 0, splits = 0;
+  for (const uint8_t c : code) {
+    clones += (c & kernels::kRefineGrow) && !(c & kernels::kRefineSplit);
+    splits += (c & kernels::kRefineSplit) != 0;
   }
-  const double t_split = median_ms(runs, [&] {
-    Rng split_rng(5);
-    return time_ms([&] { (void)split_children(pm, pq, pl, o.split_scale_divisor, split_rng); });
-  });
+  std::printf("bench_refine: %lld rows (SH degree 3), %lld clones, %lld splits, %lld rows after pruning, %d runs\n",
+              (long long)n, (long long)clones, (long long)splits, (long long)g.size(), runs);
 
+  // The whole refinement, each run on a fresh copy of the model; the probe above was the first.
+  DefaultStrategy strat(o, 5);
+  const double total = median_ms(runs, [&] {
+    g.upload(m.state);
+    put_stats(g, m.stats);
+    return time_ms([&] { strat.after_step(info, g); });
+  });
   std::printf("refinement (after_step)         %8.2f ms\n", total);
-  std::printf("  planner.plan (host part)      %8.2f ms\n", host_plan);
-  std::printf("  apply_refinement (device edit)%8.2f ms  (gather_rows + write_rows; CPU reference here)\n", device_edit);
-  std::printf("phases through the public functions:\n");
-  std::printf("  downloads (opacity, scales, 3 stats) %3.2f ms\n", t_download);
-  std::printf("  decide_growth                 %8.2f ms\n", t_grow);
-  std::printf("  split_children                %8.2f ms\n", t_split);
+  std::printf("  its plan (codes, places, sources) %4.2f ms\n", t_plan);
 
   // MCMC at its cap (the same model, whose 1 % near-transparent rows are the dead ones): a refinement
   // relocates the dead rows onto live ones drawn by opacity; growth has no room. Host part only: the

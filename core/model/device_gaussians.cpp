@@ -291,17 +291,20 @@ void DeviceGaussians::gather_rows(std::span<const int32_t> param_source, std::sp
       if (r < -1 || r >= n_)
         throw std::out_of_range("DeviceGaussians::gather_rows: source row " + std::to_string(r) + " of " +
                                 std::to_string(n_));
-  const int64_t n_out = static_cast<int64_t>(param_source.size());
   rows_a_.upload(param_source);
   rows_b_.upload(moment_source);
+  gather_rows_on_device(rows_a_.data(), rows_b_.data(), static_cast<int64_t>(param_source.size()));
+}
+
+void DeviceGaussians::gather_rows_on_device(const int32_t* param_source, const int32_t* moment_source, int64_t n_out) {
   // Every column goes through this one loop, so that none can be left with the old rows.
   const kernels::HandoffBlock scratch = edit_scratch(n_out);
   for (Group g : kAllGroups) {
     const int i = static_cast<int>(g);
     const int w = group_width(g, sh_degree_);
-    using Target = std::pair<StoredColumnArray*, const Buffer<int32_t>*>;
-    for (auto [column, source] : {Target{&params_[i], &rows_a_}, Target{&m1_[i], &rows_b_}, Target{&m2_[i], &rows_b_}})
-      column->gather(*source, w, n_out, scratch);
+    using Target = std::pair<StoredColumnArray*, const int32_t*>;
+    for (auto [column, source] : {Target{&params_[i], param_source}, Target{&m1_[i], moment_source}, Target{&m2_[i], moment_source}})
+      column->gather(source, w, n_out, scratch);
   }
   n_ = n_out;
   size_gradients();

@@ -166,6 +166,9 @@ class DeviceGaussians {
   // rewritten Gaussians have no gradient history). The two lists have the new row count.
   // Gradients and statistics are resized and zeroed.
   void gather_rows(std::span<const int32_t> param_source, std::span<const int32_t> moment_source);
+  // The same with both lists (n_out entries each) already on this model's device, as a device-planned
+  // refinement writes them (kernels/refine_plan.h); they are trusted to be in range.
+  void gather_rows_on_device(const int32_t* param_source, const int32_t* moment_source, int64_t n_out);
   // Replaces every column (parameters and both moments of every group) with `n` rows that
   // fill(old, row_bytes, out) writes into `out` (n rows of row_bytes on this device) from the column
   // now held, `old`, rows in their storage encoding (fp32, or bf16 where the table asks for it); for

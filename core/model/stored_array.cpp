@@ -42,13 +42,13 @@ void StoredColumnArray::zero() {
     f32_.zero();
 }
 
-void StoredColumnArray::gather(const kernels::Buffer<int32_t>& index, int width, int64_t n_out,
+void StoredColumnArray::gather(const int32_t* index, int width, int64_t n_out,
                                const kernels::HandoffBlock& scratch) {
   const kernels::ComputeContext& where = two_bytes_ ? b16_.context() : f32_.context();
   refill(
       static_cast<size_t>(n_out) * width,
       [&](const void* old, size_t element_bytes, void* out) {
-        kernels::gather_rows(where, out, old, element_bytes, width, index.data(), n_out);
+        kernels::gather_rows(where, out, old, element_bytes, width, index, n_out);
       },
       scratch);
 }

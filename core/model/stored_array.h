@@ -36,9 +36,9 @@ class StoredColumnArray {
   void upload(std::span<const float> values);
   std::vector<float> download() const;
   void zero();
-  // Row i becomes old row index[i] (-1: zeros), rows of `width` values; the gather goes through
+  // Row i becomes old row index[i] (-1: zeros; index on this array's device), rows of `width` values; the gather goes through
   // `scratch` (see refill).
-  void gather(const kernels::Buffer<int32_t>& index, int width, int64_t n_out, const kernels::HandoffBlock& scratch);
+  void gather(const int32_t* index, int width, int64_t n_out, const kernels::HandoffBlock& scratch);
   // Replaces the elements with `n` that fill(old, element_bytes, out) writes into `out` (n elements
   // of element_bytes, 4 or 2) from the ones now held, `old`: an edit that moves encodings as they are,
   // whatever the precision. `out` is `scratch`, made on this array's context with room for n elements

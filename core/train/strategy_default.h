@@ -6,16 +6,14 @@
 // pulled down so that the optimizer has to re-justify each Gaussian. The schedule counts training
 // images (core/train/image_schedule.h), so it is the same at every batch size.
 //
-// A refinement is planned on the host by RefinementPlanner, which downloads only the small columns
-// the rules read (opacity, log scales, statistics) and the parents of splits, and carried out on
-// the device with one gather (DeviceGaussians::gather_rows). The growth rule and the split
-// sampling are free functions on host data, which the planner calls.
+// A refinement is planned and carried out on the device that holds the model (kernels/refine_plan.h:
+// a code per row, prefix counts, the source lists of one DeviceGaussians gather, the split halves drawn
+// in place); the host reads the new row count. The same plan runs on the CPU backend.
 #include <cstdint>
-#include <span>
-#include <vector>
 
 #include "core/train/rng_state.h"
 #include "core/train/strategy.h"
+#include "kernels/refine_plan_math.h"
 
 namespace splat {
 
@@ -38,10 +36,6 @@ struct DefaultStrategyOptions {
   int64_t max_gaussians = 0;
 };
 
-struct GrowDecision {
-  std::vector<int64_t> clone, split;
-};
-
 // The thresholds of the rules moved from opacity and world scale onto the stored logits and log
 // scales, so that a refinement compares floats per row instead of calling exp or sigmoid on a
 // million rows. Each cut is found once by bisection over the float line with the very expression
@@ -55,70 +49,26 @@ float opacity_logit_cut(float min_opacity);
 // Log scales x < log_scale_cut(s) are exactly those with exp(x) <= s (so x >= cut: exp(x) > s).
 float log_scale_cut(double max_scale);
 
-// Rows to clone and to split (disjoint; ascending). log_scales: 3 floats per row. A row grows when
-// its mean 2D gradient over the cameras that saw it (accumulated norm / visible count, both summed
-// per camera, times the batch size because the trainer's loss is the mean over the batch, which
-// scales each camera's gradient by 1/B) is above the threshold: a per-image mean, the same
-// statistic at every batch size as long as the batch stays the same over the window. stats needs
-// visible_count and the gradient sum that o.absgrad selects.
-// `room`: how many rows growth may add at most (each clone or split adds one); when more rows are
-// over the threshold, the `room` ones with the largest gradient grow (ties: the lower row). Negative:
-// no limit.
-GrowDecision decide_growth(std::span<const float> log_scales, const HostDensifyStats& stats,
-                           const DefaultStrategyOptions& o, int batch_size, double extent, int64_t room = -1);
-
 // The room growth has in a shard of `rows` rows of a model of `model_rows` (0: the shard is the whole
 // model) under o.max_gaussians: negative when there is no limit, else the shard's share of the limit
 // less its rows, at least 0.
 int64_t growth_room(const DefaultStrategyOptions& o, int64_t rows, int64_t model_rows);
 
-// The two halves of each split parent k (row k of means, quats, log_scales): rows 2k and 2k+1 of
-// the result, both drawn from N(mean, R diag(scale)^2 R^T) in that order, with log scale - log(divisor).
-struct SplitChildren {
-  std::vector<float> means, log_scales;
-};
-SplitChildren split_children(std::span<const float> means, std::span<const float> quats,
-                             std::span<const float> log_scales, float divisor, Rng& rng);
+// The rules of one refinement on the stored columns (kernels::RefineRule): a row grows when its mean 2D
+// gradient over the cameras that saw it (accumulated norm / visible count, both summed per camera, times
+// the batch size because the trainer's loss is the mean over the batch, which scales each camera's
+// gradient by 1/B) is above the threshold (o.absgrad picks the statistic and its threshold); it clones
+// when its largest scale is at most grow_scale3d * extent, else splits into two halves of scale /
+// split_scale_divisor. Pruning drops opacity < prune_opacity and, when sizes are checked, world scale >
+// prune_scale3d * extent or a screen radius > prune_scale2d (only rows seen on screen have one).
+kernels::RefineRule refine_rule(const DefaultStrategyOptions& o, int batch_size, double extent, bool check_size);
 
-// The row edit of one refinement, decided on the host. Growth: the rows decide_growth picks are
-// cloned (copies appended) or split (the parent row replaced by its first half of split_children, the
-// second half appended), in the order old rows, clones, second halves; new and rewritten rows start
-// with zero moments. Pruning of the grown rows then drops opacity < prune_opacity and, when sizes
-// are checked, world scale > prune_scale3d * extent or a screen radius > prune_scale2d (only rows
-// seen on screen, the old ones, have a radius). The plan holds gather_rows' parameter and moment
-// source lists, then the sampled means and shrunk log scales of the split halves, which go to rows
-// `written` of the gathered result (3 floats per row each).
-struct RefinementPlan {
-  std::vector<int32_t> params, moments, written;
-  std::vector<float> written_means, written_log_scales;
-};
-// Plans refinements on the host. It keeps its host copies (opacities, log scales, statistics) and
-// the plan's row lists between calls: at a million rows they are ~40 MB, and faulting in that much
-// fresh memory every refinement cost more than the decisions themselves.
-class RefinementPlanner {
- public:
-  // Plans a refinement of g from its opacities, log scales, statistics and split parents; draws the
-  // split samples from rng. The plan is valid until the next call.
-  const RefinementPlan& plan(DeviceGaussians& g, const DefaultStrategyOptions& o, const StepInfo& info,
-                             bool check_size, Rng& rng);
-
- private:
-  // Fetches the columns and statistics the rules read into the kept host copies.
-  void download_inputs(DeviceGaussians& g, const DefaultStrategyOptions& o, bool check_size);
-  // Fills plan_ from the grown rows that survive pruning.
-  void keep_grown_rows(const GrowDecision& d, const SplitChildren& c, const DefaultStrategyOptions& o,
-                       bool check_size, double extent);
-
-  std::vector<float> opacity_, log_scales_;
-  HostDensifyStats stats_;
-  RefinementPlan plan_;
-  // keep_grown_rows' scratch: each row's split index + 1 (0 when not split; all zeros between calls),
-  // whether each of the first n places is kept, and where each first half landed.
-  std::vector<int32_t> split_of_, first_half_at_;
-  std::vector<uint8_t> kept_;
-};
-// Carries a plan out on the device (gradients and statistics are zeroed, as after every row edit).
-void apply_refinement(DeviceGaussians& g, const RefinementPlan& p);
+// One refinement of g, where it lives: growth (within growth_room: the rows with the largest gradient),
+// then pruning of the grown rows (kernels/refine_plan.h gives the new rows' order). `key` keys the split
+// halves' draws, with info.first_row as the global id of g's row 0. Gradients and statistics are zeroed,
+// as after every row edit. Marks its parts on info.
+void refine_rows(DeviceGaussians& g, const DefaultStrategyOptions& o, const StepInfo& info, bool check_size,
+                 uint64_t key);
 
 class DefaultStrategy final : public Strategy {
  public:
@@ -132,12 +82,11 @@ class DefaultStrategy final : public Strategy {
   const DefaultStrategyOptions& options() const { return o_; }
 
  private:
-  // Growth then pruning (RefinementPlan), planned and applied.
+  // Growth then pruning (refine_rows), keyed by the next draw of rng_.
   void refine(const StepInfo& info, DeviceGaussians& g, bool check_size);
 
   DefaultStrategyOptions o_;
-  Rng rng_;
-  RefinementPlanner planner_;
+  Rng rng_;  // one draw per refinement keys its split halves
 };
 
 }  // namespace splat

@@ -7,6 +7,7 @@
 
 #include "core/train/strategy_default.h"
 #include "kernels/hd_math.h"
+#include "kernels/refine_plan.h"
 #include "tests/support/test_support.h"
 
 using namespace splat;
@@ -49,20 +50,40 @@ void put_stats(DeviceGaussians& g, const HostDensifyStats& st) {
   kernels::copy_bytes(d.visible_count, g.device(), st.visible_count.data(), cpu, n * sizeof(int32_t));
 }
 
-GrowDecision decide_growth(const GaussianState& s, const HostDensifyStats& st, const DefaultStrategyOptions& o,
-                           int batch_size, double extent, int64_t room = -1) {
-  return splat::decide_growth(s.col(Group::LogScales).value, st, o, batch_size, extent, room);
+// The plan of one refinement of s by the CPU twin (kernels/refine_plan.h): each row's code and the
+// gather's source lists (extent 10 unless given).
+struct RowPlan {
+  std::vector<uint8_t> code;
+  std::vector<int32_t> params, moments;
+};
+RowPlan plan_rows(const GaussianState& s, const HostDensifyStats& st, bool check_size, const DefaultStrategyOptions& o = {},
+                  int batch_size = 1, double extent = 10.0, int64_t room = -1) {
+  const int64_t n = s.size();
+  const kernels::RefineColumns in{s.col(Group::Opacity).value.data(), s.col(Group::LogScales).value.data(),
+                                  o.absgrad ? st.grad2d_abs_norm.data() : st.grad2d_norm.data(),
+                                  st.visible_count.data(), check_size ? st.max_radius.data() : nullptr, n};
+  RowPlan p;
+  p.code.resize(size_t(n));
+  kernels::refine_codes_reference(in, refine_rule(o, batch_size, extent, check_size), room, p.code.data());
+  std::vector<int32_t> at(size_t(3 * n));
+  const kernels::RefineCounts counts = kernels::refine_places_reference(p.code.data(), n, at.data());
+  p.params.resize(size_t(counts.rows()));
+  p.moments.resize(size_t(counts.rows()));
+  kernels::refine_sources_reference(p.code.data(), at.data(), n, counts, p.params.data(), p.moments.data());
+  return p;
 }
 
-// The plan the production planner makes for a model and its statistics (extent 10).
-RefinementPlan plan_with(RefinementPlanner& planner, const GaussianState& s, const HostDensifyStats& st,
-                         bool check_size, const DefaultStrategyOptions& o = {}) {
-  DeviceGaussians g(kernels::Device::CPU, s);
-  put_stats(g, st);
-  StepInfo info;
-  info.scene_extent = 10;
-  Rng rng(21);
-  return planner.plan(g, o, info, check_size, rng);
+// The rows a plan clones and splits, ascending.
+struct Grows {
+  std::vector<int64_t> clone, split;
+};
+Grows growth(const GaussianState& s, const HostDensifyStats& st, const DefaultStrategyOptions& o, int batch_size,
+             double extent, int64_t room = -1) {
+  const RowPlan p = plan_rows(s, st, false, o, batch_size, extent, room);
+  Grows g;
+  for (size_t r = 0; r < p.code.size(); ++r)
+    if (p.code[r] & kernels::kRefineGrow) ((p.code[r] & kernels::kRefineSplit) ? g.split : g.clone).push_back(int64_t(r));
+  return g;
 }
 }  // namespace
 
@@ -74,21 +95,21 @@ TEST_CASE("default strategy: clone small and split large Gaussians whose mean 2D
   const GaussianState s = make_state({0.05f, 0.5f, 0.05f, 0.05f, 0.5f}, {0.5f, 0.5f, 0.5f, 0.5f, 0.5f});
   const HostDensifyStats st = make_stats({6e-4f, 9e-4f, 1e-4f, 9e-4f, 0.f}, {2, 3, 1, 10, 0});
   DefaultStrategyOptions o;
-  const GrowDecision d = decide_growth(s, st, o, 1, extent);
+  const Grows d = growth(s, st, o, 1, extent);
   CHECK(d.clone == std::vector<int64_t>{0});
   CHECK(d.split == std::vector<int64_t>{1});
 
   // Batch of 8: the mean loss scaled each camera's gradient by 1/8 (3e-4 -> 3.75e-5, seen twice), so
   // the statistic must be scaled back before the threshold; read as batch 1 it stays below.
   const HostDensifyStats batched = make_stats({2 * 3.75e-5f, 0, 0, 0, 0}, {2, 0, 0, 0, 0});
-  CHECK(decide_growth(s, batched, o, 1, extent).clone.empty());
-  CHECK(decide_growth(s, batched, o, 8, extent).clone == std::vector<int64_t>{0});
+  CHECK(growth(s, batched, o, 1, extent).clone.empty());
+  CHECK(growth(s, batched, o, 8, extent).clone == std::vector<int64_t>{0});
 
   SECTION("AbsGS reads the absolute-gradient statistic against its own threshold") {
     HostDensifyStats abs = make_stats({0, 0, 0, 0, 0}, {1, 1, 1, 1, 1});
     abs.grad2d_abs_norm = {1e-3f, 5e-4f, 0, 0, 0};
     o.absgrad = true;
-    const GrowDecision a = decide_growth(s, abs, o, 1, extent);
+    const Grows a = growth(s, abs, o, 1, extent);
     CHECK(a.clone == std::vector<int64_t>{0});  // 1e-3 > 8e-4
     CHECK(a.split.empty());                     // 5e-4 < 8e-4
   }
@@ -101,22 +122,22 @@ TEST_CASE("default strategy: a Gaussian budget grows the rows with the largest g
   const GaussianState s = make_state({0.05f, 0.5f, 0.05f, 0.5f, 0.05f, 0.05f}, {0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f});
   const HostDensifyStats st = make_stats({6e-4f, 9e-4f, 3e-4f, 8e-4f, 5e-4f, 1e-4f}, {1, 1, 1, 1, 1, 1});
   const DefaultStrategyOptions o;
-  const GrowDecision all = decide_growth(s, st, o, 1, extent);
+  const Grows all = growth(s, st, o, 1, extent);
   CHECK(all.clone == std::vector<int64_t>{0, 2, 4});
   CHECK(all.split == std::vector<int64_t>{1, 3});
-  CHECK(decide_growth(s, st, o, 1, extent, 5).clone == all.clone);  // room enough: unchanged
-  const GrowDecision three = decide_growth(s, st, o, 1, extent, 3);  // 9e-4, 8e-4, 6e-4
+  CHECK(growth(s, st, o, 1, extent, 5).clone == all.clone);  // room enough: unchanged
+  const Grows three = growth(s, st, o, 1, extent, 3);  // 9e-4, 8e-4, 6e-4
   CHECK(three.clone == std::vector<int64_t>{0});
   CHECK(three.split == std::vector<int64_t>{1, 3});
-  const GrowDecision none = decide_growth(s, st, o, 1, extent, 0);
+  const Grows none = growth(s, st, o, 1, extent, 0);
   CHECK(none.clone.empty());
   CHECK(none.split.empty());
   // Equal gradients: the lower row first.
   const HostDensifyStats tie = make_stats({5e-4f, 5e-4f, 5e-4f, 0, 0, 0}, {1, 1, 1, 1, 1, 1});
-  const GrowDecision two = decide_growth(s, tie, o, 1, extent, 2);
+  const Grows two = growth(s, tie, o, 1, extent, 2);
   CHECK(two.clone == std::vector<int64_t>{0});
   CHECK(two.split == std::vector<int64_t>{1});
-  CHECK(decide_growth(s, tie, o, 1, extent, 1).clone == std::vector<int64_t>{0});
+  CHECK(growth(s, tie, o, 1, extent, 1).clone == std::vector<int64_t>{0});
 }
 
 TEST_CASE("default strategy: a refinement under a Gaussian budget stops growing at it", "[strategy_default][budget]") {
@@ -189,19 +210,22 @@ TEST_CASE("default strategy: split samples follow the parent's rotated anisotrop
   // local x is world y. Samples must spread along world y only.
   const float h = std::sqrt(0.5f);
   const std::vector<float> mean{0, 0, 0}, quat{h, 0, 0, h}, log_scales{0.f, std::log(0.01f), std::log(0.01f)};
-  Rng rng(1);
-  double sxx = 0, syy = 0;
+  const float shrink = std::log(1.6f);
+  double sxx = 0, syy = 0, sy = 0;
   const int trials = 2000;
-  for (int t = 0; t < trials; ++t) {
-    const SplitChildren c = split_children(mean, quat, log_scales, 1.6f, rng);
-    REQUIRE(c.means.size() == 6);
+  // Halves of many parents (ids) under one key, and of one parent under many keys: both must be draws.
+  for (int t = 0; t < trials; ++t)
     for (int k = 0; k < 2; ++k) {
-      sxx += double(c.means[3 * k]) * c.means[3 * k];
-      syy += double(c.means[3 * k + 1]) * c.means[3 * k + 1];
-      CHECK(c.log_scales[3 * k] == Approx(-std::log(1.6f)));
+      float m[3], ls[3];
+      kernels::refine_split_half(mean.data(), quat.data(), log_scales.data(), t % 2 ? 77u : uint64_t(t), t % 2 ? t : 5, k,
+                                 shrink, m, ls);
+      sxx += double(m[0]) * m[0];
+      syy += double(m[1]) * m[1];
+      sy += m[1];
+      CHECK(ls[0] == -shrink);
     }
-  }
   CHECK(std::sqrt(syy / (2 * trials)) == Approx(1.0).epsilon(0.05));
+  CHECK(std::abs(sy / (2 * trials)) < 0.06);
   CHECK(std::sqrt(sxx / (2 * trials)) < 0.02);
 }
 
@@ -212,11 +236,10 @@ TEST_CASE("default strategy: prune transparent, and oversized only when sizes ar
   const GaussianState s = make_state({0.05f, 2.f, 0.05f, 0.05f, 0.05f}, {0.004f, 0.5f, 0.5f, 0.5f, 0.006f});
   HostDensifyStats st = make_stats({0.f, 0.f, 0.f, 0.f, 1e-3f}, {1, 1, 1, 1, 1});
   st.max_radius = {0.f, 0.f, 0.2f, 0.1f, 0.2f};
-  RefinementPlanner planner;
-  const RefinementPlan unchecked = plan_with(planner, s, st, false);
+  const RowPlan unchecked = plan_rows(s, st, false);
   CHECK(unchecked.params == std::vector<int32_t>{1, 2, 3, 4, 4});
   CHECK(unchecked.moments == std::vector<int32_t>{1, 2, 3, 4, -1});
-  const RefinementPlan checked = plan_with(planner, s, st, true);
+  const RowPlan checked = plan_rows(s, st, true);
   CHECK(checked.params == std::vector<int32_t>{3, 4});
   CHECK(checked.moments == std::vector<int32_t>{3, -1});
 }
@@ -313,33 +336,32 @@ TEST_CASE("default strategy: a refinement with size pruning and opacity reset gi
           "[strategy_default]") {
   const GaussianState start = refine_start_state();
   const HostDensifyStats st = refine_start_stats();
-  REQUIRE(decide_growth(start, st, DefaultStrategyOptions{}, 1, 10.0).clone == std::vector<int64_t>{0, 3});
-  REQUIRE(decide_growth(start, st, DefaultStrategyOptions{}, 1, 10.0).split == std::vector<int64_t>{1, 4});
+  REQUIRE(growth(start, st, DefaultStrategyOptions{}, 1, 10.0).clone == std::vector<int64_t>{0, 3});
+  REQUIRE(growth(start, st, DefaultStrategyOptions{}, 1, 10.0).split == std::vector<int64_t>{1, 4});
   const GaussianState got = refine_once(kernels::Device::CPU, start, st, 11);
   // Old rows with each split parent replaced by its first half, the clones, the second halves;
   // 2 and 5 (transparent) and 6 (too large on screen) pruned.
   const int64_t source[] = {0, 1, 3, 4, 0, 3, 1, 4};
   const bool fresh[] = {false, true, false, true, true, true, true, true};  // zero moments
-  const int half[] = {-1, 0, -1, 2, -1, -1, 1, 3};  // which split child (split_children order), if any
+  const int parent_of_half[] = {-1, 1, -1, 4, -1, -1, 1, 4};  // the split parent of a half, if any
+  const int half[] = {-1, 0, -1, 0, -1, -1, 1, 1};              // which half
   REQUIRE(got.size() == 8);
-  // The halves are the strategy's first draws from its seeded RNG, parents in row order.
-  std::vector<float> pm, pq, pl;
-  for (int64_t r : {int64_t(1), int64_t(4)}) {
-    pm.insert(pm.end(), start.row(Group::Means, r), start.row(Group::Means, r) + 3);
-    pq.insert(pq.end(), start.row(Group::Quats, r), start.row(Group::Quats, r) + 4);
-    pl.insert(pl.end(), start.row(Group::LogScales, r), start.row(Group::LogScales, r) + 3);
-  }
-  Rng rng(11);
-  const SplitChildren children = split_children(pm, pq, pl, DefaultStrategyOptions{}.split_scale_divisor, rng);
+  // The halves are drawn with the strategy's first draw from its seeded RNG as the key.
+  const uint64_t key = Rng(11)();
+  const float shrink = std::log(DefaultStrategyOptions{}.split_scale_divisor);
   const float reset_cap = logit(DefaultStrategyOptions{}.reset_opacity);
   for (int64_t r = 0; r < got.size(); ++r) {
     INFO("row " << r << " from " << source[r]);
     for (Group g : kAllGroups) {
       const int w = got.width(g);
       std::vector<float> want(start.row(g, source[r]), start.row(g, source[r]) + w);
-      if (half[r] >= 0 && g == Group::Means) want.assign(&children.means[3 * half[r]], &children.means[3 * half[r]] + 3);
-      if (half[r] >= 0 && g == Group::LogScales)
-        want.assign(&children.log_scales[3 * half[r]], &children.log_scales[3 * half[r]] + 3);
+      if (parent_of_half[r] >= 0 && (g == Group::Means || g == Group::LogScales)) {
+        const int64_t q = parent_of_half[r];
+        float m[3], ls[3];
+        kernels::refine_split_half(start.row(Group::Means, q), start.row(Group::Quats, q), start.row(Group::LogScales, q),
+                                   key, q, half[r], shrink, m, ls);
+        want.assign(g == Group::Means ? m : ls, (g == Group::Means ? m : ls) + 3);
+      }
       if (g == Group::Opacity) want[0] = std::min(want[0], reset_cap);
       CHECK(std::vector<float>(got.row(g, r), got.row(g, r) + w) == want);
       // The reset clears every opacity moment; the others survive on old rows only.
@@ -395,8 +417,7 @@ TEST_CASE("default strategy: the logit and log-scale cuts agree with sigmoid and
 
 TEST_CASE("default strategy: growth and pruning over many rows match the rules written with exp and sigmoid",
           "[strategy_default]") {
-  // More rows than decide_growth's chunk, with values on both sides of every threshold and some
-  // exactly at the cuts.
+  // Many rows, with values on both sides of every threshold and some exactly at the cuts.
   const int64_t n = 10000;
   const double extent = 10.0;
   DefaultStrategyOptions o;
@@ -422,12 +443,12 @@ TEST_CASE("default strategy: growth and pruning over many rows match the rules w
     st.max_radius[i] = 0.2f * u(rng);
   }
 
-  GrowDecision want;
+  Grows want;
   for (int64_t i = 0; i < n; ++i) {
     if (!(st.grad2d_norm[i] / float(std::max(st.visible_count[i], 1)) > o.grad_threshold)) continue;
     (max_scale(s.row(Group::LogScales, i)) <= o.grow_scale3d * extent ? want.clone : want.split).push_back(i);
   }
-  const GrowDecision got = decide_growth(s, st, o, 1, extent);
+  const Grows got = growth(s, st, o, 1, extent);
   CHECK(got.clone == want.clone);
   CHECK(got.split == want.split);
   CHECK(want.clone.size() > 100);
@@ -436,7 +457,6 @@ TEST_CASE("default strategy: growth and pruning over many rows match the rules w
   // Pruning alone: the same rows and radii without gradients, so that nothing grows.
   HostDensifyStats still = st;
   std::fill(still.grad2d_norm.begin(), still.grad2d_norm.end(), 0.f);
-  RefinementPlanner planner;
   for (bool check_size : {false, true}) {
     std::vector<int32_t> kept;
     for (int64_t i = 0; i < n; ++i) {
@@ -447,28 +467,21 @@ TEST_CASE("default strategy: growth and pruning over many rows match the rules w
       if (!drop) kept.push_back(int32_t(i));
     }
     CHECK(kept.size() < size_t(n));
-    CHECK(plan_with(planner, s, still, check_size, o).params == kept);
+    CHECK(plan_rows(s, still, check_size, o, 1, extent).params == kept);
   }
 }
 
-TEST_CASE("default strategy: a planner reused across models plans as a fresh one does", "[strategy_default]") {
-  // A large model with size pruning first, then a smaller one without: nothing of the first plan
-  // (rows, statistics, radii) may leak into the second.
-  const GaussianState big = refine_start_state();
-  GaussianState small = make_state({0.05f, 0.5f, 0.05f}, {0.5f, 0.5f, 0.002f});
-  small.row(Group::Quats, 1)[2] = 0.3f;
-  HostDensifyStats big_stats = refine_start_stats(), small_stats = make_stats({1e-3f, 1e-3f, 0.f}, {1, 1, 0});
-  small_stats.max_radius.assign(3, 0.5f);  // would prune everything if sizes were checked
-  RefinementPlanner reused, fresh;
-  const RefinementPlan first = plan_with(reused, big, big_stats, true);
-  CHECK(first.params.size() == 8);
-  const RefinementPlan again = plan_with(reused, small, small_stats, false);
-  const RefinementPlan want = plan_with(fresh, small, small_stats, false);
-  CHECK(want.params == std::vector<int32_t>{0, 1, 0, 1});  // row 2 pruned; clone of 0, second half of 1
-  CHECK(want.moments == std::vector<int32_t>{0, -1, -1, -1});
-  CHECK(again.params == want.params);
-  CHECK(again.moments == want.moments);
-  CHECK(again.written == want.written);
-  CHECK(again.written_means == want.written_means);
-  CHECK(again.written_log_scales == want.written_log_scales);
+TEST_CASE("default strategy: the new rows are the kept old rows, then the clones, then the second halves",
+          "[strategy_default]") {
+  // Row 0 clones, row 1 splits, row 2 is transparent; the radii would prune every row if sizes were checked.
+  GaussianState s = make_state({0.05f, 0.5f, 0.05f}, {0.5f, 0.5f, 0.002f});
+  HostDensifyStats st = make_stats({1e-3f, 1e-3f, 0.f}, {1, 1, 0});
+  st.max_radius.assign(3, 0.5f);
+  const RowPlan p = plan_rows(s, st, false);
+  CHECK(p.params == std::vector<int32_t>{0, 1, 0, 1});  // row 2 pruned; the clone of 0, the second half of 1
+  CHECK(p.moments == std::vector<int32_t>{0, -1, -1, -1});
+  // With sizes checked the old places go (their radii), the new ones stay (not on screen yet).
+  const RowPlan checked = plan_rows(s, st, true);
+  CHECK(checked.params == std::vector<int32_t>{0, 1});
+  CHECK(checked.moments == std::vector<int32_t>{-1, -1});
 }

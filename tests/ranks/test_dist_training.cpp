@@ -145,31 +145,38 @@ TEST_CASE("training with 2 and 3 CPU ranks reaches the one-rank PSNR within 0.5 
 
 TEST_CASE("with own photos, 2 CPU ranks each hold their share and train like one rank", "[dist][train]") {
   const Scene scene = test::small_demo_scene(36, 27, 160);
-  TrainerOptions o = test::short_run_options(900);
-  o.batch_size = 3;  // blocks of 1 and 2 images
-  o.cpu_threads = 1;
-  const RunEnd one = train(scene, o, 0);
-  o.photos = PhotoPlacement::Own;
-  size_t photos[2] = {0, 0};
-  bool own[2] = {false, false};
-  const double two = train_watching(
-      scene, o, 2,
-      [&](int rank, const Trainer& t) {
-        photos[rank] = t.memory().photos;
-        own[rank] = t.own_photos();
-      },
-      [](int, const Trainer&) {});
   size_t every = 0;  // what each rank would hold with every photo
   for (int v : scene.train_indices())
     every += size_t(scene.views[size_t(v)].intrinsics.width) * scene.views[size_t(v)].intrinsics.height * 3;
-  INFO("one rank " << one.psnr << " dB, two ranks with own photos " << two << " dB; photos " << photos[0] << " + "
-                   << photos[1] << " bytes of " << every);
-  CHECK((own[0] && own[1]));
-  CHECK(photos[0] + photos[1] == every);
-  // Shares sized like the blocks (1 and 2 of 3 images), within one photo.
   const double photo = double(every) / double(scene.train_indices().size());
-  CHECK(std::abs(double(photos[0]) - double(every) / 3) <= photo);
-  CHECK(std::abs(two - one.psnr) < 0.5);
+  // Runs this short spread by up to a dB from seed to seed (one rank, seeds 0-3: 20.15-20.88 dB; one
+  // against two ranks at one seed: up to 1.1 dB apart), so the comparison is of means over seeds.
+  double one_sum = 0, two_sum = 0;
+  const int seeds = 3;
+  for (int seed = 0; seed < seeds; ++seed) {
+    TrainerOptions o = test::short_run_options(900);
+    o.batch_size = 3;  // blocks of 1 and 2 images
+    o.cpu_threads = 1;
+    o.seed = uint64_t(seed);
+    one_sum += train(scene, o, 0).psnr;
+    o.photos = PhotoPlacement::Own;
+    size_t photos[2] = {0, 0};
+    bool own[2] = {false, false};
+    two_sum += train_watching(
+        scene, o, 2,
+        [&](int rank, const Trainer& t) {
+          photos[rank] = t.memory().photos;
+          own[rank] = t.own_photos();
+        },
+        [](int, const Trainer&) {});
+    INFO("seed " << seed << ": photos " << photos[0] << " + " << photos[1] << " bytes of " << every);
+    CHECK((own[0] && own[1]));
+    CHECK(photos[0] + photos[1] == every);
+    // Shares sized like the blocks (1 and 2 of 3 images), within one photo.
+    CHECK(std::abs(double(photos[0]) - double(every) / 3) <= photo);
+  }
+  INFO("one rank " << one_sum / seeds << " dB, two ranks with own photos " << two_sum / seeds << " dB (means)");
+  CHECK(std::abs(two_sum - one_sum) / seeds < 0.5);
 }
 
 TEST_CASE("exposure compensation with 2 CPU ranks: every rank keeps the same maps, and they pay",
