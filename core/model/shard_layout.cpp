@@ -8,22 +8,9 @@
 
 #include "kernels/buffer.h"
 #include "kernels/handoff_memory.h"
+#include "kernels/morton.h"
 
 namespace splat::sharded {
-
-namespace {
-
-// Spreads the low 10 bits of v so that they occupy every third bit.
-uint32_t spread_bits(uint32_t v) {
-  v &= 0x3FF;
-  v = (v | (v << 16)) & 0x030000FF;
-  v = (v | (v << 8)) & 0x0300F00F;
-  v = (v | (v << 4)) & 0x030C30C3;
-  v = (v | (v << 2)) & 0x09249249;
-  return v;
-}
-
-}  // namespace
 
 RowBlock row_block(int64_t n, int rank, int ranks) {
   if (ranks < 1 || rank < 0 || rank >= ranks || n < 0)
@@ -34,34 +21,13 @@ RowBlock row_block(int64_t n, int rank, int ranks) {
 }
 
 Box bounding_box(std::span<const float> means) {
-  const size_t n = means.size() / 3;
-  Box b;
-  for (int a = 0; a < 3; ++a) b.lo[a] = b.hi[a] = n ? means[size_t(a)] : 0.f;
-  for (size_t i = 0; i < n; ++i)
-    for (int a = 0; a < 3; ++a) {
-      b.lo[a] = std::min(b.lo[a], means[3 * i + size_t(a)]);
-      b.hi[a] = std::max(b.hi[a], means[3 * i + size_t(a)]);
-    }
-  return b;
+  return kernels::bounding_box_reference(means.data(), int64_t(means.size() / 3));
 }
 
 std::vector<int64_t> morton_order(std::span<const float> means, const Box& box) {
-  const size_t n = means.size() / 3;
-  std::vector<uint32_t> code(n);
-  for (size_t i = 0; i < n; ++i) {
-    uint32_t c = 0;
-    for (int a = 0; a < 3; ++a) {
-      const float span = box.hi[a] - box.lo[a];
-      const float t = span > 0 && std::isfinite(span) ? (means[3 * i + size_t(a)] - box.lo[a]) / span : 0.f;
-      const uint32_t cell = std::isfinite(t) ? uint32_t(std::clamp(t, 0.f, 1.f) * 1023.f) : 0u;
-      c |= spread_bits(cell) << a;
-    }
-    code[i] = c;
-  }
-  std::vector<int64_t> order(n);
-  std::iota(order.begin(), order.end(), int64_t(0));
-  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return code[size_t(a)] < code[size_t(b)]; });
-  return order;
+  std::vector<int32_t> order(means.size() / 3);
+  kernels::morton_order_reference(means.data(), int64_t(order.size()), box, order.data());
+  return {order.begin(), order.end()};
 }
 
 std::vector<int64_t> morton_order(std::span<const float> means) { return morton_order(means, bounding_box(means)); }

@@ -13,6 +13,7 @@
 
 #include "core/transport/communicator.h"
 #include "core/model/device_gaussians.h"
+#include "kernels/morton_math.h"
 
 namespace splat::sharded {
 
@@ -24,10 +25,8 @@ struct RowBlock {
 };
 RowBlock row_block(int64_t n, int rank, int ranks);
 
-// An axis-aligned box: the cells of the Morton curve divide it.
-struct Box {
-  float lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
-};
+// An axis-aligned box: the cells of the Morton curve divide it (kernels/morton_math.h).
+using Box = kernels::MortonBox;
 // The bounding box of the means ([n,3]); all zeros for none.
 Box bounding_box(std::span<const float> means);
 

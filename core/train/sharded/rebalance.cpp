@@ -7,6 +7,8 @@
 #include <string>
 
 #include "core/model/shard_layout.h"
+#include "kernels/handoff_memory.h"
+#include "kernels/morton.h"
 
 namespace splat::sharded {
 
@@ -80,15 +82,15 @@ void rebalance(Communicator& comm, DeviceGaussians& g, std::span<const int64_t> 
 
 namespace {
 
-// The bounding box of every shard's means: each rank fills its slot, one sum gives every rank all.
-Box shared_box(Communicator& comm, std::span<const float> means) {
-  const Box mine = bounding_box(means);
+// The bounding box of every shard's means: each rank fills its slot with its own (`rows` rows), one
+// sum gives every rank all.
+Box shared_box(Communicator& comm, const Box& mine, int64_t my_rows) {
   const size_t R = size_t(comm.size()), r = size_t(comm.rank());
   std::vector<float> boxes(6 * R, 0.f);
   std::vector<int64_t> rows(R, 0);
   std::copy_n(mine.lo, 3, &boxes[6 * r]);
   std::copy_n(mine.hi, 3, &boxes[6 * r + 3]);
-  rows[r] = int64_t(means.size() / 3);
+  rows[r] = my_rows;
   comm.all_reduce_sum(std::span<float>(boxes));
   comm.all_reduce_sum(std::span<int64_t>(rows));
   Box box;
@@ -111,10 +113,15 @@ bool rebalance_if_uneven(Communicator& comm, DeviceGaussians& g, double threshol
   const std::vector<int64_t> counts = comm.all_gather_value(g.size());
   const std::vector<int64_t> targets = balanced_counts(counts, std::vector<double>(counts.size(), 1.0));
   if (imbalance(counts, targets) <= threshold) return false;
-  const std::vector<float> means = g.param(Group::Means).download();
-  const std::vector<int64_t> order = morton_order(means, shared_box(comm, means));
-  const std::vector<int32_t> rows(order.begin(), order.end());
-  g.gather_rows(rows, rows);
+  // The shard sorted where it lives: its box (read on the host), the shared box, the order, one gather.
+  const kernels::ComputeContext& where = g.context();
+  const float* means = g.param(Group::Means).data();
+  const Box box = shared_box(comm, kernels::bounding_box(where, means, g.size()), g.size());
+  const kernels::HandoffBlock order(where, size_t(g.size()) * sizeof(int32_t) + 16);
+  int32_t* rows = static_cast<int32_t*>(order.data());
+  kernels::morton_order(where, means, g.size(), box, rows);
+  g.gather_rows_on_device(rows, rows, g.size());
+  order.used_on(where);
   rebalance(comm, g, targets);
   return true;
 }

@@ -36,7 +36,7 @@ void rebalance(Communicator& comm, DeviceGaussians& g, std::span<const int64_t> 
 
 // Evens the shards when some rank's row count is more than `threshold` (relative, imbalance() above)
 // off an equal split: first every shard is sorted along one Morton curve over the bounding box of
-// the whole model (rows with their moments, on the device), so that the rows passed to a neighbour
+// the whole model (codes, sort and rows with their moments on the device, kernels/morton.h), so that the rows passed to a neighbour
 // are the ones nearest it in curve order and shards stay compact regions of space; then rebalance().
 // A collective; returns whether rows moved (the same on every rank). threshold <= 0 never moves.
 // Gradients and statistics are zeroed when rows move.
