@@ -64,7 +64,7 @@ struct TrainArgs {
   int64_t max_gaussians = 0;
   std::string photos = kPhotoPlacementNames[int(PhotoPlacement::Auto)];
   bool exposure = false;
-  bool sparse_adam = false;
+  std::string adam = kAdamModeNames[int(AdamMode::Auto)];
   std::string up = up_axis_name(UpAxis::Auto);
   int threads = 0;
   int stop_at = 0;
@@ -82,7 +82,7 @@ const std::vector<std::string> kRecordedOptions = {
     "--strategy",   "--batch-size", "--packed",    "--data-factor", "--undistort", "--mask-mode",
     "--fisheye-fov", "--eval-every", "--log-every", "--checkpoint-every", "--seed",
     "--sh-degree",  "--background", "--cap-max",   "--absgrad",     "--amp",
-    "--max-gaussians", "--photos", "--exposure", "--sparse-adam", "--up"};
+    "--max-gaussians", "--photos", "--exposure", "--adam", "--up"};
 
 void add_train_options(CLI::App* sub, TrainArgs& a) {
   sub->add_option("scene", a.scene,
@@ -155,9 +155,12 @@ void add_train_options(CLI::App* sub, TrainArgs& a) {
   sub->add_flag("--exposure", a.exposure,
                 "Learn an affine colour map per training photo (exposure, white balance) beside the scene, for "
                 "captures whose photos change exposure; test views and exports are never mapped");
-  sub->add_flag("--sparse-adam", a.sparse_adam,
-                "Sparse Adam: a Gaussian no camera of a step saw keeps its parameters and Adam moments that step "
-                "(its optimizer state is not read or written)");
+  sub->add_option("--adam", a.adam,
+                  "'sparse': a Gaussian no camera of a step saw keeps its parameters and Adam moments that step (its "
+                  "optimizer state is not read or written); 'dense': every Gaussian steps on its moments; 'auto': "
+                  "sparse while a step trains one image (--batch-size 1), where it pays")
+      ->capture_default_str()
+      ->check(CLI::IsMember(std::vector<std::string>(std::begin(kAdamModeNames), std::end(kAdamModeNames))));
   add_up_option(sub, a.up, "estimated from the cameras; recorded for the GUI and render --path orbit");
   sub->add_option("--threads", a.threads, "CPU backend threads (0: all cores)")->capture_default_str();
   sub->add_option("--stop-at", a.stop_at,
@@ -210,14 +213,14 @@ TrainerOptions trainer_options(const TrainArgs& a, kernels::Device dev) {
                    .seed = a.seed,
                    .cpu_threads = a.threads,
                    .amp = a.amp,
-                   .exposure = a.exposure,
-                   .sparse_adam = a.sparse_adam};
+                   .exposure = a.exposure};
   for (int c = 0; c < 3; ++c) o.background[c] = a.background[c];
   o.mcmc.cap = a.cap_max;
   o.default_strategy.absgrad = a.absgrad;
   o.default_strategy.max_gaussians = a.max_gaussians;
   o.photos = PhotoPlacement(std::find(std::begin(kPhotoPlacementNames), std::end(kPhotoPlacementNames), a.photos) -
                             std::begin(kPhotoPlacementNames));
+  o.adam = AdamMode(std::find(std::begin(kAdamModeNames), std::end(kAdamModeNames), a.adam) - std::begin(kAdamModeNames));
   return o;
 }
 

@@ -29,11 +29,6 @@ inline void gather_rows(const ComputeContext& where, void* dst, const void* src,
     gather_rows(where, static_cast<float*>(dst), static_cast<const float*>(src), width, index, n_out);
 }
 
-// dst row index[i] = src row i for i < n_src (indices distinct, in range): writes a few computed
-// rows (split children) into a full column.
-void scatter_rows(const ComputeContext& where, float* dst, const float* src, int width, const int32_t* index,
-                  int64_t n_src);
-
 // v[i] = min(v[i], cap) for i < n: the opacity reset caps every logit at logit(max opacity).
 void cap_values(const ComputeContext& where, float* v, int64_t n, float cap);
 
@@ -44,7 +39,6 @@ void sum_slices(const ComputeContext& where, const float* slices, int count, int
 // CPU references (the device-agnostic entry points above call these for Device::CPU).
 template <class T>
 void gather_rows_reference(T* dst, const T* src, int width, const int32_t* index, int64_t n_out);
-void scatter_rows_reference(float* dst, const float* src, int width, const int32_t* index, int64_t n_src);
 void cap_values_reference(float* v, int64_t n, float cap);
 void sum_slices_reference(const float* slices, int count, int64_t n, float* out);
 

@@ -16,12 +16,6 @@ SPLAT_HD T gathered_element(const T* src, int width, const int32_t* index, int64
   return from < 0 ? T(0) : src[int64_t(from) * width + (e - row * width)];
 }
 
-// Where element e of the scattered source goes in the destination column.
-SPLAT_HD int64_t scattered_position(int width, const int32_t* index, int64_t e) {
-  const int64_t row = e / width;
-  return int64_t(index[row]) * width + (e - row * width);
-}
-
 SPLAT_HD float capped(float v, float cap) { return v < cap ? v : cap; }
 
 // Element i of the sum of `slices` arrays of n laid one after the other, added in slice order (so

@@ -124,7 +124,6 @@ DeviceGaussians::DeviceGaussians(const kernels::ComputeContext& where, const Gau
   grad2d_abs_ = Buffer<float>(where_);
   max_radius_ = Buffer<float>(where_);
   visible_count_ = Buffer<int32_t>(where_);
-  scratch_ = Buffer<float>(where_);
   rows_a_ = Buffer<int32_t>(where_);
   rows_b_ = Buffer<int32_t>(where_);
   upload(state);
@@ -349,78 +348,12 @@ void DeviceGaussians::keep_rows(std::span<const uint8_t> keep) {
   gather_rows(kept, kept);
 }
 
-std::vector<float> DeviceGaussians::download_rows(Group g, std::span<const int32_t> rows) {
-  for (int32_t r : rows)
-    if (r < 0 || r >= n_) throw std::out_of_range("download_rows: row " + std::to_string(r) + " of " + std::to_string(n_));
-  const int w = group_width(g, sh_degree_);
-  rows_a_.upload(rows);
-  scratch_.resize(rows.size() * w);
-  kernels::gather_rows(where_, scratch_.data(), param(g).data(), w, rows_a_.data(), static_cast<int64_t>(rows.size()));
-  return scratch_.download();  // (fp32 columns only: param() refuses the 2-byte one)
-}
-
-void DeviceGaussians::write_rows(Group g, std::span<const int32_t> rows, std::span<const float> values) {
-  const int w = group_width(g, sh_degree_);
-  if (values.size() != rows.size() * w)
-    throw std::logic_error("write_rows: " + std::to_string(values.size()) + " values for " +
-                           std::to_string(rows.size()) + " rows of width " + std::to_string(w));
-  for (int32_t r : rows)
-    if (r < 0 || r >= n_) throw std::out_of_range("write_rows: row " + std::to_string(r) + " of " + std::to_string(n_));
-  rows_a_.upload(rows);
-  scratch_.upload(values);
-  kernels::scatter_rows(where_, param(g).data(), scratch_.data(), w, rows_a_.data(), static_cast<int64_t>(rows.size()));
-}
-
 void DeviceGaussians::cap_values(Group g, float cap) {
   kernels::cap_values(where_, param(g).data(), static_cast<int64_t>(param(g).size()), cap);
   m1_[static_cast<int>(g)].zero();
   m2_[static_cast<int>(g)].zero();
 }
 
-RowEditPlan::RowEditPlan(DeviceGaussians& g)
-    : opacity_(g.param(Group::Opacity).download()), log_scales_(g.param(Group::LogScales).download()) {
-  if (g.size() > std::numeric_limits<int32_t>::max())
-    throw std::runtime_error("RowEditPlan: " + std::to_string(g.size()) + " rows exceed the row index range");
-  params_.resize(static_cast<size_t>(g.size()));
-  for (size_t i = 0; i < params_.size(); ++i) params_[i] = static_cast<int32_t>(i);
-  moments_ = params_;
-}
-
-const float* RowEditPlan::row(Group g, int64_t i) const {
-  if (g == Group::Opacity) return &opacity_[static_cast<size_t>(i)];
-  if (g == Group::LogScales) return &log_scales_[3 * static_cast<size_t>(i)];
-  throw std::logic_error(std::string("RowEditPlan: column ") + group_name(g) + " is not held on the host");
-}
-
-float* RowEditPlan::row(Group g, int64_t i) { return const_cast<float*>(std::as_const(*this).row(g, i)); }
-
-void RowEditPlan::copy_row(int64_t from, int64_t to) {
-  params_[to] = params_[from];
-  opacity_[to] = opacity_[from];
-  std::copy_n(&log_scales_[3 * from], 3, &log_scales_[3 * to]);
-}
-
-void RowEditPlan::append_rows(std::span<const int64_t> rows) {
-  check_rows_in_range(rows, size(), "RowEditPlan::append_rows");
-  for (int64_t r : rows) {
-    if (size() == std::numeric_limits<int32_t>::max()) throw std::runtime_error("RowEditPlan: too many rows");
-    params_.push_back(params_[r]);
-    moments_.push_back(-1);
-    opacity_.push_back(opacity_[r]);
-    const float ls[3] = {log_scales_[3 * r], log_scales_[3 * r + 1], log_scales_[3 * r + 2]};
-    log_scales_.insert(log_scales_.end(), ls, ls + 3);
-  }
-}
-
-void RowEditPlan::reset_moments(std::span<const int64_t> rows) {
-  for (int64_t r : rows) moments_[r] = -1;
-}
-
-void RowEditPlan::apply(DeviceGaussians& g) const {
-  g.gather_rows(params_, moments_);
-  g.param(Group::Opacity).upload(opacity_);
-  g.param(Group::LogScales).upload(log_scales_);
-}
 
 kernels::AdamGroup DeviceGaussians::adam_group(Group g) {
   const int i = static_cast<int>(g);

@@ -8,10 +8,10 @@
 // optimizer state AND statistics together, so that row i of every buffer always describes the same
 // Gaussian.
 //
-// Structural edits happen on the device (gather_rows): the strategies decide on the host from the
-// small columns they need and send back one row mapping, so a refinement does not move the whole
-// model through the host. GaussianState, a host copy of parameters and moments, serves
-// checkpoints, tests and strategies that still edit on the host.
+// Structural edits happen on the device (gather_rows): the strategies plan their row mappings where
+// the model lives (kernels/refine_plan.h, kernels/mcmc_relocate.h), so a refinement does not move the
+// model through the host. GaussianState, a host copy of parameters and moments, serves checkpoints
+// and tests.
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -179,10 +179,6 @@ class DeviceGaussians {
   // both through gather_rows.
   void append_rows(std::span<const int64_t> rows);
   void keep_rows(std::span<const uint8_t> keep);
-  // The values of a few rows of one group (row-major), without downloading the whole column.
-  std::vector<float> download_rows(Group g, std::span<const int32_t> rows);
-  // Overwrites the values of a few rows of one group with `values` (row-major); moments untouched.
-  void write_rows(Group g, std::span<const int32_t> rows, std::span<const float> values);
   // Caps every value of one group at `cap` and zeroes that group's moments (the opacity reset).
   void cap_values(Group g, float cap);
 
@@ -215,34 +211,8 @@ class DeviceGaussians {
   bool rest_grad_narrow_ = false;
   kernels::Buffer<float> grad2d_, grad2d_abs_, max_radius_;
   kernels::Buffer<int32_t> visible_count_;
-  // Reused by the edits of a few rows (download_rows, write_rows), and the row lists of every edit.
-  kernels::Buffer<float> scratch_;
+  // The row lists of an edit planned on the host.
   kernels::Buffer<int32_t> rows_a_, rows_b_;
-};
-
-// A row edit of a DeviceGaussians planned on the host with GaussianState's row interface, for
-// strategies whose rules read only opacities and scales (MCMC): those two columns are held on the
-// host, every other column only as "row i copies old row source[i]", and apply() carries the
-// plan out with one gather. Moments follow GaussianState's rules: copies of values leave the
-// target's moments alone, appended rows start at zero, reset_moments zeroes.
-class RowEditPlan {
- public:
-  explicit RowEditPlan(DeviceGaussians& g);
-
-  int64_t size() const { return static_cast<int64_t>(params_.size()); }
-  // Row i of the opacity or log-scale column (other groups are not on the host: logic_error).
-  float* row(Group g, int64_t i);
-  const float* row(Group g, int64_t i) const;
-  // Copies row `from`'s values to row `to` in every group.
-  void copy_row(int64_t from, int64_t to);
-  void append_rows(std::span<const int64_t> rows);
-  void reset_moments(std::span<const int64_t> rows);
-  // Rebuilds g's rows as planned (gradients and statistics zeroed, as after every row edit).
-  void apply(DeviceGaussians& g) const;
-
- private:
-  std::vector<float> opacity_, log_scales_;
-  std::vector<int32_t> params_, moments_;  // old source row of each row's values / moments (-1: zero)
 };
 
 // Copies a buffer into `into`, reusing its memory: unlike Buffer::download, repeated downloads of a

@@ -70,6 +70,13 @@ inline constexpr ColumnTable kAmpColumns = {{
     {Group::ShRest, "sh_rest", 0, true, Precision::BF16, Precision::BF16},
 }};
 
+// Whether group g is stored in fp32 in both of the product's tables: the strategies' device plans write
+// fp32 values into such columns in place (kernels/refine_plan.h, kernels/mcmc_relocate.h).
+constexpr bool stored_fp32(Group g) {
+  return kParamColumns[static_cast<int>(g)].storage == Precision::F32 &&
+         kAmpColumns[static_cast<int>(g)].storage == Precision::F32;
+}
+
 // The same columns with other precisions: tables differ in precisions only.
 constexpr bool same_columns(const ColumnTable& a, const ColumnTable& b) {
   for (int i = 0; i < kGroupCount; ++i)

@@ -31,7 +31,7 @@ void for_each_trainer_setting(Config& c, Options& o, F&& f) {
   f(c.max_gaussians, o.default_strategy.max_gaussians);
   f(c.photos, o.photos);
   f(c.exposure, o.exposure);
-  f(c.sparse_adam, o.sparse_adam);
+  f(c.adam, o.adam);
 }
 
 // Enumerations are recorded by name: the names of each, indexed by its values.
@@ -53,6 +53,10 @@ std::span<const char* const> names_of(MaskMode) {
 }
 
 std::span<const char* const> names_of(UpAxis) { return kUpAxisNames; }
+std::span<const char* const> names_of(AdamMode) {
+  static_assert(int(AdamMode::Auto) == 0 && int(AdamMode::Dense) == 1 && int(AdamMode::Sparse) == 2);
+  return kAdamModeNames;
+}
 std::span<const char* const> names_of(PhotoPlacement) {
   static_assert(int(PhotoPlacement::Auto) == 0 && int(PhotoPlacement::Every) == 1 && int(PhotoPlacement::Own) == 2);
   return kPhotoPlacementNames;

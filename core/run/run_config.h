@@ -70,7 +70,7 @@ struct RunConfig {
   int64_t max_gaussians = DefaultStrategyOptions{}.max_gaussians;  // default strategy (0: no limit)
   PhotoPlacement photos = TrainerOptions{}.photos;  // with ranks: every photo on every rank, or its own
   bool exposure = TrainerOptions{}.exposure;        // per-image colour maps
-  bool sparse_adam = TrainerOptions{}.sparse_adam;  // unseen Gaussians skip the Adam step
+  AdamMode adam = TrainerOptions{}.adam;             // dense, sparse, or sparse at batch 1 (auto)
   // Cadences, in images (RunOptions), with `train`'s defaults: test evaluations (0: only at the
   // end), metrics lines, periodic checkpoints (0: none).
   int eval_every = 0;
@@ -135,7 +135,7 @@ void for_each_setting(Config& c, Visit&& visit) {
   visit("max_gaussians", c.max_gaussians, SettingRule{.lo = 0});
   visit("photos", c.photos, SettingRule{});
   visit("exposure", c.exposure, SettingRule{});
-  visit("sparse_adam", c.sparse_adam, SettingRule{});
+  visit("adam", c.adam, SettingRule{});
   visit("eval_every", c.eval_every, SettingRule{.lo = 0});
   visit("log_every", c.log_every, SettingRule{.lo = 1});
   visit("checkpoint_every", c.checkpoint_every, SettingRule{.lo = 0});

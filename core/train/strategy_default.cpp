@@ -73,6 +73,7 @@ kernels::RefineRule refine_rule(const DefaultStrategyOptions& o, int batch_size,
 
 void refine_rows(DeviceGaussians& g, const DefaultStrategyOptions& o, const StepInfo& info, bool check_size,
                  uint64_t key) {
+  static_assert(stored_fp32(Group::Means) && stored_fp32(Group::LogScales), "the split halves are written in fp32");
   const kernels::ComputeContext& where = g.context();
   const int64_t n = g.size();
   const kernels::DensifyStats stats = g.stats();

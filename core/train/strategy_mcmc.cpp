@@ -2,114 +2,60 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
 #include "core/train/image_schedule.h"
 #include "kernels/hd_math.h"
+#include "kernels/handoff_memory.h"
 #include "kernels/mcmc.h"
+#include "kernels/mcmc_relocate.h"
 
 namespace splat {
 namespace {
 
-// The rules weigh opacities in double.
-double opacity_of(const RowEditPlan& s, int64_t row) { return sigmoid(double(s.row(Group::Opacity, row)[0])); }
-
-// The correction's alternating binomial sums lose precision for many copies; beyond this count a
-// source is treated as copied this many times (its copies then composite to slightly less).
-constexpr int kMaxCopies = 51;
+// One round: append == 0 relocates the dead rows, append > 0 appends that many copies.
+int64_t relocation_round(DeviceGaussians& g, float min_opacity, uint64_t key, int64_t append) {
+  static_assert(stored_fp32(Group::Opacity) && stored_fp32(Group::LogScales), "the corrections are written in fp32");
+  const kernels::ComputeContext& where = g.context();
+  const int64_t n = g.size();
+  float* opacity = g.param(Group::Opacity).data();
+  // The weights' sums, the dead rows and each row's draw count: 16 bytes a row.
+  const kernels::HandoffBlock table(where, size_t(n) * (sizeof(uint64_t) + 2 * sizeof(int32_t)) + 16);
+  auto* cum = static_cast<uint64_t*>(table.data());
+  auto* dead = reinterpret_cast<int32_t*>(cum + n);
+  int32_t* copies = dead + n;
+  const kernels::McmcLiving living = kernels::mcmc_weigh(where, opacity, n, min_opacity, cum, dead);
+  const int64_t m = append > 0 ? append : living.dead;
+  if (m == 0 || living.total == 0) return 0;
+  const int64_t rows = append > 0 ? n + m : n;
+  if (rows > std::numeric_limits<int32_t>::max())
+    throw std::runtime_error("mcmc strategy: " + std::to_string(rows) + " Gaussians exceed the row index range");
+  const kernels::HandoffBlock lists(where, size_t(m + 2 * rows) * sizeof(int32_t) + 16);
+  int32_t* sources = static_cast<int32_t*>(lists.data());
+  int32_t* params = sources + m;
+  int32_t* moments = params + rows;
+  kernels::mcmc_draw_sources(where, cum, n, living.total, key, m, sources, copies);
+  kernels::mcmc_correct_sources(where, copies, n, min_opacity, opacity, g.param(Group::LogScales).data());
+  kernels::mcmc_copy_lists(where, n, append > 0 ? nullptr : dead, sources, m, copies, params, moments);
+  g.gather_rows_on_device(params, moments, rows);
+  table.used_on(where);
+  lists.used_on(where);
+  return m;
+}
 
 }  // namespace
 
-float relocated_opacity(float opacity, int copies) {
-  copies = std::clamp(copies, 1, kMaxCopies);
-  return static_cast<float>(1.0 - std::pow(1.0 - double(opacity), 1.0 / copies));
+int64_t relocate_dead(DeviceGaussians& g, float min_opacity, uint64_t key) { return relocation_round(g, min_opacity, key, 0); }
+
+int64_t append_copies(DeviceGaussians& g, float min_opacity, uint64_t key, int64_t count) {
+  return count > 0 ? relocation_round(g, min_opacity, key, count) : 0;
 }
 
-float relocated_scale_factor(float opacity, int copies) {
-  copies = std::clamp(copies, 1, kMaxCopies);
-  const double o_new = relocated_opacity(opacity, copies);
-  // denom = sum_{i=1..k} sum_{j=0..i-1} C(i-1, j) (-1)^j o_new^(j+1) / sqrt(j+1)
-  double denom = 0;
-  for (int i = 1; i <= copies; ++i) {
-    double binom = 1;  // C(i-1, j), updated along j
-    for (int j = 0; j < i; ++j) {
-      denom += binom * ((j % 2) ? -1.0 : 1.0) * std::pow(o_new, j + 1) / std::sqrt(double(j + 1));
-      binom = binom * double(i - 1 - j) / double(j + 1);
-    }
-  }
-  return static_cast<float>(double(opacity) / denom);
-}
-
-std::vector<int64_t> sample_by_opacity(const RowEditPlan& s, const std::vector<uint8_t>& eligible, int64_t n, Rng& rng) {
-  // Draws by inverting the cumulative weights: row i owns [cum[i-1], cum[i]), empty for a row that is
-  // not eligible. The sums are kept per thread between refinements: at a million rows, fresh pages
-  // for them (std::discrete_distribution's two tables) cost more than the sums themselves.
-  thread_local std::vector<double> cum;
-  cum.resize(static_cast<size_t>(s.size()));
-  double total = 0;
-  for (int64_t i = 0; i < s.size(); ++i) {
-    if (eligible[i]) total += opacity_of(s, i);
-    cum[size_t(i)] = total;
-  }
-  std::vector<int64_t> out;
-  if (n <= 0 || total <= 0) return out;
-  std::uniform_real_distribution<double> at(0.0, total);
-  out.reserve(size_t(n));
-  for (int64_t k = 0; k < n; ++k) {
-    auto it = std::upper_bound(cum.begin(), cum.end(), at(rng));
-    if (it == cum.end()) it = std::lower_bound(cum.begin(), cum.end(), total);  // a draw rounded up to the total
-    out.push_back(it - cum.begin());
-  }
-  return out;
-}
-
-void copy_with_correction(RowEditPlan& s, const std::vector<int64_t>& sources, const std::vector<int64_t>& targets,
-                          float min_opacity) {
-  std::map<int64_t, int> copies;  // source -> 1 + times sampled
-  for (int64_t src : sources) copies.emplace(src, 1).first->second += 1;
-  for (auto& [src, k] : copies) {
-    const float o = static_cast<float>(opacity_of(s, src));
-    const float o_new = std::clamp(relocated_opacity(o, k), min_opacity, 1.f - 1e-6f);
-    const float log_factor = std::log(relocated_scale_factor(o, k));
-    s.row(Group::Opacity, src)[0] = static_cast<float>(logit(double(o_new)));
-    for (int c = 0; c < 3; ++c) s.row(Group::LogScales, src)[c] += log_factor;
-  }
-  for (size_t j = 0; j < targets.size(); ++j) s.copy_row(sources[j], targets[j]);
-  std::vector<int64_t> touched = targets;
-  for (auto& [src, k] : copies) touched.push_back(src);
-  s.reset_moments(touched);
-}
-
-int64_t relocate_dead(RowEditPlan& s, const McmcStrategyOptions& o, Rng& rng) {
-  std::vector<uint8_t> alive(static_cast<size_t>(s.size()));
-  std::vector<int64_t> dead;
-  for (int64_t i = 0; i < s.size(); ++i) {
-    alive[i] = opacity_of(s, i) > o.min_opacity;
-    if (!alive[i]) dead.push_back(i);
-  }
-  if (dead.empty()) return 0;
-  const std::vector<int64_t> sources = sample_by_opacity(s, alive, int64_t(dead.size()), rng);
-  if (sources.empty()) return 0;
-  copy_with_correction(s, sources, dead, o.min_opacity);
-  return int64_t(dead.size());
-}
-
-int64_t grow_towards_cap(RowEditPlan& s, const McmcStrategyOptions& o, Rng& rng) {
-  const int64_t n = s.size();
-  const int64_t target = std::min<int64_t>(o.cap, static_cast<int64_t>(std::floor((1.0 + o.grow_rate) * n)));
-  if (target <= n) return 0;
-  std::vector<uint8_t> alive(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) alive[i] = opacity_of(s, i) > o.min_opacity;
-  const std::vector<int64_t> sources = sample_by_opacity(s, alive, target - n, rng);
-  if (sources.empty()) return 0;
-  // New rows start as copies of their sources; then the correction applies to both.
-  s.append_rows(sources);
-  std::vector<int64_t> targets(sources.size());
-  for (size_t j = 0; j < sources.size(); ++j) targets[j] = n + int64_t(j);
-  copy_with_correction(s, sources, targets, o.min_opacity);
-  return int64_t(sources.size());
+int64_t mcmc_growth(const McmcStrategyOptions& o, int64_t n) {
+  const int64_t target = std::min<int64_t>(o.cap, static_cast<int64_t>(std::floor((1.0 + o.grow_rate) * double(n))));
+  return std::max<int64_t>(0, target - n);
 }
 
 McmcStrategy::McmcStrategy(const McmcStrategyOptions& o, uint64_t seed)
@@ -132,14 +78,13 @@ bool McmcStrategy::after_step(const StepInfo& info, DeviceGaussians& g) {
     McmcStrategyOptions mine = o_;
     if (info.model_rows > g.size())
       mine.cap = int64_t(double(o_.cap) * double(g.size()) / double(info.model_rows));
-    RowEditPlan plan(g);
-    info.mark("refinement: inputs to the host");
-    relocate_dead(plan, mine, rng_);
+    // Each round's draws keyed by a draw of rng_ and this shard's first global id, so that shards draw
+    // apart.
+    const uint64_t shard = kernels::mix64(uint64_t(info.first_row));
+    relocate_dead(g, mine.min_opacity, rng_() ^ shard);
     info.mark("refinement: dead rows relocated");
-    grow_towards_cap(plan, mine, rng_);
-    info.mark("refinement: growth planned");
-    plan.apply(g);
-    info.mark("refinement: rows applied");
+    append_copies(g, mine.min_opacity, rng_() ^ shard, mcmc_growth(mine, g.size()));
+    info.mark("refinement: rows grown");
     changed = true;
   }
   // The noise is a random walk of the means, one draw per step with a spread proportional to the

@@ -6,10 +6,9 @@
 // the same way until `cap`, (3) perturbs every mean each step with noise shaped like the Gaussian
 // itself, gated so that only nearly transparent ones move, and (4) regularises opacity and scale
 // (L1 on sigmoid(opacity) and exp(log_scale)) so that unused Gaussians die and get recycled.
-// (3) and (4) run every step on the Gaussians' device (kernels/mcmc.h); (1) and (2) are decided on
-// the host every refine_every steps from the opacities and scales, and applied on the device.
+// (3) and (4) run every step on the Gaussians' device (kernels/mcmc.h); (1) and (2) every
+// refine_every images, planned and applied there too (kernels/mcmc_relocate.h).
 #include <cstdint>
-#include <vector>
 
 #include "core/train/rng_state.h"
 #include "core/train/strategy.h"
@@ -28,29 +27,17 @@ struct McmcStrategyOptions {
   float scale_reg = 0.01f;     // weight of mean(exp(log_scale)) in the loss
 };
 
-// When one Gaussian of opacity o is replaced by k copies at the same place, each copy gets opacity
-// 1 - (1 - o)^(1/k) (the k copies composite to o) and its scale multiplied by the factor that keeps
-// the summed footprint (the MCMC paper's correction); k = 1 changes nothing.
-float relocated_opacity(float opacity, int copies);
-float relocated_scale_factor(float opacity, int copies);
+// The two relocation rounds of a refinement, on g's device (kernels/mcmc_relocate.h), their draws keyed
+// by `key`. relocate_dead: every dead row (opacity at or below min_opacity) becomes a copy of a live row
+// drawn with probability proportional to opacity; append_copies: `count` such copies are appended. Drawn
+// sources and their copies get the opacity and scale correction for their number of copies, and zero
+// moments (gradients and statistics are zeroed, as after every row edit). Each returns the rows moved or
+// appended: 0 when no row is alive (or none is dead; or count is 0), and then g is left as it was.
+int64_t relocate_dead(DeviceGaussians& g, float min_opacity, uint64_t key);
+int64_t append_copies(DeviceGaussians& g, float min_opacity, uint64_t key, int64_t count);
 
-// These four edit a RowEditPlan of the trainer's device copy (the rules read only opacities and
-// scales, so only those columns come to the host; RowEditPlan::apply then edits the device rows).
-//
-// n rows drawn with replacement among rows with eligible[i] != 0, probability proportional to
-// opacity; empty when no row is eligible.
-std::vector<int64_t> sample_by_opacity(const RowEditPlan& s, const std::vector<uint8_t>& eligible, int64_t n, Rng& rng);
-
-// Makes `targets` copies of the sampled sources (targets[j] <- sources[j]) with the opacity/scale
-// correction applied to every copy and every source; moments of all of them are zeroed. Targets
-// must be distinct and not among the sources.
-void copy_with_correction(RowEditPlan& s, const std::vector<int64_t>& sources, const std::vector<int64_t>& targets,
-                          float min_opacity);
-
-// Moves every dead row onto a live one; returns how many moved (0 when all are dead or all live).
-int64_t relocate_dead(RowEditPlan& s, const McmcStrategyOptions& o, Rng& rng);
-// Appends min(cap, floor((1 + grow_rate) n)) - n rows sampled from the live ones; returns how many.
-int64_t grow_towards_cap(RowEditPlan& s, const McmcStrategyOptions& o, Rng& rng);
+// How many rows a refinement appends to n rows: min(cap, floor((1 + grow_rate) n)) - n, at least 0.
+int64_t mcmc_growth(const McmcStrategyOptions& o, int64_t n);
 
 class McmcStrategy final : public Strategy {
  public:

@@ -226,7 +226,7 @@ void Trainer::optimizer_step(int B) {
     // spacing between the groups' seeds).
     a.seed = ((uint64_t(images_done_) * kGroupCount + uint64_t(grp)) * 3) ^ (opt_.seed << 40);
     a.first = first_id_ * group_width(grp, g_->sh_degree());  // a shard rounds as the whole model; 0 for one rank
-    a.skip_zero_grads = opt_.sparse_adam;
+    a.skip_zero_grads = sparse_adam(opt_.adam, B);
     groups[count++] = a;
   }
   // All groups in one launch: separately, six launches cost about as much as the update itself.

@@ -13,11 +13,6 @@ void gather_rows_reference(T* dst, const T* src, int width, const int32_t* index
 template void gather_rows_reference<float>(float*, const float*, int, const int32_t*, int64_t);
 template void gather_rows_reference<uint16_t>(uint16_t*, const uint16_t*, int, const int32_t*, int64_t);
 
-void scatter_rows_reference(float* dst, const float* src, int width, const int32_t* index, int64_t n_src) {
-  const int64_t count = n_src * width;
-  for (int64_t e = 0; e < count; ++e) dst[scattered_position(width, index, e)] = src[e];
-}
-
 void cap_values_reference(float* v, int64_t n, float cap) {
   for (int64_t i = 0; i < n; ++i) v[i] = capped(v[i], cap);
 }

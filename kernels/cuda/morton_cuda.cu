@@ -10,9 +10,9 @@
 #include <cmath>
 
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/small_results.cuh"
 #include "kernels/cuda_util.h"
 #include "kernels/handoff_memory.h"
-#include "kernels/host_waits.h"
 #include "kernels/morton.h"
 
 namespace splat::kernels {
@@ -44,7 +44,6 @@ __global__ void codes_kernel(const float* means, int64_t n, MortonBox box, uint3
   }
 }
 
-size_t aligned(size_t bytes) { return (bytes + 255) / 256 * 256; }
 
 }  // namespace
 
@@ -59,15 +58,12 @@ MortonBox bounding_box(const ComputeContext& where, const float* means, int64_t 
   size_t bytes = 0;
   cuda::check(cub::DeviceReduce::Reduce(nullptr, bytes, rows, static_cast<MortonBox*>(nullptr), n, Widen{}, empty, stream),
               "sizing the bounding box");
-  const HandoffBlock block(where, aligned(sizeof(MortonBox)) + bytes);
+  const HandoffBlock block(where, cuda::aligned_bytes(sizeof(MortonBox)) + bytes);
   auto* box = static_cast<MortonBox*>(block.data());
-  cuda::check(cub::DeviceReduce::Reduce(static_cast<unsigned char*>(block.data()) + aligned(sizeof(MortonBox)), bytes,
+  cuda::check(cub::DeviceReduce::Reduce(static_cast<unsigned char*>(block.data()) + cuda::aligned_bytes(sizeof(MortonBox)), bytes,
                                         rows, box, n, Widen{}, empty, stream),
               "the means' bounding box");
-  MortonBox host;
-  cuda::check(cudaMemcpyAsync(&host, box, sizeof host, cudaMemcpyDeviceToHost, stream), "copying the bounding box");
-  note_host_wait("the means' bounding box");
-  cuda::check(cudaStreamSynchronize(stream), "the means' bounding box");
+  const MortonBox host = cuda::read_on_host(box, stream, "the means' bounding box");
   block.used_on(where);
   return host;
 }
@@ -82,7 +78,7 @@ void morton_order(const ComputeContext& where, const float* means, int64_t n, co
                                               static_cast<int32_t*>(nullptr), static_cast<int32_t*>(nullptr), int(n), 0, 30,
                                               stream),
               "sizing the Morton sort");
-  const size_t words = aligned(size_t(n) * 4);
+  const size_t words = cuda::aligned_bytes(size_t(n) * 4);
   const HandoffBlock block(where, 3 * words + bytes);
   auto* base = static_cast<unsigned char*>(block.data());
   auto* code_in = reinterpret_cast<uint32_t*>(base);

@@ -10,9 +10,9 @@
 #include <algorithm>
 
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/small_results.cuh"
 #include "kernels/cuda_util.h"
 #include "kernels/handoff_memory.h"
-#include "kernels/host_waits.h"
 #include "kernels/refine_plan.h"
 
 namespace splat::kernels {
@@ -52,9 +52,11 @@ struct KeepBit {
   __host__ __device__ int32_t operator()(uint8_t c) const { return (c & bit) ? 1 : 0; }
 };
 
-__global__ void totals_kernel(const uint8_t* code, const int32_t* at, int64_t n, int64_t* totals) {
+__global__ void totals_kernel(const uint8_t* code, const int32_t* at, int64_t n, RefineCounts* totals) {
   const uint8_t bit[3] = {kRefineKeepOld, kRefineKeepClone, kRefineKeepSecond};
-  for (int k = 0; k < 3; ++k) totals[k] = n == 0 ? 0 : int64_t(at[k * n + n - 1]) + ((code[n - 1] & bit[k]) ? 1 : 0);
+  int64_t t[3];
+  for (int k = 0; k < 3; ++k) t[k] = int64_t(at[k * n + n - 1]) + ((code[n - 1] & bit[k]) ? 1 : 0);
+  *totals = {t[0], t[1], t[2]};
 }
 
 __global__ void sources_kernel(const uint8_t* code, const int32_t* at, int64_t n, int64_t kept_old, int64_t kept_clones,
@@ -87,8 +89,6 @@ __global__ void halves_kernel(const uint8_t* code, const int32_t* at, int64_t n,
 
 cudaStream_t stream_of(const ComputeContext& where) { return static_cast<cudaStream_t>(where.stream); }
 
-// Bytes rounded up so that the arrays carved from one block stay aligned.
-size_t aligned(size_t bytes) { return (bytes + 255) / 256 * 256; }
 
 }  // namespace
 
@@ -110,7 +110,7 @@ void refine_codes(const ComputeContext& where, const RefineColumns& in, const Re
                                                         static_cast<uint32_t*>(nullptr), static_cast<int32_t*>(nullptr),
                                                         static_cast<int32_t*>(nullptr), int(n), 0, 32, stream),
               "sizing the growth room's sort");
-  const size_t keys = aligned(size_t(n) * 4), grows = aligned(size_t(n));
+  const size_t keys = cuda::aligned_bytes(size_t(n) * 4), grows = cuda::aligned_bytes(size_t(n));
   const HandoffBlock block(where, 4 * keys + grows + sort_bytes);
   auto* base = static_cast<unsigned char*>(block.data());
   auto* key_in = reinterpret_cast<uint32_t*>(base);
@@ -144,21 +144,19 @@ RefineCounts refine_places(const ComputeContext& where, const uint8_t* code, int
   cuda::check(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, thrust::make_transform_iterator(code, KeepBit{1}), at,
                                             n, stream),
               "sizing the refinement's scans");
-  const HandoffBlock block(where, aligned(3 * sizeof(int64_t)) + scan_bytes);
-  auto* totals = static_cast<int64_t*>(block.data());
-  void* temp = static_cast<unsigned char*>(block.data()) + aligned(3 * sizeof(int64_t));
+  const size_t head = cuda::aligned_bytes(sizeof(RefineCounts));
+  const HandoffBlock block(where, head + scan_bytes);
+  auto* totals = static_cast<RefineCounts*>(block.data());
+  void* temp = static_cast<unsigned char*>(block.data()) + head;
   for (int k = 0; k < 3; ++k)
     cuda::check(cub::DeviceScan::ExclusiveSum(temp, scan_bytes, thrust::make_transform_iterator(code, KeepBit{bits[k]}),
                                               at + k * n, n, stream),
                 "placing the refinement's rows");
   totals_kernel<<<1, 1, 0, stream>>>(code, at, n, totals);
   cuda::check_launch("refinement totals");
-  int64_t host[3];
-  cuda::check(cudaMemcpyAsync(host, totals, sizeof host, cudaMemcpyDeviceToHost, stream), "copying the refinement's counts");
-  note_host_wait("refinement: the plan's row counts");
-  cuda::check(cudaStreamSynchronize(stream), "planning a refinement");
+  const RefineCounts counts = cuda::read_on_host(totals, stream, "refinement: the plan's row counts");
   block.used_on(where);
-  return {host[0], host[1], host[2]};
+  return counts;
 }
 
 void refine_sources(const ComputeContext& where, const uint8_t* code, const int32_t* at, int64_t n,

@@ -21,11 +21,6 @@ __global__ void gather_kernel(T* dst, const T* src, int width, const int32_t* in
     dst[e] = gathered_element(src, width, index, e);
 }
 
-__global__ void scatter_kernel(float* dst, const float* src, int width, const int32_t* index, int64_t count) {
-  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < count; e += int64_t(gridDim.x) * blockDim.x)
-    dst[scattered_position(width, index, e)] = src[e];
-}
-
 __global__ void cap_kernel(float* v, int64_t n, float cap) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
     v[i] = capped(v[i], cap);
@@ -64,18 +59,6 @@ void gather_rows(const ComputeContext& where, float* dst, const float* src, int 
 void gather_rows(const ComputeContext& where, uint16_t* dst, const uint16_t* src, int width, const int32_t* index,
                  int64_t n_out) {
   gather_any(where, dst, src, width, index, n_out);
-}
-
-void scatter_rows(const ComputeContext& where, float* dst, const float* src, int width, const int32_t* index,
-                  int64_t n_src) {
-  check_shape("scatter_rows", width, n_src);
-  if (where.device == Device::CPU) return scatter_rows_reference(dst, src, width, index, n_src);
-  const int64_t count = n_src * width;
-  if (count == 0) return;
-  const cuda::DeviceScope scope(where.ordinal);
-  scatter_kernel<<<cuda::stride_blocks(count, kThreads), kThreads, 0, static_cast<cudaStream_t>(where.stream)>>>(
-      dst, src, width, index, count);
-  cuda::check_launch("scatter_rows");
 }
 
 void cap_values(const ComputeContext& where, float* v, int64_t n, float cap) {

@@ -24,7 +24,7 @@ const std::set<std::string> kKeys = {
     "scene",       "scene_folder", "started_by", "data_factor", "undistort", "fisheye_fov",      "mask_mode", "device",
     "images",      "strategy",     "batch_size", "packed",      "amp",       "antialiased",      "seed",
     "sh_degree",   "background",   "cap_max",    "absgrad",     "max_gaussians", "eval_every", "log_every",
-    "checkpoint_every", "up", "photos", "exposure", "sparse_adam"};
+    "checkpoint_every", "up", "photos", "exposure", "adam"};
 
 // The number of members of an aggregate: the most initializers T{...} takes (each AnyValue converts
 // to whatever member it initializes).
@@ -140,7 +140,7 @@ TEST_CASE("a run config maps onto TrainerOptions and SceneLoadOptions and back w
   CHECK(o.default_strategy.max_gaussians == c.max_gaussians);
   CHECK(o.photos == c.photos);
   CHECK(o.exposure == c.exposure);
-  CHECK(o.sparse_adam == c.sparse_adam);
+  CHECK(o.adam == c.adam);
   const SceneLoadOptions load = c.scene_load_options();
   CHECK(load.data_factor == c.data_factor);
   CHECK(load.undistort.mode == c.undistort);

@@ -352,7 +352,9 @@ TEST_CASE("training session: 2 ranks on one GPU gather the snapshot on the devic
   so.ranks.cuda_devices = {0};
   TrainingSession session(scene, init_from_points(scene.points), o, so);
   session.start();
-  REQUIRE(eventually([&] { return session.steps_done() >= 5; }));
+  const bool stepped = eventually([&] { return session.steps_done() >= 5; });
+  INFO("session state " << int(session.state()) << ", error: " << session.error());
+  REQUIRE(stepped);
   session.pause();
   REQUIRE(eventually([&] { return session.state() == SessionState::Paused; }));
   const std::shared_ptr<const ModelSnapshot> held = session.snapshot();
