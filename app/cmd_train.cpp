@@ -64,7 +64,7 @@ struct TrainArgs {
   int64_t max_gaussians = 0;
   std::string photos = kPhotoPlacementNames[int(PhotoPlacement::Auto)];
   bool exposure = false;
-  std::string adam = kAdamModeNames[int(AdamMode::Auto)];
+  std::string adam = kAdamModeNames[int(TrainerOptions{}.adam)];
   std::string up = up_axis_name(UpAxis::Auto);
   int threads = 0;
   int stop_at = 0;

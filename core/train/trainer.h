@@ -71,9 +71,11 @@ struct LearningRates {
 // Sparse Adam (kernels::AdamGroup::skip_zero_grads): a Gaussian no camera of the step saw keeps its
 // parameters and moments, rather than dense Adam moving it on its moments; the step reads and writes
 // only the seen rows' optimizer state. Measured on H100s (bench/TRAINING.md "Sparse Adam"): at batch 1
-// it trains 1.08-1.13x faster at the same PSNR (bonsai, 3 seeds) or better (cup); at batch 4 it gains
-// 0-3 % and cost bonsai 0.13 dB over 4 seeds. So `Auto` is sparse exactly while a step trains one image
-// (the GUI may change the batch size as a run goes).
+// it trains 1.08-1.13x faster; its PSNR matched dense Adam's on bonsai over 3 seeds with the host-planned
+// refinement but ended 0.15 dB lower over 2 seeds with the device-planned one, and it was better on cup;
+// at batch 4 it gains 0-3 % and cost bonsai 0.13 dB over 4 seeds. `Auto` is sparse exactly while a step
+// trains one image (the GUI may change the batch size as a run goes); dense stays the default until a
+// seed study settles batch 1.
 enum class AdamMode { Auto, Dense, Sparse };
 inline constexpr const char* kAdamModeNames[] = {"auto", "dense", "sparse"};
 // Whether a step of `batch_size` images under `mode` skips the zero gradients.
@@ -114,7 +116,7 @@ struct TrainerOptions {
   // exports. With ranks every rank keeps every map and their gradients are summed over the ranks.
   bool exposure = false;
   // Dense or sparse Adam (AdamMode); auto: sparse while a step trains one image.
-  AdamMode adam = AdamMode::Auto;
+  AdamMode adam = AdamMode::Dense;
 };
 
 struct StepResult {
