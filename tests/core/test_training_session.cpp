@@ -19,10 +19,12 @@ using namespace splat;
 using namespace std::chrono_literals;
 
 namespace {
-// Polls until pred() or a generous timeout (the session runs on its own thread).
+// Polls until pred() or a generous timeout (the session runs on its own thread). A minute: on a machine
+// whose other GPUs and cores are busy training, a two-rank CUDA session once took more than 15 s to
+// start and take its first steps; a wait that holds returns at once whatever the limit.
 template <class P>
 bool eventually(P pred) {
-  for (int i = 0; i < 3000 && !pred(); ++i) std::this_thread::sleep_for(5ms);
+  for (int i = 0; i < 12000 && !pred(); ++i) std::this_thread::sleep_for(5ms);
   return pred();
 }
 }  // namespace
