@@ -20,7 +20,7 @@ struct McmcNoiseParams {
 };
 
 // means[i] += mcmc_noise_delta(quats[i], log_scales[i], opacity_logits[i], p.scale,
-// mcmc_normal3(p.seed, p.step, p.first + i)) for i < n. Arrays are [n,3], [n,4], [n,3], [n], all in
+// counter_normal3(p.seed, p.step, p.first + i)) for i < n. Arrays are [n,3], [n,4], [n,3], [n], all in
 // `where`; on CUDA the work is enqueued on its device and stream and nothing waits for it.
 // Throws std::invalid_argument when n < 0.
 void mcmc_add_position_noise(const ComputeContext& where, float* means, const float* quats, const float* log_scales,

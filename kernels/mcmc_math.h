@@ -1,47 +1,17 @@
 #pragma once
-// The per-Gaussian math of the MCMC strategy's every-step work (see core/train/strategy_mcmc.h), shared
-// literally by the CPU reference (kernels/cpu/mcmc_cpu.cpp) and the CUDA kernels
-// (kernels/cuda/mcmc_cuda.cu): the position noise with its counter-based normal draws, and the
-// gradients of the opacity and scale L1 regularisers.
-//
-// The noise draws are a pure function of (seed, step, index, lane): no generator state travels
-// between steps, so both backends draw the same numbers in any order or thread layout, and a run
-// resumed from a checkpoint draws what the uninterrupted run would have drawn from seed + step.
+// The per-Gaussian math of the MCMC strategy (see core/train/strategy_mcmc.h), shared literally by the
+// CPU reference (kernels/cpu/mcmc_cpu.cpp, mcmc_relocate_cpu.cpp) and the CUDA kernels: the position
+// noise (its normals from kernels/counter_random.h: a run resumed from a checkpoint draws what the
+// uninterrupted run would have drawn from seed + step), the gradients of the opacity and scale L1
+// regularisers, and the relocation's weights, draws and corrections.
 #include <cstdint>
 
+#include "kernels/counter_random.h"
 #include "kernels/hd.h"
 #include "kernels/hd_math.h"
 #include "kernels/raster_math.h"
 
 namespace splat::kernels {
-
-// SplitMix64's finaliser: a bijection on 64 bits whose output bits each depend on every input bit.
-SPLAT_HD uint64_t mix64(uint64_t z) {
-  z += 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-// Uniform in (0, 1] from the 53 top bits of a hash of the counter; never 0, so log() is finite.
-// Nesting the mixes keeps (seed, step) pairs from colliding the way a plain XOR of them would.
-// Lane l of Gaussian `index` uses counter 4 * index + l (four lanes, see mcmc_normal3).
-SPLAT_HD double counter_uniform(uint64_t seed, uint64_t step, uint64_t index, uint32_t lane) {
-  const uint64_t h = mix64(mix64(mix64(seed) ^ step) ^ (4 * index + lane));
-  return double((h >> 11) + 1) * 0x1.0p-53;
-}
-
-// Three independent standard normals for one Gaussian in one step: Box–Muller on two pairs of
-// uniforms (the fourth normal is dropped). Double precision on both backends so that they agree to
-// rounding (the noise kernel is memory-bound: the double arithmetic costs nothing measurable).
-SPLAT_HD Vec3d mcmc_normal3(uint64_t seed, uint64_t step, uint64_t index) {
-  constexpr double kTwoPi = 6.283185307179586476925286766559;
-  const double r0 = std::sqrt(-2.0 * std::log(counter_uniform(seed, step, index, 0)));
-  const double a0 = kTwoPi * counter_uniform(seed, step, index, 1);
-  const double r1 = std::sqrt(-2.0 * std::log(counter_uniform(seed, step, index, 2)));
-  const double a1 = kTwoPi * counter_uniform(seed, step, index, 3);
-  return {r0 * std::cos(a0), r0 * std::sin(a0), r1 * std::cos(a1)};
-}
 
 // Moves only nearly transparent Gaussians: ~1 when 1 - opacity > 0.995, ~0 below 0.99.
 template <class T> SPLAT_HD T mcmc_noise_gate(T opacity_logit) {
@@ -51,7 +21,7 @@ template <class T> SPLAT_HD T mcmc_noise_gate(T opacity_logit) {
 
 // The displacement of one Gaussian: scale * gate(1 - opacity) * Sigma * eps, Sigma = R S^2 R^T its
 // covariance (so it moves along its own shape, further along its long axes), scale = noise_lr *
-// means_lr. eps comes in so that tests can feed their own; the backends pass mcmc_normal3.
+// means_lr. eps comes in so that tests can feed their own; the backends pass counter_normal3.
 template <class T>
 SPLAT_HD Vec3<T> mcmc_noise_delta(raster::Quat<T> quat, Vec3<T> log_scale, T opacity_logit, T scale, Vec3<T> eps) {
   const Mat3<T> sigma = raster::covariance3d(quat, log_scale);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "kernels/counter_random.h"
 #include "kernels/hd.h"
 #include "kernels/hd_math.h"
 
@@ -86,34 +87,17 @@ SPLAT_HD RefinePlaces refine_places(const int32_t* at, int64_t row, int64_t n, i
   return {at[row], int32_t(kept_old + at[n + row]), int32_t(kept_old + kept_clones + at[2 * n + row])};
 }
 
-// Counter-based normal draws for the split halves: the draws of (key, id, half) are a function of
-// those three alone, so a plan gives the same samples on the CPU and on the GPU, in any order.
-SPLAT_HD uint64_t refine_mix(uint64_t z) {
-  z += 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-SPLAT_HD double refine_uniform(uint64_t stream, int k) {  // in (0, 1)
-  return (double(refine_mix(stream + uint64_t(k)) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
-}
-
 // Half h (0 or 1) of a split of the Gaussian (mean, quat, log_scales) with global id `id`: its mean drawn
-// from N(mean, R diag(scale)^2 R^T), written to out_mean; its log scales are the parent's less shrink.
+// from N(mean, R diag(scale)^2 R^T) with the normals of (key, h, id) (kernels/counter_random.h), so that
+// a plan draws the same halves on the CPU and the GPU, in any order; written to out_mean. Its log scales
+// are the parent's less shrink.
 SPLAT_HD void refine_split_half(const float* mean, const float* quat, const float* log_scales, uint64_t key,
                                 int64_t id, int h, float shrink, float* out_mean, float* out_log_scales) {
-  const uint64_t stream = refine_mix(key ^ refine_mix(uint64_t(id) * 2u + uint64_t(h)));
-  double z[4];
-  for (int k = 0; k < 2; ++k) {  // Box-Muller: two normals from two uniforms
-    const double radius = std::sqrt(-2.0 * std::log(refine_uniform(stream, 2 * k)));
-    const double angle = 6.283185307179586 * refine_uniform(stream, 2 * k + 1);
-    z[2 * k] = radius * std::cos(angle);
-    z[2 * k + 1] = radius * std::sin(angle);
-  }
+  const Vec3d z = counter_normal3(key, uint64_t(h), uint64_t(id));
   const double qn = std::sqrt(double(quat[0]) * quat[0] + double(quat[1]) * quat[1] + double(quat[2]) * quat[2] +
                          double(quat[3]) * quat[3]);
   const Mat3d R = quat_to_rotmat<double>(quat[0] / qn, quat[1] / qn, quat[2] / qn, quat[3] / qn);
-  const Vec3d s{std::exp(double(log_scales[0])) * z[0], std::exp(double(log_scales[1])) * z[1], std::exp(double(log_scales[2])) * z[2]};
+  const Vec3d s{std::exp(double(log_scales[0])) * z.x, std::exp(double(log_scales[1])) * z.y, std::exp(double(log_scales[2])) * z.z};
   const Vec3d p = Vec3d{mean[0], mean[1], mean[2]} + R * s;
   out_mean[0] = float(p.x), out_mean[1] = float(p.y), out_mean[2] = float(p.z);
   for (int c = 0; c < 3; ++c) out_log_scales[c] = log_scales[c] - shrink;

@@ -29,7 +29,7 @@ void mcmc_add_position_noise_reference(T* means, const T* quats, const T* log_sc
     const T* ls = log_scales + 3 * i;
     const Vec3d d = mcmc_noise_delta<double>({double(q[0]), double(q[1]), double(q[2]), double(q[3])},
                                              {double(ls[0]), double(ls[1]), double(ls[2])},
-                                             double(opacity_logits[i]), p.scale, mcmc_normal3(p.seed, p.step, p.first + uint64_t(i)));
+                                             double(opacity_logits[i]), p.scale, counter_normal3(p.seed, p.step, p.first + uint64_t(i)));
     means[3 * i + 0] += T(d.x);
     means[3 * i + 1] += T(d.y);
     means[3 * i + 2] += T(d.z);

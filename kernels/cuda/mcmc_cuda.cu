@@ -23,7 +23,7 @@ __global__ void noise_kernel(float* __restrict__ means, const float* __restrict_
     const float* ls = log_scales + 3 * i;
     const Vec3d d = mcmc_noise_delta<double>({double(q[0]), double(q[1]), double(q[2]), double(q[3])},
                                              {double(ls[0]), double(ls[1]), double(ls[2])},
-                                             double(opacity_logits[i]), p.scale, mcmc_normal3(p.seed, p.step, p.first + uint64_t(i)));
+                                             double(opacity_logits[i]), p.scale, counter_normal3(p.seed, p.step, p.first + uint64_t(i)));
     means[3 * i + 0] += float(d.x);
     means[3 * i + 1] += float(d.y);
     means[3 * i + 2] += float(d.z);

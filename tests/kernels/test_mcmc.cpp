@@ -84,13 +84,13 @@ TEST_CASE("mcmc counter-based normals are standard, independent and a function o
   double sum[3] = {0, 0, 0}, sq[3] = {0, 0, 0}, fourth = 0, cross01 = 0, cross02 = 0, lag_step = 0;
   int within_one_sigma = 0;
   for (uint64_t i = 0; i < n; ++i) {
-    const splat::Vec3d z = mcmc_normal3(5, 17, i);
+    const splat::Vec3d z = counter_normal3(5, 17, i);
     const double c[3] = {z.x, z.y, z.z};
     for (int a = 0; a < 3; ++a) sum[a] += c[a], sq[a] += c[a] * c[a];
     fourth += z.x * z.x * z.x * z.x;
     cross01 += z.x * z.y;
     cross02 += z.x * z.z;
-    lag_step += z.x * mcmc_normal3(5, 18, i).x;
+    lag_step += z.x * counter_normal3(5, 18, i).x;
     within_one_sigma += std::abs(z.z) < 1.0;
   }
   const double se = 1 / std::sqrt(double(n));  // standard error of a mean of unit-variance terms
@@ -104,7 +104,7 @@ TEST_CASE("mcmc counter-based normals are standard, independent and a function o
   CHECK(std::abs(lag_step / n) < 5 * se);  // consecutive steps draw afresh
   CHECK(double(within_one_sigma) / n == Approx(0.682689).margin(5 * 0.466 * se));
 
-  const splat::Vec3d a = mcmc_normal3(5, 17, 3), b = mcmc_normal3(5, 17, 3), c = mcmc_normal3(6, 17, 3);
+  const splat::Vec3d a = counter_normal3(5, 17, 3), b = counter_normal3(5, 17, 3), c = counter_normal3(6, 17, 3);
   CHECK((a.x == b.x && a.y == b.y && a.z == b.z));
   CHECK(a.x != c.x);
 }
