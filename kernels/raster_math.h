@@ -25,6 +25,7 @@
 //     sigmoid(x) (kernels/hd_math.h, shared with host code)
 //  4. screen_half_extent(opacity, Σ2d, hx, hy) -> bool (false: culled, α never reaches 1/255)
 //     tile_range(mean2d, hx, hy, tiles_x, tiles_y) -> TileRect (empty: off-screen); tiles_along(px)
+//     ellipse_row_tiles, ellipse_tile_count: the box's tiles the α >= 1/255 ellipse reaches
 //     project_gaussian(...) -> ProjectedGaussian (1-4 composed, with the visibility rule)
 //     project_gaussian_vjp(...) accumulates into dmean, dq_raw, dlog_scale, dlogit
 //     ndc_grad_norm, screen_radius_fraction: the DensifyStats definitions
@@ -291,10 +292,12 @@ template <class T> SPLAT_HD Sym2<T> aa_opacity_compensation_vjp(Sym2<T> c, T eps
 // reaches 1/255: the ellipse dᵀQd <= k² with k² = 2 ln(255 opacity), capped at k = 3 (3σ, the
 // usual truncation). A Gaussian with opacity < 1/255 can never reach 1/255 and is culled (false).
 // The opacity-aware k is a speed choice: fewer tile intersections for faint Gaussians than 3σ.
+// k² of that ellipse, capped at 9.
+template <class T> SPLAT_HD T alpha_level_k2(T opacity) { return hd_min(T(9), T(2) * std::log(T(255) * opacity)); }
 template <class T> SPLAT_HD bool screen_half_extent(T opacity, Sym2<T> cov2d, int& half_x, int& half_y) {
   half_x = half_y = 0;
   if (!(opacity >= T(kMinAlpha))) return false;
-  const T k = hd_min(T(3), std::sqrt(T(2) * std::log(T(255) * opacity)));
+  const T k = std::sqrt(alpha_level_k2(opacity));
   half_x = int(std::ceil(k * std::sqrt(cov2d.xx)));
   half_y = int(std::ceil(k * std::sqrt(cov2d.yy)));
   return half_x > 0 && half_y > 0;
@@ -319,6 +322,47 @@ SPLAT_HD TileRect tile_range(Vec2<T> mean2d, int half_x, int half_y, int tiles_x
 }
 SPLAT_HD int tiles_along(int pixels) { return (pixels + kTileSize - 1) / kTileSize; }
 
+// The tiles of row `ty` that the ellipse dᵀQd <= k² around `mean` (Q = conic) reaches, [x0, x1)
+// within the box's columns [box.x0, box.x1). A box holds the ellipse's corners too, up to 4/π of
+// its area for a round Gaussian and far more for a thin diagonal one, and every tile it adds costs
+// a key, a sort slot and a pass of each blending kernel for nothing. The test is exact for the
+// continuous ellipse against the rectangle of the tile's pixel centres: the ellipse cut to the
+// row's band of centres is convex, so its x-extent within the band is [min, max] of the chord ends
+// x(dy) = (-b dy ∓ √(a k² - det dy²)) / a (Q = [a b; b c]), which are convex and concave in dy
+// with their extremes at the ellipse's leftmost and rightmost points, dy = ±k b / √(c det); a tile
+// of the row is reached iff its centres' column range meets that extent. So no pixel centre where
+// α can reach 1/255 is left out, and a tile is kept only where the band's chord reaches its columns.
+template <class T>
+SPLAT_HD void ellipse_row_tiles(Vec2<T> mean, Sym2<T> conic, T k2, TileRect box, int ty, int& x0, int& x1) {
+  x0 = box.x0, x1 = box.x1;
+  const T a = conic.xx, b = conic.xy, c = conic.yy, det = a * c - b * b;
+  if (!(a > T(0) && c > T(0) && det > T(0))) return;  // not an ellipse: the box's row
+  const T ts = T(kTileSize), ey = std::sqrt(k2 * a / det);
+  const T lo = hd_max(T(ty) * ts + T(0.5) - mean.y, -ey), hi = hd_min(T(ty) * ts + (ts - T(0.5)) - mean.y, ey);
+  if (!(lo <= hi)) {
+    x1 = x0;
+    return;
+  }
+  const T s = b * std::sqrt(k2 / (c * det));  // dy of the leftmost point; the rightmost is at -s
+  const auto chord = [&](T dy) { return std::sqrt(hd_max(T(0), a * k2 - det * dy * dy)); };
+  const T yl = hd_min(hd_max(s, lo), hi), yr = hd_min(hd_max(-s, lo), hi);
+  const T left = mean.x + (-b * yl - chord(yl)) / a, right = mean.x + (-b * yr + chord(yr)) / a;
+  x0 = hd_max(box.x0, int(std::ceil((left - (ts - T(0.5))) / ts)));
+  x1 = hd_min(box.x1, int(std::floor((right - T(0.5)) / ts)) + 1);
+  if (x1 < x0) x0 = x1 = box.x0;
+}
+
+// How many tiles of `box` the ellipse reaches: ellipse_row_tiles over the box's rows.
+template <class T> SPLAT_HD int ellipse_tile_count(Vec2<T> mean, Sym2<T> conic, T k2, TileRect box) {
+  int n = 0;
+  for (int ty = box.y0; ty < box.y1; ++ty) {
+    int x0, x1;
+    ellipse_row_tiles(mean, conic, k2, box, ty, x0, x1);
+    n += x1 - x0;
+  }
+  return n;
+}
+
 // What the rasterization stage needs of one (camera, Gaussian) pair.
 template <class T>
 struct ProjectedGaussian {
@@ -327,14 +371,15 @@ struct ProjectedGaussian {
   T depth{};        // camera-space z
   T opacity{};      // sigmoid(logit), times the compensation in antialiased mode
   int half_x = 0, half_y = 0;
-  TileRect tiles;
+  TileRect tiles;      // the box's tiles
+  int tile_count = 0;  // of those, the ones the ellipse reaches (ellipse_tile_count)
   bool visible = false;
 };
 
 // Steps 1-4 for one (camera, Gaussian). Visible when near < z < far, the opacity can reach
-// 1/255 (extent > 0) and the box mean2d ± half overlaps the image [0, W) x [0, H) (a box that
-// only touches the padding of the last tile row/column is not visible); other fields are only
-// meaningful when visible.
+// 1/255 (extent > 0), the box mean2d ± half overlaps the image [0, W) x [0, H) (a box that
+// only touches the padding of the last tile row/column is not visible) and the ellipse reaches one
+// of the box's tiles; other fields are only meaningful when visible.
 template <class T>
 SPLAT_HD ProjectedGaussian<T> project_gaussian(const kernels::Camera& cam, Vec3<T> mean, Quat<T> q_raw,
                                                Vec3<T> log_scale, T opacity_logit, T near_plane, T far_plane,
@@ -354,7 +399,9 @@ SPLAT_HD ProjectedGaussian<T> project_gaussian(const kernels::Camera& cam, Vec3<
   out.tiles = tile_range(out.mean2d, out.half_x, out.half_y, tiles_along(cam.width), tiles_along(cam.height));
   const bool overlaps = out.mean2d.x + T(out.half_x) >= T(0) && out.mean2d.x - T(out.half_x) < T(cam.width) &&
                         out.mean2d.y + T(out.half_y) >= T(0) && out.mean2d.y - T(out.half_y) < T(cam.height);
-  out.visible = overlaps && !out.tiles.empty();
+  if (overlaps && !out.tiles.empty())
+    out.tile_count = ellipse_tile_count(out.mean2d, out.conic, alpha_level_k2(out.opacity), out.tiles);
+  out.visible = out.tile_count > 0;
   return out;
 }
 

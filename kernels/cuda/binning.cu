@@ -38,11 +38,13 @@ struct CountOfSlot {
 };
 
 // A warp per 32 consecutive slots in depth order: the lanes load one slot each, then the whole warp
-// writes each slot's entries in turn, lane t taking tiles t, t + 32, ... of the slot's rect. Writes
-// are coalesced and a Gaussian covering hundreds of tiles is spread over 32 lanes instead of
-// serialising one thread. Should a recomputed rect ever cover fewer tiles than were counted, the
-// surplus gets the key past every real (camera, tile): the sort moves it to the end where no range
-// points, so memory stays safe and it is never blended. Entries past `capacity` are not written.
+// writes each slot's entries in turn, row by row of its box, lane t taking tiles t, t + 32, ... of
+// the row's run that the ellipse reaches (raster::ellipse_row_tiles, which every lane computes
+// alike). Writes are coalesced and a Gaussian covering hundreds of tiles is spread over 32 lanes
+// instead of serialising one thread. Should the recomputed tiles ever be fewer than were counted,
+// the surplus gets the key past every real (camera, tile): the sort moves it to the end where no
+// range points, so memory stays safe and it is never blended. Entries past the count or past
+// `capacity` are not written.
 template <class Key>
 __global__ void emit_entries(ProjectedSlots s, TileGrid grid, const int32_t* order, const int32_t* sorted_start,
                              int64_t slots, int64_t capacity, Key past_last_tile, Key* keys, int32_t* values) {
@@ -53,6 +55,8 @@ __global__ void emit_entries(ProjectedSlots s, TileGrid grid, const int32_t* ord
     const int64_t k = base + lane;
     int32_t slot = 0, count = 0, start = 0;
     raster::TileRect r;
+    float2 m{};
+    float4 co{};
     uint32_t cam_base = 0;
     int tiles_x = 0;
     if (k < slots) {
@@ -61,7 +65,8 @@ __global__ void emit_entries(ProjectedSlots s, TileGrid grid, const int32_t* ord
       start = sorted_start[k];
       const int camera = s.camera(slot) - grid.first_camera;
       if (count > 0 && camera >= 0 && camera < grid.cameras) {  // another call's camera: only sentinels
-        const float2 m = s.mean2d[slot];
+        m = s.mean2d[slot];
+        co = s.conic_opacity[slot];
         const int2 h = s.half[slot];
         const ImageLayout& im = grid.images[camera];
         r = raster::tile_range(Vec2f{m.x, m.y}, h.x, h.y, im.tiles_x, im.tiles_y);
@@ -74,16 +79,31 @@ __global__ void emit_entries(ProjectedSlots s, TileGrid grid, const int32_t* ord
       if (n == 0) continue;
       const int32_t sl = __shfl_sync(full, slot, src);
       const int32_t st = __shfl_sync(full, start, src);
-      const int x0 = __shfl_sync(full, r.x0, src), y0 = __shfl_sync(full, r.y0, src);
-      const int w = __shfl_sync(full, r.x1 - r.x0, src);
-      const int area = __shfl_sync(full, r.count(), src);
+      raster::TileRect box;
+      box.x0 = __shfl_sync(full, r.x0, src), box.y0 = __shfl_sync(full, r.y0, src);
+      box.x1 = __shfl_sync(full, r.x1, src), box.y1 = __shfl_sync(full, r.y1, src);
+      const Vec2f mean{__shfl_sync(full, m.x, src), __shfl_sync(full, m.y, src)};
+      const raster::Sym2<float> conic{__shfl_sync(full, co.x, src), __shfl_sync(full, co.y, src),
+                                      __shfl_sync(full, co.z, src)};
+      const float k2 = raster::alpha_level_k2(__shfl_sync(full, co.w, src));
       const uint32_t cb = __shfl_sync(full, cam_base, src);
       const int tx = __shfl_sync(full, tiles_x, src);
       // Past the capacity (a need the plan did not foresee): left out, see bin_and_sort. The start is
       // an int32 scan, negative should the need pass 2^31.
       const int64_t room = st < 0 ? 0 : (capacity - st < n ? capacity - st : n);
-      for (int t = lane; t < room; t += 32) {
-        keys[st + t] = t < area ? Key(cb + uint32_t(y0 + t / w) * tx + x0 + t % w) : past_last_tile;
+      int64_t written = 0;
+      for (int ty = box.y0; ty < box.y1 && written < room; ++ty) {
+        int x0, x1;
+        raster::ellipse_row_tiles(mean, conic, k2, box, ty, x0, x1);
+        const int64_t w = min(int64_t(x1 - x0), room - written);
+        for (int t = lane; t < w; t += 32) {
+          keys[st + written + t] = Key(cb + uint32_t(ty) * tx + x0 + t);
+          values[st + written + t] = sl;
+        }
+        written += w;
+      }
+      for (int64_t t = written + lane; t < room; t += 32) {
+        keys[st + t] = past_last_tile;
         values[st + t] = sl;
       }
     }

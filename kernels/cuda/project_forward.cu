@@ -57,7 +57,7 @@ __global__ void project_kernel(GaussiansView g, ProjectionSetup setup, Projected
       const raster::ProjectedGaussian<float> pg =
           raster::project_gaussian<float>(cam, p.mean, p.quat, p.log_scale, p.logit, setup.near_plane,
                                           setup.far_plane, setup.eps2d, setup.antialiased);
-      const int tiles = pg.visible ? pg.tiles.count() : 0;
+      const int tiles = pg.visible ? pg.tile_count : 0;
       if constexpr (pass == Pass::PackedCount) {
         pair_tiles[pair] = tiles;
       } else if constexpr (pass == Pass::Dense) {

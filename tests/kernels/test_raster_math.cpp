@@ -292,6 +292,68 @@ TEST_CASE("tile_range covers the box and clips to the grid", "[raster_math]") {
   CHECK(tiles_along(32) == 2);
 }
 
+// Random screen ellipses on a 12 x 9 tile grid: every tile of the box holding a pixel centre where
+// the Gaussian's alpha reaches the ellipse's level must be kept; the kept ones beyond those are the
+// few where the ellipse passes between centres; and the box's corners are left out.
+TEST_CASE("ellipse tiles keep every tile with a pixel centre inside the ellipse, and little else", "[raster_math]") {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const int tiles_x = 12, tiles_y = 9;
+  int64_t needed_total = 0, kept_total = 0, box_total = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    const double angle = 3.14159 * u(rng), s1 = 1 + 40 * u(rng), s2 = 1 + 40 * u(rng) * u(rng);
+    const double c = std::cos(angle), s = std::sin(angle);
+    const Sym2<double> cov{c * c * s1 * s1 + s * s * s2 * s2, c * s * (s1 * s1 - s2 * s2), s * s * s1 * s1 + c * c * s2 * s2};
+    const Sym2<double> conic = conic_from_cov2d(cov);
+    const double opacity = 0.01 + 0.99 * u(rng);
+    const Vec2<double> mean{-20 + 232 * u(rng), -20 + 184 * u(rng)};
+    int hx, hy;
+    REQUIRE(screen_half_extent(opacity, cov, hx, hy));
+    const TileRect box = tile_range(mean, hx, hy, tiles_x, tiles_y);
+    const double k2 = alpha_level_k2(opacity);
+    int counted = 0;
+    for (int ty = box.y0; ty < box.y1; ++ty) {
+      int x0, x1;
+      ellipse_row_tiles(mean, conic, k2, box, ty, x0, x1);
+      REQUIRE(x0 >= box.x0);
+      REQUIRE(x1 <= box.x1);
+      counted += x1 - x0;
+      for (int tx = box.x0; tx < box.x1; ++tx) {
+        bool needed = false;
+        for (int py = 16 * ty; py < 16 * ty + 16 && !needed; ++py)
+          for (int px = 16 * tx; px < 16 * tx + 16 && !needed; ++px) {
+            const double dx = px + 0.5 - mean.x, dy = py + 0.5 - mean.y;
+            needed = conic.xx * dx * dx + 2 * conic.xy * dx * dy + conic.yy * dy * dy <= k2;
+          }
+        if (needed) CHECK((tx >= x0 && tx < x1));
+        needed_total += needed;
+      }
+    }
+    CHECK(counted == ellipse_tile_count(mean, conic, k2, box));
+    kept_total += counted;
+    box_total += box.count();
+  }
+  CHECK(kept_total >= needed_total);
+  CHECK(double(kept_total) <= 1.02 * double(needed_total));
+  CHECK(double(kept_total) < 0.8 * double(box_total));
+}
+
+TEST_CASE("a projected pair counts the tiles its ellipse reaches, and is visible only with one", "[raster_math]") {
+  kernels::Camera cam;  // identity pose, 4 x 3 tiles
+  cam.fx = cam.fy = 50, cam.cx = 32, cam.cy = 24, cam.width = 64, cam.height = 48;
+  // A thin Gaussian along the image's diagonal: its box holds every tile, its ellipse a band of them.
+  const double diag = std::atan2(48.0, 64.0);
+  const Quat<double> q{std::cos(diag / 2), 0, 0, std::sin(diag / 2)};
+  const ProjectedGaussian<double> p =
+      project_gaussian<double>(cam, Vec3d{0, 0, 5}, q, Vec3d{std::log(1.2), std::log(0.02), std::log(0.02)}, 3.0,
+                               0.01, 100.0, 0.3, false);
+  REQUIRE(p.visible);
+  CHECK(p.tiles.count() == 12);
+  CHECK(p.tile_count == ellipse_tile_count(p.mean2d, p.conic, alpha_level_k2(p.opacity), p.tiles));
+  CHECK(p.tile_count < p.tiles.count());
+  CHECK(p.tile_count >= 4);  // the diagonal crosses at least one tile per column
+}
+
 TEST_CASE("SH colour VJP matches finite differences for degrees 0..3", "[raster_math]") {
   std::mt19937 rng(21);
   for (int degree = 0; degree <= 3; ++degree) {
