@@ -25,7 +25,7 @@
 //     sigmoid(x) (kernels/hd_math.h, shared with host code)
 //  4. screen_half_extent(opacity, Σ2d, hx, hy) -> bool (false: culled, α never reaches 1/255)
 //     tile_range(mean2d, hx, hy, tiles_x, tiles_y) -> TileRect (empty: off-screen); tiles_along(px)
-//     ellipse_row_tiles, ellipse_tile_count: the box's tiles the α >= 1/255 ellipse reaches
+//     TileRows: the box's tiles the α >= 1/255 ellipse reaches, row by row
 //     project_gaussian(...) -> ProjectedGaussian (1-4 composed, with the visibility rule)
 //     project_gaussian_vjp(...) accumulates into dmean, dq_raw, dlog_scale, dlogit
 //     ndc_grad_norm, screen_radius_fraction: the DensifyStats definitions
@@ -322,46 +322,63 @@ SPLAT_HD TileRect tile_range(Vec2<T> mean2d, int half_x, int half_y, int tiles_x
 }
 SPLAT_HD int tiles_along(int pixels) { return (pixels + kTileSize - 1) / kTileSize; }
 
-// The tiles of row `ty` that the ellipse dᵀQd <= k² around `mean` (Q = conic) reaches, [x0, x1)
-// within the box's columns [box.x0, box.x1). A box holds the ellipse's corners too, up to 4/π of
-// its area for a round Gaussian and far more for a thin diagonal one, and every tile it adds costs
-// a key, a sort slot and a pass of each blending kernel for nothing. The test is exact for the
-// continuous ellipse against the rectangle of the tile's pixel centres: the ellipse cut to the
-// row's band of centres is convex, so its x-extent within the band is [min, max] of the chord ends
-// x(dy) = (-b dy ∓ √(a k² - det dy²)) / a (Q = [a b; b c]), which are convex and concave in dy
-// with their extremes at the ellipse's leftmost and rightmost points, dy = ±k b / √(c det); a tile
-// of the row is reached iff its centres' column range meets that extent. So no pixel centre where
-// α can reach 1/255 is left out, and a tile is kept only where the band's chord reaches its columns.
+// The tiles of the box that the ellipse dᵀQd <= k² around `mean` (Q = conic) reaches, row by row:
+// row(ty) gives the run [x0, x1) of row ty within the box's columns. A box holds the ellipse's
+// corners too, up to 4/π of its area for a round Gaussian and far more for a thin diagonal one, and
+// every tile it adds costs a key, a sort slot and a pass of each blending kernel for nothing. The
+// test is exact for the continuous ellipse against the rectangle of the tile's pixel centres: the
+// ellipse cut to the row's band of centres is convex, so its x-extent within the band is [min, max]
+// of the chord ends x(dy) = (-b dy ∓ √(a k² - det dy²)) / a (Q = [a b; b c]), which are convex and
+// concave in dy with their extremes at the ellipse's leftmost and rightmost points, dy = ±k b / √(c
+// det); a tile of the row is reached iff its centres' column range meets that extent. So no pixel
+// centre where α can reach the ellipse's level is left out, and a tile is kept only where the band's
+// chord reaches its columns. What does not depend on the row is computed once, in the constructor.
 template <class T>
-SPLAT_HD void ellipse_row_tiles(Vec2<T> mean, Sym2<T> conic, T k2, TileRect box, int ty, int& x0, int& x1) {
-  x0 = box.x0, x1 = box.x1;
-  const T a = conic.xx, b = conic.xy, c = conic.yy, det = a * c - b * b;
-  if (!(a > T(0) && c > T(0) && det > T(0))) return;  // not an ellipse: the box's row
-  const T ts = T(kTileSize), ey = std::sqrt(k2 * a / det);
-  const T lo = hd_max(T(ty) * ts + T(0.5) - mean.y, -ey), hi = hd_min(T(ty) * ts + (ts - T(0.5)) - mean.y, ey);
-  if (!(lo <= hi)) {
-    x1 = x0;
-    return;
+struct TileRows {
+  SPLAT_HD TileRows(Vec2<T> mean, Sym2<T> conic, T k2, TileRect box) : mean_(mean), b_(conic.xy), box_(box) {
+    const T a = conic.xx, c = conic.yy;
+    det_ = a * c - b_ * b_;
+    ellipse_ = a > T(0) && c > T(0) && det_ > T(0);
+    if (!ellipse_) return;  // not an ellipse: the box's rows
+    ak2_ = a * k2;
+    inv_a_ = T(1) / a;
+    ey_ = std::sqrt(ak2_ / det_);
+    s_ = b_ * std::sqrt(k2 / (c * det_));  // dy of the leftmost point; the rightmost is at -s
   }
-  const T s = b * std::sqrt(k2 / (c * det));  // dy of the leftmost point; the rightmost is at -s
-  const auto chord = [&](T dy) { return std::sqrt(hd_max(T(0), a * k2 - det * dy * dy)); };
-  const T yl = hd_min(hd_max(s, lo), hi), yr = hd_min(hd_max(-s, lo), hi);
-  const T left = mean.x + (-b * yl - chord(yl)) / a, right = mean.x + (-b * yr + chord(yr)) / a;
-  x0 = hd_max(box.x0, int(std::ceil((left - (ts - T(0.5))) / ts)));
-  x1 = hd_min(box.x1, int(std::floor((right - T(0.5)) / ts)) + 1);
-  if (x1 < x0) x0 = x1 = box.x0;
-}
+  SPLAT_HD void row(int ty, int& x0, int& x1) const {
+    x0 = box_.x0, x1 = box_.x1;
+    if (!ellipse_) return;
+    const T ts = T(kTileSize), inv_ts = T(1) / ts;
+    const T lo = hd_max(T(ty) * ts + T(0.5) - mean_.y, -ey_);
+    const T hi = hd_min(T(ty) * ts + (ts - T(0.5)) - mean_.y, ey_);
+    if (!(lo <= hi)) {
+      x1 = x0;
+      return;
+    }
+    const T yl = hd_min(hd_max(s_, lo), hi), yr = hd_min(hd_max(-s_, lo), hi);
+    const T left = mean_.x + (-b_ * yl - std::sqrt(hd_max(T(0), ak2_ - det_ * yl * yl))) * inv_a_;
+    const T right = mean_.x + (-b_ * yr + std::sqrt(hd_max(T(0), ak2_ - det_ * yr * yr))) * inv_a_;
+    x0 = hd_max(box_.x0, int(std::ceil((left - (ts - T(0.5))) * inv_ts)));
+    x1 = hd_min(box_.x1, int(std::floor((right - T(0.5)) * inv_ts)) + 1);
+    if (x1 < x0) x0 = x1 = box_.x0;
+  }
+  // How many tiles of the box the ellipse reaches.
+  SPLAT_HD int count() const {
+    int n = 0;
+    for (int ty = box_.y0; ty < box_.y1; ++ty) {
+      int x0, x1;
+      row(ty, x0, x1);
+      n += x1 - x0;
+    }
+    return n;
+  }
 
-// How many tiles of `box` the ellipse reaches: ellipse_row_tiles over the box's rows.
-template <class T> SPLAT_HD int ellipse_tile_count(Vec2<T> mean, Sym2<T> conic, T k2, TileRect box) {
-  int n = 0;
-  for (int ty = box.y0; ty < box.y1; ++ty) {
-    int x0, x1;
-    ellipse_row_tiles(mean, conic, k2, box, ty, x0, x1);
-    n += x1 - x0;
-  }
-  return n;
-}
+ private:
+  Vec2<T> mean_;
+  T b_, det_, ak2_{}, inv_a_{}, ey_{}, s_{};
+  TileRect box_;
+  bool ellipse_ = false;
+};
 
 // What the rasterization stage needs of one (camera, Gaussian) pair.
 template <class T>
@@ -372,7 +389,7 @@ struct ProjectedGaussian {
   T opacity{};      // sigmoid(logit), times the compensation in antialiased mode
   int half_x = 0, half_y = 0;
   TileRect tiles;      // the box's tiles
-  int tile_count = 0;  // of those, the ones the ellipse reaches (ellipse_tile_count)
+  int tile_count = 0;  // of those, the ones the ellipse reaches (TileRows)
   bool visible = false;
 };
 
@@ -400,7 +417,7 @@ SPLAT_HD ProjectedGaussian<T> project_gaussian(const kernels::Camera& cam, Vec3<
   const bool overlaps = out.mean2d.x + T(out.half_x) >= T(0) && out.mean2d.x - T(out.half_x) < T(cam.width) &&
                         out.mean2d.y + T(out.half_y) >= T(0) && out.mean2d.y - T(out.half_y) < T(cam.height);
   if (overlaps && !out.tiles.empty())
-    out.tile_count = ellipse_tile_count(out.mean2d, out.conic, alpha_level_k2(out.opacity), out.tiles);
+    out.tile_count = TileRows<T>(out.mean2d, out.conic, alpha_level_k2(out.opacity), out.tiles).count();
   out.visible = out.tile_count > 0;
   return out;
 }

@@ -38,13 +38,13 @@ struct CountOfSlot {
 };
 
 // A warp per 32 consecutive slots in depth order: the lanes load one slot each, then the whole warp
-// writes each slot's entries in turn, row by row of its box, lane t taking tiles t, t + 32, ... of
-// the row's run that the ellipse reaches (raster::ellipse_row_tiles, which every lane computes
-// alike). Writes are coalesced and a Gaussian covering hundreds of tiles is spread over 32 lanes
-// instead of serialising one thread. Should the recomputed tiles ever be fewer than were counted,
-// the surplus gets the key past every real (camera, tile): the sort moves it to the end where no
-// range points, so memory stays safe and it is never blended. Entries past the count or past
-// `capacity` are not written.
+// writes each slot's entries in turn. For a slot, lane l takes rows l, l + 32, ... of its box, finds
+// the run of tiles the ellipse reaches in that row (raster::TileRows) and writes it where a warp scan
+// of the runs' lengths places it, so a Gaussian covering hundreds of tiles is spread over the lanes
+// instead of serialising one thread, and the per-row math runs once per row. Should the recomputed
+// tiles ever be fewer than were counted, the surplus gets the key past every real (camera, tile): the
+// sort moves it to the end where no range points, so memory stays safe and it is never blended.
+// Entries past the count or past `capacity` are not written.
 template <class Key>
 __global__ void emit_entries(ProjectedSlots s, TileGrid grid, const int32_t* order, const int32_t* sorted_start,
                              int64_t slots, int64_t capacity, Key past_last_tile, Key* keys, int32_t* values) {
@@ -82,27 +82,34 @@ __global__ void emit_entries(ProjectedSlots s, TileGrid grid, const int32_t* ord
       raster::TileRect box;
       box.x0 = __shfl_sync(full, r.x0, src), box.y0 = __shfl_sync(full, r.y0, src);
       box.x1 = __shfl_sync(full, r.x1, src), box.y1 = __shfl_sync(full, r.y1, src);
-      const Vec2f mean{__shfl_sync(full, m.x, src), __shfl_sync(full, m.y, src)};
-      const raster::Sym2<float> conic{__shfl_sync(full, co.x, src), __shfl_sync(full, co.y, src),
-                                      __shfl_sync(full, co.z, src)};
-      const float k2 = raster::alpha_level_k2(__shfl_sync(full, co.w, src));
+      const raster::TileRows<float> rows(
+          Vec2f{__shfl_sync(full, m.x, src), __shfl_sync(full, m.y, src)},
+          raster::Sym2<float>{__shfl_sync(full, co.x, src), __shfl_sync(full, co.y, src), __shfl_sync(full, co.z, src)},
+          raster::alpha_level_k2(__shfl_sync(full, co.w, src)), box);
       const uint32_t cb = __shfl_sync(full, cam_base, src);
       const int tx = __shfl_sync(full, tiles_x, src);
       // Past the capacity (a need the plan did not foresee): left out, see bin_and_sort. The start is
       // an int32 scan, negative should the need pass 2^31.
-      const int64_t room = st < 0 ? 0 : (capacity - st < n ? capacity - st : n);
-      int64_t written = 0;
-      for (int ty = box.y0; ty < box.y1 && written < room; ++ty) {
-        int x0, x1;
-        raster::ellipse_row_tiles(mean, conic, k2, box, ty, x0, x1);
-        const int64_t w = min(int64_t(x1 - x0), room - written);
-        for (int t = lane; t < w; t += 32) {
-          keys[st + written + t] = Key(cb + uint32_t(ty) * tx + x0 + t);
-          values[st + written + t] = sl;
+      const int room = st < 0 ? 0 : int(capacity - st < n ? capacity - st : n);
+      int written = 0;  // by the rows before this round's
+      for (int y = box.y0; y < box.y1 && written < room; y += 32) {
+        const int ty = y + lane;
+        int x0 = 0, x1 = 0;
+        if (ty < box.y1) rows.row(ty, x0, x1);
+        int at = x1 - x0;  // inclusive scan of the run lengths over the lanes
+        for (int off = 1; off < 32; off <<= 1) {
+          const int v = __shfl_up_sync(full, at, off);
+          if (lane >= off) at += v;
         }
-        written += w;
+        const int round = __shfl_sync(full, at, 31);
+        at += written - (x1 - x0);
+        for (int t = 0; t < x1 - x0 && at + t < room; ++t) {
+          keys[st + at + t] = Key(cb + uint32_t(ty) * tx + x0 + t);
+          values[st + at + t] = sl;
+        }
+        written += round;
       }
-      for (int64_t t = written + lane; t < room; t += 32) {
+      for (int t = written + lane; t < room; t += 32) {
         keys[st + t] = past_last_tile;
         values[st + t] = sl;
       }

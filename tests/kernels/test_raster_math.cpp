@@ -311,10 +311,11 @@ TEST_CASE("ellipse tiles keep every tile with a pixel centre inside the ellipse,
     REQUIRE(screen_half_extent(opacity, cov, hx, hy));
     const TileRect box = tile_range(mean, hx, hy, tiles_x, tiles_y);
     const double k2 = alpha_level_k2(opacity);
+    const TileRows<double> rows(mean, conic, k2, box);
     int counted = 0;
     for (int ty = box.y0; ty < box.y1; ++ty) {
       int x0, x1;
-      ellipse_row_tiles(mean, conic, k2, box, ty, x0, x1);
+      rows.row(ty, x0, x1);
       REQUIRE(x0 >= box.x0);
       REQUIRE(x1 <= box.x1);
       counted += x1 - x0;
@@ -329,7 +330,7 @@ TEST_CASE("ellipse tiles keep every tile with a pixel centre inside the ellipse,
         needed_total += needed;
       }
     }
-    CHECK(counted == ellipse_tile_count(mean, conic, k2, box));
+    CHECK(counted == rows.count());
     kept_total += counted;
     box_total += box.count();
   }
@@ -349,7 +350,7 @@ TEST_CASE("a projected pair counts the tiles its ellipse reaches, and is visible
                                0.01, 100.0, 0.3, false);
   REQUIRE(p.visible);
   CHECK(p.tiles.count() == 12);
-  CHECK(p.tile_count == ellipse_tile_count(p.mean2d, p.conic, alpha_level_k2(p.opacity), p.tiles));
+  CHECK(p.tile_count == TileRows<double>(p.mean2d, p.conic, alpha_level_k2(p.opacity), p.tiles).count());
   CHECK(p.tile_count < p.tiles.count());
   CHECK(p.tile_count >= 4);  // the diagonal crosses at least one tile per column
 }
