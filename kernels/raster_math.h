@@ -25,7 +25,7 @@
 //     sigmoid(x) (kernels/hd_math.h, shared with host code)
 //  4. screen_half_extent(opacity, Σ2d, hx, hy) -> bool (false: culled, α never reaches 1/255)
 //     tile_range(mean2d, hx, hy, tiles_x, tiles_y) -> TileRect (empty: off-screen); tiles_along(px)
-//     TileRows: the box's tiles the α >= 1/255 ellipse reaches, row by row
+//     alpha_level_k2, TileRows: the tiles the α >= 1/255 ellipse reaches, row by row
 //     project_gaussian(...) -> ProjectedGaussian (1-4 composed, with the visibility rule)
 //     project_gaussian_vjp(...) accumulates into dmean, dq_raw, dlog_scale, dlogit
 //     ndc_grad_norm, screen_radius_fraction: the DensifyStats definitions
@@ -288,16 +288,15 @@ template <class T> SPLAT_HD Sym2<T> aa_opacity_compensation_vjp(Sym2<T> c, T eps
 
 // ---------------------------------------------------------------- 4. screen extent and tiles
 
-// Per-axis half extents (px) of the box holding every pixel where α = opacity exp(-½ dᵀQd)
-// reaches 1/255: the ellipse dᵀQd <= k² with k² = 2 ln(255 opacity), capped at k = 3 (3σ, the
-// usual truncation). A Gaussian with opacity < 1/255 can never reach 1/255 and is culled (false).
-// The opacity-aware k is a speed choice: fewer tile intersections for faint Gaussians than 3σ.
-// k² of that ellipse, capped at 9.
-template <class T> SPLAT_HD T alpha_level_k2(T opacity) { return hd_min(T(9), T(2) * std::log(T(255) * opacity)); }
+// Per-axis half extents (px) of the box holding the ellipse dᵀQd <= k² where α = opacity
+// exp(-½ dᵀQd) reaches 1/255, k² = 2 ln(255 opacity), capped at k = 3 (3σ). A Gaussian with
+// opacity < 1/255 can never reach 1/255 and is culled (false). The box decides whether a pair is in
+// view and gives its screen radius (DensifyStats); the tiles a pair is blended in come from its
+// uncapped ellipse (TileRows below).
 template <class T> SPLAT_HD bool screen_half_extent(T opacity, Sym2<T> cov2d, int& half_x, int& half_y) {
   half_x = half_y = 0;
   if (!(opacity >= T(kMinAlpha))) return false;
-  const T k = std::sqrt(alpha_level_k2(opacity));
+  const T k = hd_min(T(3), std::sqrt(T(2) * std::log(T(255) * opacity)));
   half_x = int(std::ceil(k * std::sqrt(cov2d.xx)));
   half_y = int(std::ceil(k * std::sqrt(cov2d.yy)));
   return half_x > 0 && half_y > 0;
@@ -322,50 +321,56 @@ SPLAT_HD TileRect tile_range(Vec2<T> mean2d, int half_x, int half_y, int tiles_x
 }
 SPLAT_HD int tiles_along(int pixels) { return (pixels + kTileSize - 1) / kTileSize; }
 
-// The tiles of the box that the ellipse dᵀQd <= k² around `mean` (Q = conic) reaches, row by row:
-// row(ty) gives the run [x0, x1) of row ty within the box's columns. A box holds the ellipse's
-// corners too, up to 4/π of its area for a round Gaussian and far more for a thin diagonal one, and
-// every tile it adds costs a key, a sort slot and a pass of each blending kernel for nothing. The
-// test is exact for the continuous ellipse against the rectangle of the tile's pixel centres: the
-// ellipse cut to the row's band of centres is convex, so its x-extent within the band is [min, max]
-// of the chord ends x(dy) = (-b dy ∓ √(a k² - det dy²)) / a (Q = [a b; b c]), which are convex and
-// concave in dy with their extremes at the ellipse's leftmost and rightmost points, dy = ±k b / √(c
-// det); a tile of the row is reached iff its centres' column range meets that extent. So no pixel
-// centre where α can reach the ellipse's level is left out, and a tile is kept only where the band's
-// chord reaches its columns. What does not depend on the row is computed once, in the constructor.
+// k² of the ellipse dᵀQd <= k² outside which α = opacity exp(-½ dᵀQd) stays below 1/255.
+template <class T> SPLAT_HD T alpha_level_k2(T opacity) { return T(2) * std::log(T(255) * opacity); }
+
+// The tiles of a tiles_x x tiles_y grid whose pixel centres the ellipse dᵀQd <= k² around `mean`
+// (Q = conic) reaches, row by row: rows() gives the rows [y0, y1) the ellipse spans, row(ty) the run
+// [x0, x1) of row ty. With k² = alpha_level_k2(opacity) these are exactly the tiles holding a pixel
+// where α can reach 1/255, so the render does not depend on the tiling: no pixel loses a Gaussian
+// that reaches it, and no tile gets one that cannot (a screen box would add its corners, up to 4/π
+// of the ellipse's area for a round Gaussian and far more for a thin diagonal one, each costing a
+// key, a sort slot and a pass of both blending kernels). The test is exact for the continuous ellipse
+// against the rectangle of a tile's pixel centres: the ellipse cut to a row's band of centres is
+// convex, so its x-extent within the band is [min, max] of the chord ends x(dy) = (-b dy ∓ √(a k² -
+// det dy²)) / a (Q = [a b; b c]), which are convex and concave in dy with their extremes at the
+// ellipse's leftmost and rightmost points, dy = ±k b / √(c det); a tile of the row is reached iff its
+// centres' column range meets that extent. What does not depend on the row is computed once.
 template <class T>
 struct TileRows {
-  SPLAT_HD TileRows(Vec2<T> mean, Sym2<T> conic, T k2, TileRect box) : mean_(mean), b_(conic.xy), box_(box) {
-    const T a = conic.xx, c = conic.yy;
+  SPLAT_HD TileRows(Vec2<T> mean, Sym2<T> conic, T k2, int tiles_x, int tiles_y)
+      : mean_(mean), b_(conic.xy), tiles_x_(tiles_x) {
+    const T a = conic.xx, c = conic.yy, ts = T(kTileSize);
     det_ = a * c - b_ * b_;
-    ellipse_ = a > T(0) && c > T(0) && det_ > T(0);
-    if (!ellipse_) return;  // not an ellipse: the box's rows
+    if (!(a > T(0) && c > T(0) && det_ > T(0) && k2 > T(0))) return;  // no ellipse: no rows
     ak2_ = a * k2;
     inv_a_ = T(1) / a;
     ey_ = std::sqrt(ak2_ / det_);
     s_ = b_ * std::sqrt(k2 / (c * det_));  // dy of the leftmost point; the rightmost is at -s
+    // Rows whose band of centres [16 ty + 0.5, 16 ty + 15.5] meets [y - ey, y + ey], in the grid.
+    y0_ = int(hd_max(T(0), std::ceil((mean.y - ey_ - (ts - T(0.5))) / ts)));
+    y1_ = int(hd_min(T(tiles_y), std::floor((mean.y + ey_ - T(0.5)) / ts) + T(1)));
+    if (y1_ < y0_) y1_ = y0_;
   }
+  SPLAT_HD int first_row() const { return y0_; }
+  SPLAT_HD int end_row() const { return y1_; }
   SPLAT_HD void row(int ty, int& x0, int& x1) const {
-    x0 = box_.x0, x1 = box_.x1;
-    if (!ellipse_) return;
+    x0 = x1 = 0;
     const T ts = T(kTileSize), inv_ts = T(1) / ts;
     const T lo = hd_max(T(ty) * ts + T(0.5) - mean_.y, -ey_);
     const T hi = hd_min(T(ty) * ts + (ts - T(0.5)) - mean_.y, ey_);
-    if (!(lo <= hi)) {
-      x1 = x0;
-      return;
-    }
+    if (!(lo <= hi)) return;
     const T yl = hd_min(hd_max(s_, lo), hi), yr = hd_min(hd_max(-s_, lo), hi);
     const T left = mean_.x + (-b_ * yl - std::sqrt(hd_max(T(0), ak2_ - det_ * yl * yl))) * inv_a_;
     const T right = mean_.x + (-b_ * yr + std::sqrt(hd_max(T(0), ak2_ - det_ * yr * yr))) * inv_a_;
-    x0 = hd_max(box_.x0, int(std::ceil((left - (ts - T(0.5))) * inv_ts)));
-    x1 = hd_min(box_.x1, int(std::floor((right - T(0.5)) * inv_ts)) + 1);
-    if (x1 < x0) x0 = x1 = box_.x0;
+    x0 = int(hd_max(T(0), std::ceil((left - (ts - T(0.5))) * inv_ts)));
+    x1 = int(hd_min(T(tiles_x_), std::floor((right - T(0.5)) * inv_ts) + T(1)));
+    if (x1 < x0) x0 = x1 = 0;
   }
-  // How many tiles of the box the ellipse reaches.
+  // How many tiles the ellipse reaches.
   SPLAT_HD int count() const {
     int n = 0;
-    for (int ty = box_.y0; ty < box_.y1; ++ty) {
+    for (int ty = y0_; ty < y1_; ++ty) {
       int x0, x1;
       row(ty, x0, x1);
       n += x1 - x0;
@@ -375,9 +380,8 @@ struct TileRows {
 
  private:
   Vec2<T> mean_;
-  T b_, det_, ak2_{}, inv_a_{}, ey_{}, s_{};
-  TileRect box_;
-  bool ellipse_ = false;
+  T b_, det_{}, ak2_{}, inv_a_{}, ey_{}, s_{};
+  int tiles_x_, y0_ = 0, y1_ = 0;
 };
 
 // What the rasterization stage needs of one (camera, Gaussian) pair.
@@ -389,14 +393,14 @@ struct ProjectedGaussian {
   T opacity{};      // sigmoid(logit), times the compensation in antialiased mode
   int half_x = 0, half_y = 0;
   TileRect tiles;      // the box's tiles
-  int tile_count = 0;  // of those, the ones the ellipse reaches (TileRows)
+  int tile_count = 0;  // the tiles the α >= 1/255 ellipse reaches (TileRows)
   bool visible = false;
 };
 
 // Steps 1-4 for one (camera, Gaussian). Visible when near < z < far, the opacity can reach
 // 1/255 (extent > 0), the box mean2d ± half overlaps the image [0, W) x [0, H) (a box that
-// only touches the padding of the last tile row/column is not visible) and the ellipse reaches one
-// of the box's tiles; other fields are only meaningful when visible.
+// only touches the padding of the last tile row/column is not visible) and the ellipse reaches a
+// tile; other fields are only meaningful when visible.
 template <class T>
 SPLAT_HD ProjectedGaussian<T> project_gaussian(const kernels::Camera& cam, Vec3<T> mean, Quat<T> q_raw,
                                                Vec3<T> log_scale, T opacity_logit, T near_plane, T far_plane,
@@ -417,7 +421,8 @@ SPLAT_HD ProjectedGaussian<T> project_gaussian(const kernels::Camera& cam, Vec3<
   const bool overlaps = out.mean2d.x + T(out.half_x) >= T(0) && out.mean2d.x - T(out.half_x) < T(cam.width) &&
                         out.mean2d.y + T(out.half_y) >= T(0) && out.mean2d.y - T(out.half_y) < T(cam.height);
   if (overlaps && !out.tiles.empty())
-    out.tile_count = TileRows<T>(out.mean2d, out.conic, alpha_level_k2(out.opacity), out.tiles).count();
+    out.tile_count = TileRows<T>(out.mean2d, out.conic, alpha_level_k2(out.opacity), tiles_along(cam.width),
+                                 tiles_along(cam.height)).count();
   out.visible = out.tile_count > 0;
   return out;
 }

@@ -271,21 +271,16 @@ class ReferenceRasterizer {
   }
 
   int local_camera(int64_t k) const { return pairs_.camera[k] - first_camera_; }
-  raster::TileRect rect_of(int64_t k) const {
-    const int c = local_camera(k);
-    return raster::tile_range(Vec2<T>{pairs_.mean2d[2 * k], pairs_.mean2d[2 * k + 1]}, pairs_.half[2 * k],
-                              pairs_.half[2 * k + 1], tiles_x_[c], tiles_y_[c]);
-  }
-  // The tiles of the pair's box that its ellipse reaches, row by row (raster::TileRows).
+  // The tiles the pair's ellipse reaches, row by row (raster::TileRows).
   template <class F>
   void for_tiles_of_pair(int64_t k, F&& f) const {
     if (pairs_.tiles[k] <= 0) return;
     const int c = local_camera(k);
-    const raster::TileRect r = rect_of(k);
     const T* co = pairs_.conic_opacity + 4 * k;
     const raster::TileRows<T> rows(Vec2<T>{pairs_.mean2d[2 * k], pairs_.mean2d[2 * k + 1]},
-                                   raster::Sym2<T>{co[0], co[1], co[2]}, raster::alpha_level_k2(co[3]), r);
-    for (int ty = r.y0; ty < r.y1; ++ty) {
+                                   raster::Sym2<T>{co[0], co[1], co[2]}, raster::alpha_level_k2(co[3]), tiles_x_[c],
+                                   tiles_y_[c]);
+    for (int ty = rows.first_row(); ty < rows.end_row(); ++ty) {
       int x0, x1;
       rows.row(ty, x0, x1);
       for (int tx = x0; tx < x1; ++tx) f(tile_base_[c] + int64_t(ty) * tiles_x_[c] + tx);

@@ -38,13 +38,13 @@ struct CountOfSlot {
 };
 
 // A warp per 32 consecutive slots in depth order: the lanes load one slot each, then the whole warp
-// writes each slot's entries in turn. For a slot, lane l takes rows l, l + 32, ... of its box, finds
-// the run of tiles the ellipse reaches in that row (raster::TileRows) and writes it where a warp scan
-// of the runs' lengths places it, so a Gaussian covering hundreds of tiles is spread over the lanes
-// instead of serialising one thread, and the per-row math runs once per row. Should the recomputed
-// tiles ever be fewer than were counted, the surplus gets the key past every real (camera, tile): the
-// sort moves it to the end where no range points, so memory stays safe and it is never blended.
-// Entries past the count or past `capacity` are not written.
+// writes each slot's entries in turn. For a slot, lane l takes rows l, l + 32, ... of those its
+// ellipse spans, finds the run of tiles the ellipse reaches in that row (raster::TileRows) and
+// writes it where a warp scan of the runs' lengths places it, so a Gaussian covering hundreds of
+// tiles is spread over the lanes instead of serialising one thread, and the per-row math runs once
+// per row. Should the recomputed tiles ever be fewer than were counted, the surplus gets the key past
+// every real (camera, tile): the sort moves it to the end where no range points, so memory stays safe
+// and it is never blended. Entries past the count or past `capacity` are not written.
 template <class Key>
 __global__ void emit_entries(ProjectedSlots s, TileGrid grid, const int32_t* order, const int32_t* sorted_start,
                              int64_t slots, int64_t capacity, Key past_last_tile, Key* keys, int32_t* values) {
@@ -54,11 +54,10 @@ __global__ void emit_entries(ProjectedSlots s, TileGrid grid, const int32_t* ord
   for (int64_t base = (blockIdx.x * int64_t(blockDim.x) + threadIdx.x) / 32 * 32; base < slots; base += warps * 32) {
     const int64_t k = base + lane;
     int32_t slot = 0, count = 0, start = 0;
-    raster::TileRect r;
     float2 m{};
     float4 co{};
     uint32_t cam_base = 0;
-    int tiles_x = 0;
+    int tiles_x = 0, tiles_y = 0;
     if (k < slots) {
       slot = order[k];
       count = s.tile_count[slot];
@@ -67,11 +66,9 @@ __global__ void emit_entries(ProjectedSlots s, TileGrid grid, const int32_t* ord
       if (count > 0 && camera >= 0 && camera < grid.cameras) {  // another call's camera: only sentinels
         m = s.mean2d[slot];
         co = s.conic_opacity[slot];
-        const int2 h = s.half[slot];
         const ImageLayout& im = grid.images[camera];
-        r = raster::tile_range(Vec2f{m.x, m.y}, h.x, h.y, im.tiles_x, im.tiles_y);
         cam_base = uint32_t(im.tile_offset);
-        tiles_x = im.tiles_x;
+        tiles_x = im.tiles_x, tiles_y = im.tiles_y;
       }
     }
     for (int src = 0; src < 32; ++src) {
@@ -79,23 +76,21 @@ __global__ void emit_entries(ProjectedSlots s, TileGrid grid, const int32_t* ord
       if (n == 0) continue;
       const int32_t sl = __shfl_sync(full, slot, src);
       const int32_t st = __shfl_sync(full, start, src);
-      raster::TileRect box;
-      box.x0 = __shfl_sync(full, r.x0, src), box.y0 = __shfl_sync(full, r.y0, src);
-      box.x1 = __shfl_sync(full, r.x1, src), box.y1 = __shfl_sync(full, r.y1, src);
+      const uint32_t cb = __shfl_sync(full, cam_base, src);
+      const int tx = __shfl_sync(full, tiles_x, src);
+      // tiles_y is 0 for another call's camera: no rows, only sentinels.
       const raster::TileRows<float> rows(
           Vec2f{__shfl_sync(full, m.x, src), __shfl_sync(full, m.y, src)},
           raster::Sym2<float>{__shfl_sync(full, co.x, src), __shfl_sync(full, co.y, src), __shfl_sync(full, co.z, src)},
-          raster::alpha_level_k2(__shfl_sync(full, co.w, src)), box);
-      const uint32_t cb = __shfl_sync(full, cam_base, src);
-      const int tx = __shfl_sync(full, tiles_x, src);
+          raster::alpha_level_k2(__shfl_sync(full, co.w, src)), tx, __shfl_sync(full, tiles_y, src));
       // Past the capacity (a need the plan did not foresee): left out, see bin_and_sort. The start is
       // an int32 scan, negative should the need pass 2^31.
       const int room = st < 0 ? 0 : int(capacity - st < n ? capacity - st : n);
       int written = 0;  // by the rows before this round's
-      for (int y = box.y0; y < box.y1 && written < room; y += 32) {
+      for (int y = rows.first_row(); y < rows.end_row() && written < room; y += 32) {
         const int ty = y + lane;
         int x0 = 0, x1 = 0;
-        if (ty < box.y1) rows.row(ty, x0, x1);
+        if (ty < rows.end_row()) rows.row(ty, x0, x1);
         int at = x1 - x0;  // inclusive scan of the run lengths over the lanes
         for (int off = 1; off < 32; off <<= 1) {
           const int v = __shfl_up_sync(full, at, off);
