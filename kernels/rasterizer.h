@@ -133,7 +133,8 @@ struct BasicProjected {
   const T* mean2d = nullptr;         // [count,2] pixel coordinates
   const T* conic_opacity = nullptr;  // [count,4] conic (xx, xy, yy) of the inverse 2D covariance, opacity
   const T* color_depth = nullptr;    // [count,4] rgb after SH, camera-space depth
-  const int32_t* half = nullptr;     // [count,2] half sizes of the screen box in pixels (its radius for DensifyStats)
+  const int32_t* half = nullptr;     // [count,2] half sizes of the screen box in pixels: project_backward's
+                                     // screen radius (DensifyStats); rasterize does not read it (may be null)
   const int32_t* tiles = nullptr;    // [count] tiles the box covers in its camera (0: culled)
 };
 using ProjectedGaussians = BasicProjected<float>;

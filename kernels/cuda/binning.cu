@@ -37,14 +37,18 @@ struct CountOfSlot {
   __device__ int32_t operator()(int64_t k) const { return tile_count[order[k]]; }
 };
 
-// A warp per 32 consecutive slots in depth order: the lanes load one slot each, then the whole warp
-// writes each slot's entries in turn. For a slot, lane l takes rows l, l + 32, ... of those its
-// ellipse spans, finds the run of tiles the ellipse reaches in that row (raster::TileRows) and
-// writes it where a warp scan of the runs' lengths places it, so a Gaussian covering hundreds of
-// tiles is spread over the lanes instead of serialising one thread, and the per-row math runs once
-// per row. Should the recomputed tiles ever be fewer than were counted, the surplus gets the key past
-// every real (camera, tile): the sort moves it to the end where no range points, so memory stays safe
-// and it is never blended. Entries past the count or past `capacity` are not written.
+// Rows of its ellipse up to which a slot's lane writes the slot's entries alone (emit_entries).
+constexpr int kOwnRows = 4;
+
+// A warp per 32 consecutive slots in depth order, a lane per slot. The tiles of a slot are the runs
+// its ellipse reaches row by row (raster::TileRows). A slot spanning at most kOwnRows rows (most
+// Gaussians: a few tiles) is written by its own lane, row after row, so the warp's slots are worked
+// on side by side. The larger ones are then written by the whole warp, one after the other: lane l
+// takes rows l, l + 32, ... and writes its row's run where a warp scan of the runs' lengths places it,
+// so a Gaussian covering hundreds of tiles is spread over the lanes instead of serialising one thread.
+// Should the recomputed tiles ever be fewer than were counted, the surplus gets the key past every
+// real (camera, tile): the sort moves it to the end where no range points, so memory stays safe and
+// it is never blended. Entries past the count or past `capacity` are not written.
 template <class Key>
 __global__ void emit_entries(ProjectedSlots s, TileGrid grid, const int32_t* order, const int32_t* sorted_start,
                              int64_t slots, int64_t capacity, Key past_last_tile, Key* keys, int32_t* values) {
@@ -53,7 +57,8 @@ __global__ void emit_entries(ProjectedSlots s, TileGrid grid, const int32_t* ord
   const int64_t warps = int64_t(gridDim.x) * blockDim.x / 32;
   for (int64_t base = (blockIdx.x * int64_t(blockDim.x) + threadIdx.x) / 32 * 32; base < slots; base += warps * 32) {
     const int64_t k = base + lane;
-    int32_t slot = 0, count = 0, start = 0;
+    int32_t slot = 0, count = 0, room = 0;
+    int64_t start = 0;
     float2 m{};
     float4 co{};
     uint32_t cam_base = 0;
@@ -62,6 +67,9 @@ __global__ void emit_entries(ProjectedSlots s, TileGrid grid, const int32_t* ord
       slot = order[k];
       count = s.tile_count[slot];
       start = sorted_start[k];
+      // Past the capacity (a need the plan did not foresee): left out, see bin_and_sort. The start is
+      // an int32 scan, negative should the need pass 2^31.
+      room = start < 0 ? 0 : int(capacity - start < count ? capacity - start : count);
       const int camera = s.camera(slot) - grid.first_camera;
       if (count > 0 && camera >= 0 && camera < grid.cameras) {  // another call's camera: only sentinels
         m = s.mean2d[slot];
@@ -71,23 +79,38 @@ __global__ void emit_entries(ProjectedSlots s, TileGrid grid, const int32_t* ord
         tiles_x = im.tiles_x, tiles_y = im.tiles_y;
       }
     }
-    for (int src = 0; src < 32; ++src) {
-      const int n = __shfl_sync(full, count, src);
-      if (n == 0) continue;
+    const raster::TileRows<float> mine(Vec2f{m.x, m.y}, raster::Sym2<float>{co.x, co.y, co.z},
+                                       raster::alpha_level_k2(co.w), tiles_x, tiles_y);
+    // Another call's camera has no rows: its sentinels are written by the warp, coalesced.
+    const bool alone = tiles_y > 0 && mine.end_row() - mine.first_row() <= kOwnRows;
+    if (room > 0 && alone) {
+      int written = 0;
+      for (int ty = mine.first_row(); ty < mine.end_row(); ++ty) {
+        int x0, x1;
+        mine.row(ty, x0, x1);
+        for (int tx = x0; tx < x1 && written < room; ++tx, ++written) {
+          keys[start + written] = Key(cam_base + uint32_t(ty) * tiles_x + tx);
+          values[start + written] = slot;
+        }
+      }
+      for (; written < room; ++written) {
+        keys[start + written] = past_last_tile;
+        values[start + written] = slot;
+      }
+    }
+    for (unsigned large = __ballot_sync(full, room > 0 && !alone); large != 0; large &= large - 1) {
+      const int src = __ffs(large) - 1;
+      const int n = __shfl_sync(full, room, src);
       const int32_t sl = __shfl_sync(full, slot, src);
-      const int32_t st = __shfl_sync(full, start, src);
+      const int64_t st = __shfl_sync(full, start, src);
       const uint32_t cb = __shfl_sync(full, cam_base, src);
       const int tx = __shfl_sync(full, tiles_x, src);
-      // tiles_y is 0 for another call's camera: no rows, only sentinels.
       const raster::TileRows<float> rows(
           Vec2f{__shfl_sync(full, m.x, src), __shfl_sync(full, m.y, src)},
           raster::Sym2<float>{__shfl_sync(full, co.x, src), __shfl_sync(full, co.y, src), __shfl_sync(full, co.z, src)},
           raster::alpha_level_k2(__shfl_sync(full, co.w, src)), tx, __shfl_sync(full, tiles_y, src));
-      // Past the capacity (a need the plan did not foresee): left out, see bin_and_sort. The start is
-      // an int32 scan, negative should the need pass 2^31.
-      const int room = st < 0 ? 0 : int(capacity - st < n ? capacity - st : n);
       int written = 0;  // by the rows before this round's
-      for (int y = rows.first_row(); y < rows.end_row() && written < room; y += 32) {
+      for (int y = rows.first_row(); y < rows.end_row() && written < n; y += 32) {
         const int ty = y + lane;
         int x0 = 0, x1 = 0;
         if (ty < rows.end_row()) rows.row(ty, x0, x1);
@@ -98,13 +121,13 @@ __global__ void emit_entries(ProjectedSlots s, TileGrid grid, const int32_t* ord
         }
         const int round = __shfl_sync(full, at, 31);
         at += written - (x1 - x0);
-        for (int t = 0; t < x1 - x0 && at + t < room; ++t) {
+        for (int t = 0; t < x1 - x0 && at + t < n; ++t) {
           keys[st + at + t] = Key(cb + uint32_t(ty) * tx + x0 + t);
           values[st + at + t] = sl;
         }
         written += round;
       }
-      for (int t = written + lane; t < room; t += 32) {
+      for (int t = written + lane; t < n; t += 32) {
         keys[st + t] = past_last_tile;
         values[st + t] = sl;
       }

@@ -313,8 +313,8 @@ TEST_CASE("a CPU rank's step times its render and its exchanges, and its traffic
       CHECK(t.exchange_wait_ms > 0);
       CHECK(t.exchange_wait_ms < 10000);
     }
-    // Each pair that crosses ranks is a 64-byte record one way and a 48-byte one back: a multiple of 112.
-    CHECK(got.bytes_sent % 112 == 0);
+    // Each pair that crosses ranks is a 56-byte record one way and a 48-byte one back: a multiple of 104.
+    CHECK(got.bytes_sent % 104 == 0);
     CHECK((got.bytes_sent > 0) == (ranks > 1));
   }
 }
@@ -342,8 +342,8 @@ void check_only_needed_pairs_move(const ContextFor& context_for, const ComputeCo
   REQUIRE(needed > 0);
   REQUIRE(needed < crossing * 9 / 10);  // the scene has culled pairs to leave out
   const StepOutput got = run_sharded(s, ranks, context_for);
-  CHECK(got.bytes_sent == 112 * needed);
-  CHECK(got.bytes_received == 112 * needed);
+  CHECK(got.bytes_sent == 104 * needed);
+  CHECK(got.bytes_received == 104 * needed);
   check_equal(got, one_rank(s, reference), ranks);
 }
 }  // namespace
