@@ -43,9 +43,9 @@ constexpr int kOwnRows = 4;
 // A warp per 32 consecutive slots in depth order, a lane per slot. The tiles of a slot are the runs
 // its ellipse reaches row by row (raster::TileRows). A slot spanning at most kOwnRows rows (most
 // Gaussians: a few tiles) is written by its own lane, row after row, so the warp's slots are worked
-// on side by side. The larger ones are then written by the whole warp, one after the other: lane l
-// takes rows l, l + 32, ... and writes its row's run where a warp scan of the runs' lengths places it,
-// so a Gaussian covering hundreds of tiles is spread over the lanes instead of serialising one thread.
+// on side by side. The larger ones are then written by groups of 8 lanes, four slots at a time: a
+// lane takes every 8th row and writes its row's run where a scan of the runs' lengths places it, so a
+// Gaussian covering hundreds of tiles is spread over the lanes instead of serialising one thread.
 // Should the recomputed tiles ever be fewer than were counted, the surplus gets the key past every
 // real (camera, tile): the sort moves it to the end where no range points, so memory stays safe and
 // it is never blended. Entries past the count or past `capacity` are not written.
@@ -98,9 +98,17 @@ __global__ void emit_entries(ProjectedSlots s, TileGrid grid, const int32_t* ord
         values[start + written] = slot;
       }
     }
-    for (unsigned large = __ballot_sync(full, room > 0 && !alone); large != 0; large &= large - 1) {
-      const int src = __ffs(large) - 1;
-      const int n = __shfl_sync(full, room, src);
+    // The larger slots, four at a time: lane group g (lanes 8g .. 8g + 7) writes the g-th of them, its
+    // lanes taking rows i, i + 8, ... and placing their runs by a scan within the group. The rounds are
+    // as many as the tallest of the four needs, so every lane runs the same shuffles.
+    const int group = lane / 8, member = lane % 8;
+    for (unsigned large = __ballot_sync(full, room > 0 && !alone); large != 0;) {
+      unsigned mine_bit = large;
+      for (int g = 0; g < group; ++g) mine_bit &= mine_bit - 1;
+      const int src = mine_bit ? __ffs(mine_bit) - 1 : lane;  // an idle group reads its own lane
+      for (int g = 0; g < 4; ++g) large &= large - 1;
+      const int room_of_src = __shfl_sync(full, room, src);
+      const int n = mine_bit ? room_of_src : 0;
       const int32_t sl = __shfl_sync(full, slot, src);
       const int64_t st = __shfl_sync(full, start, src);
       const uint32_t cb = __shfl_sync(full, cam_base, src);
@@ -109,25 +117,27 @@ __global__ void emit_entries(ProjectedSlots s, TileGrid grid, const int32_t* ord
           Vec2f{__shfl_sync(full, m.x, src), __shfl_sync(full, m.y, src)},
           raster::Sym2<float>{__shfl_sync(full, co.x, src), __shfl_sync(full, co.y, src), __shfl_sync(full, co.z, src)},
           raster::alpha_level_k2(__shfl_sync(full, co.w, src)), tx, __shfl_sync(full, tiles_y, src));
-      int written = 0;  // by the rows before this round's
-      for (int y = rows.first_row(); y < rows.end_row() && written < n; y += 32) {
-        const int ty = y + lane;
+      const int first = rows.first_row(), spanned = n > 0 ? rows.end_row() - first : 0;
+      const int rounds = __reduce_max_sync(full, (spanned + 7) / 8);
+      int written = 0;  // by the group's rows before this round's
+      for (int round = 0; round < rounds; ++round) {
+        const int ty = first + 8 * round + member;
         int x0 = 0, x1 = 0;
-        if (ty < rows.end_row()) rows.row(ty, x0, x1);
-        int at = x1 - x0;  // inclusive scan of the run lengths over the lanes
-        for (int off = 1; off < 32; off <<= 1) {
-          const int v = __shfl_up_sync(full, at, off);
-          if (lane >= off) at += v;
+        if (ty < first + spanned) rows.row(ty, x0, x1);
+        int at = x1 - x0;  // inclusive scan of the run lengths over the group
+        for (int off = 1; off < 8; off <<= 1) {
+          const int v = __shfl_up_sync(full, at, off, 8);
+          if (member >= off) at += v;
         }
-        const int round = __shfl_sync(full, at, 31);
+        const int total = __shfl_sync(full, at, 7, 8);
         at += written - (x1 - x0);
         for (int t = 0; t < x1 - x0 && at + t < n; ++t) {
           keys[st + at + t] = Key(cb + uint32_t(ty) * tx + x0 + t);
           values[st + at + t] = sl;
         }
-        written += round;
+        written += total;
       }
-      for (int t = written + lane; t < n; t += 32) {
+      for (int t = written + member; t < n; t += 8) {
         keys[st + t] = past_last_tile;
         values[st + t] = sl;
       }
