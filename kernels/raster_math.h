@@ -325,8 +325,8 @@ SPLAT_HD int tiles_along(int pixels) { return (pixels + kTileSize - 1) / kTileSi
 template <class T> SPLAT_HD T alpha_level_k2(T opacity) { return T(2) * std::log(T(255) * opacity); }
 
 // The tiles of a tiles_x x tiles_y grid whose pixel centres the ellipse dᵀQd <= k² around `mean`
-// (Q = conic) reaches, row by row: rows() gives the rows [y0, y1) the ellipse spans, row(ty) the run
-// [x0, x1) of row ty. With k² = alpha_level_k2(opacity) these are exactly the tiles holding a pixel
+// (Q = conic) reaches, row by row: [first_row(), end_row()) are the rows the ellipse spans, row(ty)
+// the run [x0, x1) of row ty. With k² = alpha_level_k2(opacity) these are exactly the tiles holding a pixel
 // where α can reach 1/255, so the render does not depend on the tiling: no pixel loses a Gaussian
 // that reaches it, and no tile gets one that cannot (a screen box would add its corners, up to 4/π
 // of the ellipse's area for a round Gaussian and far more for a thin diagonal one, each costing a
@@ -348,8 +348,8 @@ struct TileRows {
     ey_ = std::sqrt(ak2_ / det_);
     s_ = b_ * std::sqrt(k2 / (c * det_));  // dy of the leftmost point; the rightmost is at -s
     // Rows whose band of centres [16 ty + 0.5, 16 ty + 15.5] meets [y - ey, y + ey], in the grid.
-    y0_ = int(hd_max(T(0), std::ceil((mean.y - ey_ - (ts - T(0.5))) / ts)));
-    y1_ = int(hd_min(T(tiles_y), std::floor((mean.y + ey_ - T(0.5)) / ts) + T(1)));
+    y0_ = in_grid(std::ceil((mean.y - ey_ - (ts - T(0.5))) / ts), tiles_y);
+    y1_ = in_grid(std::floor((mean.y + ey_ - T(0.5)) / ts) + T(1), tiles_y);
     if (y1_ < y0_) y1_ = y0_;
   }
   SPLAT_HD int first_row() const { return y0_; }
@@ -363,8 +363,8 @@ struct TileRows {
     const T yl = hd_min(hd_max(s_, lo), hi), yr = hd_min(hd_max(-s_, lo), hi);
     const T left = mean_.x + (-b_ * yl - std::sqrt(hd_max(T(0), ak2_ - det_ * yl * yl))) * inv_a_;
     const T right = mean_.x + (-b_ * yr + std::sqrt(hd_max(T(0), ak2_ - det_ * yr * yr))) * inv_a_;
-    x0 = int(hd_max(T(0), std::ceil((left - (ts - T(0.5))) * inv_ts)));
-    x1 = int(hd_min(T(tiles_x_), std::floor((right - T(0.5)) * inv_ts) + T(1)));
+    x0 = in_grid(std::ceil((left - (ts - T(0.5))) * inv_ts), tiles_x_);
+    x1 = in_grid(std::floor((right - T(0.5)) * inv_ts) + T(1), tiles_x_);
     if (x1 < x0) x0 = x1 = 0;
   }
   // How many tiles the ellipse reaches.
@@ -379,6 +379,9 @@ struct TileRows {
   }
 
  private:
+  // A tile index clamped to [0, tiles] before it becomes an int (a far Gaussian's would overflow).
+  SPLAT_HD static int in_grid(T t, int tiles) { return t > T(0) ? int(hd_min(t, T(tiles))) : 0; }
+
   Vec2<T> mean_;
   T b_, det_{}, ak2_{}, inv_a_{}, ey_{}, s_{};
   int tiles_x_, y0_ = 0, y1_ = 0;
