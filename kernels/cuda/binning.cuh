@@ -1,9 +1,9 @@
 #pragma once
 // Tile binning in two small sorts instead of one wide one:
 //  1. the projected slots are sorted by depth (32-bit keys, one entry per slot);
-//  2. every slot emits one entry per tile its screen box covers, in that depth order, and a STABLE
-//     radix sort on the (camera, tile) index alone (bits(C * tiles) bits, two 8-bit passes for up
-//     to 8 cameras at 1080p) groups them by tile keeping depth order inside. The keys are 16-bit
+//  2. every slot emits one entry per tile its ellipse reaches (raster::TileRows), in that depth
+//     order, and a STABLE radix sort on the (camera, tile) index alone (bits(C * tiles) bits, two
+//     8-bit passes for up to 8 cameras at 1080p) groups them by tile keeping depth order inside. The keys are 16-bit
 //     wherever C * tiles + 1 fits (less traffic in every pass), 32-bit otherwise;
 //  3. the tiles are ordered by their entry counts, most first, for the blending kernels: blocks are
 //     dispatched roughly in launch order, so the heaviest tiles start first and the light ones fill
