@@ -24,8 +24,7 @@
 //     aa_opacity_compensation(Σ2d, eps2d) -> sqrt(det(Σ2d - eps I)/det Σ2d) / _vjp -> dΣ2d
 //     sigmoid(x) (kernels/hd_math.h, shared with host code)
 //  4. screen_half_extent(opacity, Σ2d, hx, hy) -> bool (false: culled, α never reaches 1/255)
-//     tile_range(mean2d, hx, hy, tiles_x, tiles_y) -> TileRect (empty: off-screen); tiles_along(px)
-//     alpha_level_k2, TileRows: the tiles the α >= 1/255 ellipse reaches, row by row
+//     tiles_along(px); alpha_level_k2, TileRows: the tiles the α >= 1/255 ellipse reaches, row by row
 //     project_gaussian(...) -> ProjectedGaussian (1-4 composed, with the visibility rule)
 //     project_gaussian_vjp(...) accumulates into dmean, dq_raw, dlog_scale, dlogit
 //     ndc_grad_norm, screen_radius_fraction: the DensifyStats definitions
@@ -302,23 +301,6 @@ template <class T> SPLAT_HD bool screen_half_extent(T opacity, Sym2<T> cov2d, in
   return half_x > 0 && half_y > 0;
 }
 
-// Tiles [x0, x1) x [y0, y1) (of kTileSize px) overlapped by the box mean2d ± half; clipped to
-// the tile grid, so an empty rect means the box misses the (tile-padded) image.
-struct TileRect {
-  int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
-  SPLAT_HD bool empty() const { return x0 >= x1 || y0 >= y1; }
-  SPLAT_HD int count() const { return empty() ? 0 : (x1 - x0) * (y1 - y0); }
-};
-template <class T>
-SPLAT_HD TileRect tile_range(Vec2<T> mean2d, int half_x, int half_y, int tiles_x, int tiles_y) {
-  const T ts = T(kTileSize);
-  TileRect r;
-  r.x0 = hd_max(0, int(std::floor((mean2d.x - T(half_x)) / ts)));
-  r.y0 = hd_max(0, int(std::floor((mean2d.y - T(half_y)) / ts)));
-  r.x1 = hd_min(tiles_x, int(std::floor((mean2d.x + T(half_x)) / ts)) + 1);
-  r.y1 = hd_min(tiles_y, int(std::floor((mean2d.y + T(half_y)) / ts)) + 1);
-  return r;
-}
 SPLAT_HD int tiles_along(int pixels) { return (pixels + kTileSize - 1) / kTileSize; }
 
 // k² of the ellipse dᵀQd <= k² outside which α = opacity exp(-½ dᵀQd) stays below 1/255.
@@ -395,7 +377,6 @@ struct ProjectedGaussian {
   T depth{};        // camera-space z
   T opacity{};      // sigmoid(logit), times the compensation in antialiased mode
   int half_x = 0, half_y = 0;
-  TileRect tiles;      // the box's tiles
   int tile_count = 0;  // the tiles the α >= 1/255 ellipse reaches (TileRows)
   bool visible = false;
 };
@@ -420,10 +401,9 @@ SPLAT_HD ProjectedGaussian<T> project_gaussian(const kernels::Camera& cam, Vec3<
   out.opacity = sigmoid(opacity_logit);
   if (antialiased) out.opacity *= aa_opacity_compensation(cov2d, eps2d);
   if (!screen_half_extent(out.opacity, cov2d, out.half_x, out.half_y)) return out;
-  out.tiles = tile_range(out.mean2d, out.half_x, out.half_y, tiles_along(cam.width), tiles_along(cam.height));
   const bool overlaps = out.mean2d.x + T(out.half_x) >= T(0) && out.mean2d.x - T(out.half_x) < T(cam.width) &&
                         out.mean2d.y + T(out.half_y) >= T(0) && out.mean2d.y - T(out.half_y) < T(cam.height);
-  if (overlaps && !out.tiles.empty())
+  if (overlaps)
     out.tile_count = TileRows<T>(out.mean2d, out.conic, alpha_level_k2(out.opacity), tiles_along(cam.width),
                                  tiles_along(cam.height)).count();
   out.visible = out.tile_count > 0;
