@@ -3,8 +3,7 @@
 // send counts of the multi-GPU exchange (each rank renders one block of the batch's cameras, and
 // the project stage emits pairs ordered by camera, so block q's pairs are one contiguous range).
 // Counting where the pairs live keeps the per-pair camera array off the host; only the `blocks`
-// counts travel, with the counts exchange. Likewise a per-camera sum of a pair column: the tile
-// intersections each camera of a rank's block costs to render.
+// counts travel, with the counts exchange.
 #include <cstdint>
 
 #include "kernels/device_context.h"
@@ -20,15 +19,5 @@ void count_pairs_per_block(const ComputeContext& where, const int32_t* camera, i
 
 // The CPU reference (count_pairs_per_block calls it for Device::CPU).
 void count_pairs_per_block_reference(const int32_t* camera, int64_t count, int cameras, int blocks, int64_t* counts);
-
-// sums[c] = the sum of values[i] over the `count` pairs whose camera[i] is first_camera + c, c < cameras
-// (pairs of other cameras are left out; any order). Both arrays live in `where`, as does `sums`; on CUDA
-// enqueued on the context's stream, not waited for. Throws std::invalid_argument when cameras < 1.
-void sum_per_camera(const ComputeContext& where, const int32_t* camera, const int32_t* values, int64_t count,
-                    int first_camera, int cameras, int64_t* sums);
-
-// The CPU reference (sum_per_camera calls it for Device::CPU).
-void sum_per_camera_reference(const int32_t* camera, const int32_t* values, int64_t count, int first_camera,
-                              int cameras, int64_t* sums);
 
 }  // namespace splat::kernels

@@ -46,7 +46,7 @@ void LocalStep::run(const StepBatch& batch, const StepRows& rows) {
     const auto masks = batch.masks.empty() ? batch.masks : batch.masks.subspan(begin, C);
     if (batch.color.params)
       loss_.add_mapped_run(rgb_.data(), grad_rgb_.data(), shape, targets, masks, int(B), batch.color.params,
-                           batch.color.grads, batch.views.subspan(begin, C));
+                           batch.color.grads, batch.color.views.subspan(begin, C));
     else
       loss_.add_run(rgb_.data(), grad_rgb_.data(), shape, targets, masks, int(B));
     mark("loss");

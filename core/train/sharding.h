@@ -7,7 +7,6 @@
 // Calls marked "collective" must be made by every rank at the same point of the run.
 #include <cstdint>
 #include <memory>
-#include <span>
 #include <vector>
 
 #include "core/model/device_gaussians.h"
@@ -48,8 +47,6 @@ class Sharding {
                                                                int step) = 0;
   // The sum over ranks (a host value). Collective.
   virtual int64_t sum(int64_t mine) = 0;
-  // The element-wise sum over ranks of host values, in place. Collective.
-  virtual void sum_each(std::span<int64_t> values) = 0;
   // The element-wise sum over ranks of n floats on this rank's device, in place, the same bits on every
   // rank (added in rank order); enqueued, no host wait. For small arrays (the colour maps' gradients):
   // every rank receives every rank's copy. Collective.

@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "core/model/device_gaussians.h"
-#include "core/train/sharded/view_costs.h"
 #include "kernels/loss.h"
 #include "kernels/phase_timer.h"
 #include "kernels/rasterizer.h"
@@ -37,14 +36,13 @@ struct StepBatch {
   // buffers and loss scratch for the batch at that size from the first step on, so that a batch of
   // larger images than any before does not grow them (freeing device memory waits for the device).
   int largest_width = 0, largest_height = 0;
-  // The scene view of each batch camera (empty: not known; needed with colour maps).
-  std::span<const int> views = {};
   // Per-image colour compensation (kernels/color_affine.h), where the run asks for it: every training
-  // view's map [V, 12] on the step's context and their gradients (accumulated), indexed by `views`. The
-  // loss compares the mapped render with the photo. Null params: none.
+  // view's map [V, 12] on the step's context, their gradients (accumulated), and each batch camera's
+  // view. The loss compares the mapped render with the photo. Null params: none.
   struct ColorMaps {
     const float* params = nullptr;
     float* grads = nullptr;
+    std::span<const int> views;
   } color = {};
 };
 
@@ -101,10 +99,6 @@ class TrainStep {
   // The newest step whose times are known without waiting (on CUDA usually the one before the last).
   virtual StepTimes step_times() = 0;
   virtual ExchangeSizes exchange_sizes() const { return {}; }
-  // With ranks: the tile intersections of each view this rank rendered in earlier steps (StepBatch::
-  // views given), as they reach the host without a wait, each returned once (core/train/sharded/
-  // view_costs.h). None for one rank, which has nothing to balance.
-  virtual std::vector<sharded::ViewCost> view_costs() { return {}; }
   // Bytes of the rendered images and their gradients the step keeps between calls.
   virtual size_t render_bytes() const = 0;
 

@@ -85,7 +85,6 @@ Trainer::Trainer(const Scene& scene, const GaussianModel& init, const TrainerOpt
   if (scene.has_masks())
     for (size_t v = 0; v < scene.views.size(); ++v) masks_.emplace_back(where_);
   hold_photos();
-  if (sharding_->ranks() > 1 && !draw_.own()) view_costs_.emplace(int(scene.views.size()));
   if (opt_.exposure) {
     std::vector<float> identity(scene.views.size() * kernels::kColorAffineParams);
     for (size_t v = 0; v < scene.views.size(); ++v) kernels::color_affine_identity(&identity[v * kernels::kColorAffineParams]);
@@ -193,7 +192,7 @@ void Trainer::run_batch(const std::vector<int>& views) {
   StepBatch::ColorMaps color;
   if (opt_.exposure) {
     color_grads_.zero();
-    color = {color_maps_.data(), color_grads_.data()};
+    color = {color_maps_.data(), color_grads_.data(), views};
   }
   step_path_->run({.cameras = cams,
                    .settings = render_settings(opt_, active_sh_degree()),
@@ -202,7 +201,6 @@ void Trainer::run_batch(const std::vector<int>& views) {
                    .shard_sizes = shard_sizes_,
                    .largest_width = largest_width_,
                    .largest_height = largest_height_,
-                   .views = views,
                    .color = color},
                   rows);
 }
@@ -261,11 +259,8 @@ StepResult Trainer::step() {
                                 " image(s) of the budget left for " + std::to_string(sharding_->ranks()) +
                                 " ranks: choose a budget whose last step has no fewer images than ranks");
   refresh_shard_sizes(false);
-  std::vector<int> views = draw_.next(B);
-  if (view_costs_) views = sharded::balanced_order(views, *view_costs_, sharding_->ranks());
+  const std::vector<int> views = draw_.next(B);
   run_batch(views);  // its first backward call overwrites the gradients
-  if (view_costs_)
-    for (const sharded::ViewCost& c : step_path_->view_costs()) view_costs_->observe(c);
   // Each rank's maps saw its block of the batch: the sum makes every copy take the same step.
   if (opt_.exposure) sharding_->sum_on_device(color_grads_.data(), int64_t(color_grads_.size()));
   StepInfo info;
@@ -296,11 +291,6 @@ StepResult Trainer::step() {
     r.rebalanced = sharding_->rebalance(*g_, opt_.rebalance_threshold);
     if (r.rebalanced) mark("rebalance");
     refresh_shard_sizes(true);
-    if (view_costs_) {  // the ranks meet here anyway: they pool what their renders cost
-      std::vector<int64_t> pooled = view_costs_->share();
-      sharding_->sum_each(pooled);
-      view_costs_->take_shared(pooled);
-    }
   }
   if (timer_) {
     timer_->collect();
@@ -408,7 +398,6 @@ nlohmann::json Trainer::state() const {
           {"strategy", strategy_->name()},
           {"strategy_state", strategy_->state()},
           {"sampler", draw_.state()},
-          {"view_costs", view_costs_ ? view_costs_->state() : nlohmann::json()},
           {"color_maps", opt_.exposure ? nlohmann::json{{"params", color_maps_.download()},
                                                         {"exp_avg", color_m_.download()},
                                                         {"exp_avg_sq", color_v_.download()}}
@@ -424,9 +413,6 @@ void Trainer::load_state(const nlohmann::json& s) {
   step_ = s.at("step").get<int>();
   set_batch_size(s.at("batch_size").get<int>());  // first: with own photos it deals the shares the draws use
   draw_.load_state(s.at("sampler"));
-  // The pooled costs where both the checkpoint and this run balance the ranks' cameras by them (another
-  // rank count than the checkpoint's keeps them: a view costs the same whichever rank renders it).
-  if (view_costs_ && s.contains("view_costs") && s.at("view_costs").is_array()) view_costs_->load_state(s.at("view_costs"));
   // The schedules span the budget the run was started with.
   if (s.contains("images")) {
     images_done_ = s.at("images").get<int>();

@@ -23,7 +23,6 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -193,8 +192,6 @@ class Trainer {
   TrainingMemory memory() const;
   // Whether this run's ranks each hold only their own share of the photos (TrainerOptions::photos).
   bool own_photos() const { return draw_.own(); }
-  // What each view costs to render, where the ranks' cameras are ordered by it (null otherwise).
-  const sharded::ViewCosts* view_costs() const { return view_costs_ ? &*view_costs_ : nullptr; }
   // This rank's own figures of the last step (no collective; with one rank, the whole model's). On
   // CUDA the render and exchange times are those of the newest step the device has finished (usually
   // the one before), read without waiting; device memory is refreshed at most twice a second.
@@ -248,9 +245,6 @@ class Trainer {
   int largest_width_ = 0, largest_height_ = 0;  // of the training views (StepBatch::largest_width)
   std::vector<int64_t> shard_sizes_;  // every rank's row count, in rank order; empty: unknown
   BatchDraw draw_;
-  // With ranks that may render any photo: what each view costs to render, by which every batch is
-  // ordered so that the ranks' camera blocks cost alike (core/train/sharded/view_costs.h).
-  std::optional<sharded::ViewCosts> view_costs_;
   // With exposure compensation: every view's colour map [V, 12], its gradient and Adam moments.
   kernels::Buffer<float> color_maps_, color_grads_, color_m_, color_v_;
   kernels::Buffer<int32_t> color_train_views_;  // the maps held at their mean (the training views')

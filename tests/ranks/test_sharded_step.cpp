@@ -99,11 +99,7 @@ struct StepOutput {
   std::vector<int32_t> visible;
   int64_t bytes_sent = 0, bytes_received = 0;  // summed over ranks
   std::vector<StepTimes> times;                // per rank
-  std::vector<std::vector<sharded::ViewCost>> view_costs;  // per rank
 };
-
-// The scene view the tests give batch camera k: not k, so that a mix-up of the two shows.
-int view_of_camera(int k) { return 100 + 3 * k; }
 
 template <class T>
 Buffer<T> on(const ComputeContext& where, const std::vector<T>& host) {
@@ -196,9 +192,6 @@ StepOutput run_sharded(const HostScene& s, int ranks, const ContextFor& context_
   std::vector<float> losses(ranks);
   std::vector<int64_t> sent(ranks), received(ranks);
   std::vector<StepTimes> times(ranks);
-  std::vector<std::vector<sharded::ViewCost>> costs(ranks);
-  std::vector<int> views;
-  for (size_t k = 0; k < s.cameras.size(); ++k) views.push_back(view_of_camera(int(k)));
   run_ranks(
       ranks, context_for,
       [&](Communicator& comm) {
@@ -209,10 +202,8 @@ StepOutput run_sharded(const HostScene& s, int ranks, const ContextFor& context_
         const std::vector<const uint8_t*> targets = mine.target_pointers();
         ShardedStep step(comm, kSsimWeight, 1);
         const std::span<const int64_t> given = give_sizes ? std::span<const int64_t>(sizes) : std::span<const int64_t>();
-        step.run({.cameras = s.cameras, .settings = s.settings, .targets = targets, .masks = {}, .shard_sizes = given, .views = views},
-                 rows_of(mine));
-        losses[r] = step.read_loss();  // waits for the device: the costs' copies have landed
-        costs[r] = step.view_costs();
+        step.run({s.cameras, s.settings, targets, {}, given}, rows_of(mine));
+        losses[r] = step.read_loss();
         sent[r] = step.exchange_sizes().bytes_sent;
         received[r] = step.exchange_sizes().bytes_received;
         times[r] = step.step_times();
@@ -225,7 +216,6 @@ StepOutput run_sharded(const HostScene& s, int ranks, const ContextFor& context_
   out.loss = losses[0];
   for (int r = 0; r < ranks; ++r) out.bytes_sent += sent[r], out.bytes_received += received[r];
   out.times = times;
-  out.view_costs = costs;
   return out;
 }
 
@@ -392,44 +382,6 @@ TEST_CASE("in-process CUDA ranks exchange only the pairs that cover a tile, on o
   for (auto x : on_first) cudaStreamDestroy(x);
 }
 
-// Every rank reports each camera it rendered once, under its view, at the tile intersections a one-rank
-// projection of the whole model gives that camera (kernels::sum_per_camera's reference over its pairs).
-void check_view_costs(const ContextFor& context_for) {
-  for (const bool packed : {false, true}) {
-    const HostScene s = random_scene(21, 200, 5, packed);
-    RankShard all(ComputeContext(Device::CPU), s, 0, s.n);
-    const auto raster = kernels::make_cpu_rasterizer(1);
-    const kernels::ProjectedGaussians p = raster->project(all.view(), s.cameras, s.settings);
-    const int B = int(s.cameras.size());
-    std::vector<int64_t> want(static_cast<size_t>(B));
-    kernels::sum_per_camera_reference(p.camera, p.tiles, p.count, 0, B, want.data());
-    int64_t total = 0;
-    for (const int64_t w : want) total += w;
-    REQUIRE(total > 0);  // the scene's cameras see something
-    for (const int ranks : {2, 3}) {
-      INFO(ranks << " ranks, packed " << packed);
-      const StepOutput got = run_sharded(s, ranks, context_for);
-      std::vector<int> seen(static_cast<size_t>(B), 0);
-      for (int r = 0; r < ranks; ++r) {
-        const CameraBlock block = camera_block(r, ranks, B);
-        REQUIRE(got.view_costs[size_t(r)].size() == size_t(block.count));
-        for (int k = 0; k < block.count; ++k) {
-          const sharded::ViewCost c = got.view_costs[size_t(r)][size_t(k)];
-          const int camera = block.first + k;
-          CHECK(c.view == view_of_camera(camera));
-          CHECK(c.cost == want[size_t(camera)]);
-          ++seen[size_t(camera)];
-        }
-      }
-      CHECK(std::count(seen.begin(), seen.end(), 1) == B);
-    }
-  }
-}
-
-TEST_CASE("each rank reports the tile intersections of the views it rendered", "[dist][sharded_step]") {
-  check_view_costs([](int) { return ComputeContext(Device::CPU); });
-}
-
 TEST_CASE("shard sizes that do not match the rank's shard are refused, naming the rank", "[dist][sharded_step]") {
   const HostScene s = random_scene(3, 40, 2, false);
   CHECK_THROWS_WITH(run_ranks(1, [](int) { return ComputeContext(Device::CPU); },
@@ -455,32 +407,6 @@ TEST_CASE("a sharded step on 2 and 4 ranks sharing one GPU equals the one-rank s
   for (auto& x : streams) REQUIRE(cudaStreamCreateWithFlags(&x, cudaStreamNonBlocking) == cudaSuccess);
   check_against_one_rank({2, 4}, [&](int r) { return ComputeContext(Device::CUDA, 0, streams[r]); }, Device::CUDA);
   for (auto x : streams) cudaStreamDestroy(x);
-}
-
-TEST_CASE("CUDA ranks report the tile intersections of the views they rendered", "[gpu][dist][sharded_step]") {
-  if (!test::gpu_or_skip("view costs of CUDA ranks")) return;
-  std::vector<cudaStream_t> streams(3);
-  for (auto& x : streams) REQUIRE(cudaStreamCreateWithFlags(&x, cudaStreamNonBlocking) == cudaSuccess);
-  check_view_costs([&](int r) { return ComputeContext(Device::CUDA, 0, streams[size_t(r)]); });
-  for (auto x : streams) cudaStreamDestroy(x);
-}
-
-TEST_CASE("CUDA per-camera sums equal the CPU reference", "[gpu][dist][sharded_step]") {
-  if (!test::gpu_or_skip("CUDA per-camera sums")) return;
-  std::mt19937 rng(9);
-  for (int trial = 0; trial < 20; ++trial) {
-    const int cameras = 1 + int(rng() % 9), first = int(rng() % 3), count = int(rng() % 200000);
-    std::vector<int32_t> camera(static_cast<size_t>(count)), values(static_cast<size_t>(count));
-    for (int32_t& c : camera) c = int32_t(rng() % (cameras + 4));  // some outside [first, first + cameras)
-    for (int32_t& v : values) v = int32_t(rng() % 3000);
-    std::vector<int64_t> want(static_cast<size_t>(cameras));
-    kernels::sum_per_camera_reference(camera.data(), values.data(), count, first, cameras, want.data());
-    const Buffer<int32_t> d_camera = on(ComputeContext(Device::CUDA), camera), d_values = on(ComputeContext(Device::CUDA), values);
-    Buffer<int64_t> d_sums(Device::CUDA, size_t(cameras));
-    kernels::sum_per_camera(Device::CUDA, d_camera.data(), d_values.data(), count, first, cameras, d_sums.data());
-    INFO(cameras << " cameras from " << first << ", " << count << " pairs");
-    CHECK(d_sums.download() == want);
-  }
 }
 
 TEST_CASE("CUDA pair counts per camera block equal the CPU reference", "[gpu][dist][sharded_step]") {

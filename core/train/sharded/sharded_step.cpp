@@ -78,20 +78,16 @@ ShardedStep::ShardedStep(Communicator& comm, float ssim_weight, int cpu_threads)
       needed_copies_(where_),
       received_(where_),
       d_received_(where_), d_mine_(where_),
-      camera_costs_(where_, size_t(kernels::HostCopies::kMostValues)),
-      cost_copies_(where_),
       marks_(where_, kMarks),
       rgb_(where_), alpha_(where_), grad_rgb_(where_) {}
 
 void ShardedStep::run(const StepBatch& batch, const StepRows& rows) {
   const int B = int(batch.cameras.size());
   block_ = camera_block(comm_.rank(), comm_.size(), B);
-  if (int(batch.targets.size()) != B || (!batch.masks.empty() && int(batch.masks.size()) != B) ||
-      (!batch.views.empty() && int(batch.views.size()) != B))
+  if (int(batch.targets.size()) != B || (!batch.masks.empty() && int(batch.masks.size()) != B))
     throw std::invalid_argument("sharded step: " + std::to_string(B) + " cameras but " +
-                                std::to_string(batch.targets.size()) + " targets, " +
-                                std::to_string(batch.masks.size()) + " masks and " +
-                                std::to_string(batch.views.size()) + " views");
+                                std::to_string(batch.targets.size()) + " targets and " +
+                                std::to_string(batch.masks.size()) + " masks");
   const kernels::ProjectedGaussians mine = raster_->project(rows.view, batch.cameras, batch.settings);
   mark("sharded: project");
   count_pairs(mine, batch, rows.view.n);
@@ -107,7 +103,6 @@ void ShardedStep::run(const StepBatch& batch, const StepRows& rows) {
   grad_rgb_.resize(size_t(3 * pixels));
   marks_.mark(kRenderStart);
   raster_->rasterize(received, mine_cameras, block_.first, batch.settings, {rgb_.data(), alpha_.data(), nullptr});
-  measure_view_costs(batch, received);
   mark("sharded: rasterize");
   compute_loss(batch);
   mark("sharded: loss");
@@ -212,32 +207,6 @@ ExchangeSizes ShardedStep::exchange_sizes() const {
   return sizes_;
 }
 
-// Each camera's tile intersections: the sum of its received pairs' tile counts (a pair left out of the
-// exchange arrives with none), queued to the host for view_costs().
-void ShardedStep::measure_view_costs(const StepBatch& batch, const kernels::ProjectedGaussians& received) {
-  if (batch.views.empty() || block_.count > kernels::HostCopies::kMostValues) return;
-  kernels::sum_per_camera(where_, received.camera, received.tiles, received.count, block_.first, block_.count,
-                          camera_costs_.data());
-  const auto views = batch.views.subspan(size_t(block_.first), size_t(block_.count));
-  costs_pending_.emplace_back(cost_copies_.queue(camera_costs_.data(), block_.count),
-                              std::vector<int>(views.begin(), views.end()));
-}
-
-std::vector<ViewCost> ShardedStep::view_costs() {
-  std::vector<ViewCost> out;
-  const uint64_t queued = cost_copies_.queued(), kept = kernels::HostCopies::kSlots;
-  while (!costs_pending_.empty()) {
-    const auto& [number, views] = costs_pending_.front();
-    if (number + kept >= queued) {  // still readable
-      if (!cost_copies_.landed(number)) break;
-      const std::vector<int64_t> costs = cost_copies_.values(number);
-      for (size_t i = 0; i < views.size(); ++i) out.push_back({views[i], costs[i]});
-    }
-    costs_pending_.pop_front();
-  }
-  return out;
-}
-
 // The rank's cameras in runs of one image size, one loss call each (as the one-GPU trainer does).
 void ShardedStep::compute_loss(const StepBatch& batch) {
   loss_.clear();
@@ -258,7 +227,7 @@ void ShardedStep::compute_loss(const StepBatch& batch) {
     float* const grad = grad_rgb_.data() + 3 * offsets[begin];
     if (batch.color.params)
       loss_.add_mapped_run(rgb, grad, shape, targets, masks, int(batch.cameras.size()), batch.color.params,
-                           batch.color.grads, batch.views.subspan(at, C));
+                           batch.color.grads, batch.color.views.subspan(at, C));
     else
       loss_.add_run(rgb, grad, shape, targets, masks, int(batch.cameras.size()));
     begin = end;

@@ -16,8 +16,6 @@
 //                                                 that cover no tile of their camera stay home where
 //                                                 the backend can leave rows out (in-process ranks)
 //   rasterize this rank's cameras, loss and its image gradient (BatchLoss, as the one-GPU trainer),
-//                                                 and sum each camera's tile intersections (its render
-//                                                 cost, read later: view_costs())
 //   rasterize_backward to the received pairs,
 //   return the pair gradients to their owners (likewise, one reverse all_to_all_gated),
 //   project_backward into the shard's gradients and densification statistics.
@@ -34,10 +32,8 @@
 // No per-pair host reads: the host sees the 2R pair counts of the exchange (if it must count them)
 // and nothing else.
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <span>
-#include <utility>
 #include <vector>
 
 #include "core/transport/communicator.h"
@@ -80,7 +76,6 @@ class ShardedStep final : public TrainStep {
   // Bytes: with gating, of the latest step whose counts have reached the host (read without waiting;
   // on CUDA usually an earlier step, the last one once the device has passed it).
   ExchangeSizes exchange_sizes() const override;
-  std::vector<ViewCost> view_costs() override;
   // On CUDA usually the previous step's times (its events are read once the device passed them), on the
   // CPU the last one's; zeros before any.
   StepTimes step_times() override;
@@ -98,7 +93,6 @@ class ShardedStep final : public TrainStep {
   // Sets the traffic of sizes_ from pair counts per peer: sent (this rank's) and received.
   void add_traffic(const std::vector<int64_t>& sent, const std::vector<int64_t>& received) const;
   void compute_loss(const StepBatch& batch);
-  void measure_view_costs(const StepBatch& batch, const kernels::ProjectedGaussians& received);
   void return_gradients(int64_t projected);
 
   Communicator& comm_;
@@ -121,11 +115,6 @@ class ShardedStep final : public TrainStep {
   // The received pairs, their gradients, and the gradients of this rank's own pairs.
   ReceivedPairs received_;
   kernels::Buffer<float> d_received_, d_mine_;  // 3 arrays [count,4] each, back to back
-  // The tile intersections of this rank's cameras, summed on the device per step, and the views of each
-  // queued copy of them (the copy's number first), oldest first.
-  kernels::Buffer<int64_t> camera_costs_;
-  kernels::HostCopies cost_copies_;
-  std::deque<std::pair<uint64_t, std::vector<int>>> costs_pending_;
   // Marks: exchange start / end, render start / end, reverse exchange start / end.
   kernels::StepMarks marks_;
   StepTimes times_;
