@@ -61,6 +61,7 @@ struct TrainArgs {
   std::vector<float> background{0, 0, 0};
   int64_t cap_max = 1000000;
   bool absgrad = false;
+  float absgrad_threshold = DefaultStrategyOptions{}.absgrad_threshold;
   int64_t max_gaussians = 0;
   std::string photos = kPhotoPlacementNames[int(PhotoPlacement::Auto)];
   bool exposure = false;
@@ -81,7 +82,7 @@ struct TrainArgs {
 const std::vector<std::string> kRecordedOptions = {
     "--strategy",   "--batch-size", "--packed",    "--data-factor", "--undistort", "--mask-mode",
     "--fisheye-fov", "--eval-every", "--log-every", "--checkpoint-every", "--seed",
-    "--sh-degree",  "--background", "--cap-max",   "--absgrad",     "--amp",
+    "--sh-degree",  "--background", "--cap-max",   "--absgrad",     "--absgrad-threshold", "--amp",
     "--max-gaussians", "--photos", "--exposure", "--adam", "--up"};
 
 void add_train_options(CLI::App* sub, TrainArgs& a) {
@@ -141,6 +142,11 @@ void add_train_options(CLI::App* sub, TrainArgs& a) {
   sub->add_option("--background", a.background, "Background colour r g b in [0,1]")->expected(3)->capture_default_str();
   sub->add_option("--cap-max", a.cap_max, "mcmc: most Gaussians")->capture_default_str()->check(at_least(1));
   sub->add_flag("--absgrad", a.absgrad, "default: grow on the absolute 2D gradient (AbsGS) instead of the plain one");
+  sub->add_option("--absgrad-threshold", a.absgrad_threshold,
+                  "default with --absgrad: the summed absolute 2D gradient above which a Gaussian grows (lower: more "
+                  "Gaussians)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   sub->add_option("--max-gaussians", a.max_gaussians,
                   "default: most Gaussians growth reaches, for a compact model (0: no limit); where there is less "
                   "room, the Gaussians with the largest gradient grow (mcmc: --cap-max)")
@@ -217,6 +223,7 @@ TrainerOptions trainer_options(const TrainArgs& a, kernels::Device dev) {
   for (int c = 0; c < 3; ++c) o.background[c] = a.background[c];
   o.mcmc.cap = a.cap_max;
   o.default_strategy.absgrad = a.absgrad;
+  o.default_strategy.absgrad_threshold = a.absgrad_threshold;
   o.default_strategy.max_gaussians = a.max_gaussians;
   o.photos = PhotoPlacement(std::find(std::begin(kPhotoPlacementNames), std::end(kPhotoPlacementNames), a.photos) -
                             std::begin(kPhotoPlacementNames));

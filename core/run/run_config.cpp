@@ -28,6 +28,7 @@ void for_each_trainer_setting(Config& c, Options& o, F&& f) {
   f(c.background, o.background);
   f(c.cap_max, o.mcmc.cap);
   f(c.absgrad, o.default_strategy.absgrad);
+  f(c.absgrad_threshold, o.default_strategy.absgrad_threshold);
   f(c.max_gaussians, o.default_strategy.max_gaussians);
   f(c.photos, o.photos);
   f(c.exposure, o.exposure);

@@ -67,6 +67,7 @@ struct RunConfig {
   std::array<float, 3> background = TrainerOptions{}.background;
   int64_t cap_max = McmcStrategyOptions{}.cap;   // mcmc
   bool absgrad = DefaultStrategyOptions{}.absgrad;  // default strategy
+  float absgrad_threshold = DefaultStrategyOptions{}.absgrad_threshold;  // with absgrad
   int64_t max_gaussians = DefaultStrategyOptions{}.max_gaussians;  // default strategy (0: no limit)
   PhotoPlacement photos = TrainerOptions{}.photos;  // with ranks: every photo on every rank, or its own
   bool exposure = TrainerOptions{}.exposure;        // per-image colour maps
@@ -132,6 +133,7 @@ void for_each_setting(Config& c, Visit&& visit) {
   visit("background", c.background, SettingRule{});
   visit("cap_max", c.cap_max, SettingRule{.lo = 1});
   visit("absgrad", c.absgrad, SettingRule{});
+  visit("absgrad_threshold", c.absgrad_threshold, SettingRule{.lo = 0});
   visit("max_gaussians", c.max_gaussians, SettingRule{.lo = 0});
   visit("photos", c.photos, SettingRule{});
   visit("exposure", c.exposure, SettingRule{});

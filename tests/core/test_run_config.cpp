@@ -23,7 +23,7 @@ namespace {
 const std::set<std::string> kKeys = {
     "scene",       "scene_folder", "started_by", "data_factor", "undistort", "fisheye_fov",      "mask_mode", "device",
     "images",      "strategy",     "batch_size", "packed",      "amp",       "antialiased",      "seed",
-    "sh_degree",   "background",   "cap_max",    "absgrad",     "max_gaussians", "eval_every", "log_every",
+    "sh_degree",   "background",   "cap_max",    "absgrad",     "absgrad_threshold", "max_gaussians", "eval_every", "log_every",
     "checkpoint_every", "up", "photos", "exposure", "adam"};
 
 // The number of members of an aggregate: the most initializers T{...} takes (each AnyValue converts
@@ -137,6 +137,7 @@ TEST_CASE("a run config maps onto TrainerOptions and SceneLoadOptions and back w
   CHECK(o.background == c.background);
   CHECK(o.mcmc.cap == c.cap_max);
   CHECK(o.default_strategy.absgrad == c.absgrad);
+  CHECK(o.default_strategy.absgrad_threshold == c.absgrad_threshold);
   CHECK(o.default_strategy.max_gaussians == c.max_gaussians);
   CHECK(o.photos == c.photos);
   CHECK(o.exposure == c.exposure);
@@ -154,7 +155,7 @@ TEST_CASE("a config as train writes it reads into its settings, an older one tak
     "scene": "data/garden", "scene_folder": "/data/garden", "data_factor": 4, "undistort": "crop",
     "fisheye_fov": 120.0, "device": "cuda", "images": 7000, "strategy": "mcmc", "batch_size": 4,
     "packed": true, "amp": true, "antialiased": true, "seed": 18446744073709551615, "sh_degree": 2,
-    "background": [1.0, 0.5, 0.0], "cap_max": 3000000, "absgrad": true, "max_gaussians": 500000, "eval_every": 1000,
+    "background": [1.0, 0.5, 0.0], "cap_max": 3000000, "absgrad": true, "absgrad_threshold": 0.0004, "max_gaussians": 500000, "eval_every": 1000,
     "log_every": 50, "checkpoint_every": 2000, "up": "-z", "a key from a newer splatlab": 1})");
   const RunConfig c = run_config_from_json(cli, "run/config.json");
   CHECK(c.scene == "data/garden");
@@ -176,6 +177,7 @@ TEST_CASE("a config as train writes it reads into its settings, an older one tak
   CHECK(c.background == background);
   CHECK(c.cap_max == 3000000);
   CHECK(c.absgrad);
+  CHECK(c.absgrad_threshold == 0.0004f);
   CHECK(c.max_gaussians == 500000);
   CHECK(c.eval_every == 1000);
   CHECK(c.log_every == 50);
