@@ -146,7 +146,7 @@ void add_train_options(CLI::App* sub, TrainArgs& a) {
                   "default with --absgrad: the summed absolute 2D gradient above which a Gaussian grows (lower: more "
                   "Gaussians)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::NonNegativeNumber);
   sub->add_option("--max-gaussians", a.max_gaussians,
                   "default: most Gaussians growth reaches, for a compact model (0: no limit); where there is less "
                   "room, the Gaussians with the largest gradient grow (mcmc: --cap-max)")
