@@ -195,7 +195,8 @@ void print_profile(const Trainer& t, double eval_s, double wall_s) {
   std::fprintf(stderr, "  %-34s %10.2f %9.3f\n", "sum of step phases", phases->total_ms() / 1000,
                phases->total_ms() / steps);
   if (!t.raster_stages().phases().empty()) table("rasterizer stage (inside render)", t.raster_stages());
-  std::fprintf(stderr, "rasterizations that outgrew their planned tile entries: %llu\n", t.intersection_overflows());
+  std::fprintf(stderr, "rasterizations that outgrew their planned room: tile entries %llu, covering pairs %llu\n",
+               t.intersection_overflows(), t.covering_overflows());
   std::fprintf(stderr, "evaluation %.2f s, loop wall time %.2f s (the rest: host work between steps)\n", eval_s,
                wall_s);
 }

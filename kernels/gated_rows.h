@@ -1,9 +1,11 @@
 #pragma once
 // Copying the rows of several columns gated by a flag per row. The multi-GPU exchange moves a
 // projected pair to the rank rendering its camera only where the pair covers a tile (a pair that
-// covers none is never read there), and the gradients of those pairs back; rows whose flag is 0
-// arrive as zeros instead, which is also what the gradient of a pair that no pixel touched is.
-// Where the columns and the gate lie in a peer GPU's memory (peer access enabled), the rows that
+// covers none is never read there beyond its tile count), and the gradients of those pairs back (the
+// projecting rank reads none for a pair that covers no tile). A row whose flag is 0 is written only
+// in the columns that ask for it (RowColumn::zero_gated: the receiver's tile counts), as zeros; the
+// others are left as they were, so the copy writes a few bytes per left-out row instead of the whole
+// row. Where the columns and the gate lie in a peer GPU's memory (peer access enabled), the rows that
 // are not needed never cross the link.
 #include <cstdint>
 #include <span>
@@ -13,7 +15,8 @@
 
 namespace splat::kernels {
 
-// For every row r < rows of every column: its bytes where gate[r] != 0, else zeros. At most
+// For every row r < rows of every column: its bytes where gate[r] != 0, else zeros where the column
+// is zero_gated and nothing where it is not. At most
 // kMostRowColumns columns of 4, 8 or 16 bytes a row; destinations must not overlap the sources.
 // On CUDA enqueued on the context's stream (sources and gate may lie on a peer device), not waited
 // for. Throws std::invalid_argument for a column count or row width outside those.

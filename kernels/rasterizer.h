@@ -233,6 +233,9 @@ class Rasterizer {
   // Rasterizations whose intersections outgrew the room planned for them from earlier calls
   // (kernels/capacity_plan.h): each left out its deepest entries. Counted as their counts come back.
   virtual unsigned long long intersection_overflows() const { return 0; }
+  // Rasterizations whose pairs that cover a tile outgrew the room planned for them: each left out the
+  // covering pairs past that room (in pair order). Counted likewise.
+  virtual unsigned long long covering_overflows() const { return 0; }
 
   // Renders C = cameras.size() views of the Gaussians. Keeps what backward needs until the
   // next forward call on this object; the arrays of `g` must stay valid and unchanged until
@@ -261,8 +264,8 @@ class Rasterizer {
   // must stay valid and unchanged until rasterize_backward.
   virtual void rasterize(const ProjectedGaussians& pairs, std::span<const Camera> cameras, int first_camera,
                          const RasterSettings& settings, const RenderOutputs& out) = 0;
-  // Back-propagates the last rasterize into `d`, aligned with its pairs (overwritten; culled
-  // pairs get zeros).
+  // Back-propagates the last rasterize into `d`, aligned with its pairs: overwritten for the pairs
+  // that cover a tile; a culled pair's (tiles 0) rows are not written (nothing reads them).
   virtual void rasterize_backward(const RenderOutputGrads& dout, const ProjectedGrads& d) = 0;
 };
 

@@ -172,6 +172,8 @@ class Trainer {
   kernels::Rasterizer& rasterizer() { return step_path_->rasterizer(); }
   // Rasterizations whose tile entries outgrew the room planned for them (kernels/capacity_plan.h).
   unsigned long long intersection_overflows() const { return step_path_->rasterizer().intersection_overflows(); }
+  // Rasterizations whose pairs that cover a tile outgrew the room planned for them.
+  unsigned long long covering_overflows() const { return step_path_->rasterizer().covering_overflows(); }
   const Strategy& strategy() const { return *strategy_; }
 
   // Whether this is rank 0 (which writes files and evaluates; true with one rank), and the rank count.

@@ -89,11 +89,13 @@ class Communicator {
   // all_to_all_buffers of rows gated by their sender (kernels/gated_rows.h): buffer b holds rows of
   // row_bytes[b] bytes (4, 8 or 16), every buffer's slice for a peer holds the same rows, and `gate`
   // (one int32 per send row, in context() memory, row-aligned with the sends) marks the rows their
-  // receiver needs. A row whose gate is 0 arrives as zeros or as sent: the in-process backend leaves
-  // it out (zeros, and no bytes over the link between GPUs); the default sends every row. Returns
-  // whether such rows were left out.
+  // receiver needs. A row whose gate is 0 arrives as sent, or is left out: the in-process backend
+  // leaves it out (no bytes over the link between GPUs, and none written on the receiver, whose bytes
+  // of that row stay as they were), except in buffer `zeroed` (-1: none), where it arrives as zeros so
+  // that the receiver can tell the rows it holds. The default sends every row. Returns whether such
+  // rows were left out.
   virtual bool all_to_all_gated(std::span<const ExchangeBuffer> buffers, std::span<const int64_t> row_bytes,
-                                const int32_t* gate);
+                                const int32_t* gate, int zeroed);
 
   // Element-wise sum over ranks, in place, on host values; every rank gets the same bits (the in-process
   // backend adds in rank order; MPI and NCCL give every rank the same result). Sizes must agree.

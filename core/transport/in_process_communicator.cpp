@@ -71,11 +71,11 @@ void InProcessCommunicator::all_to_all_v(const void* send, PeerSlices sends, voi
 }
 
 void InProcessCommunicator::all_to_all_buffers(std::span<const ExchangeBuffer> buffers) {
-  exchange("all_to_all_v", buffers, {}, nullptr);
+  exchange("all_to_all_v", buffers, {}, nullptr, -1);
 }
 
 bool InProcessCommunicator::all_to_all_gated(std::span<const ExchangeBuffer> buffers,
-                                             std::span<const int64_t> row_bytes, const int32_t* gate) {
+                                             std::span<const int64_t> row_bytes, const int32_t* gate, int zeroed) {
   if (row_bytes.size() != buffers.size() || buffers.size() > size_t(kernels::kMostRowColumns))
     throw std::invalid_argument(describe_rank(rank_, where_) + ": all_to_all_gated of " +
                                 std::to_string(buffers.size()) + " buffers with " + std::to_string(row_bytes.size()) +
@@ -84,11 +84,14 @@ bool InProcessCommunicator::all_to_all_gated(std::span<const ExchangeBuffer> buf
     if (w != 4 && w != 8 && w != 16)
       throw std::invalid_argument(describe_rank(rank_, where_) + ": all_to_all_gated rows of " + std::to_string(w) +
                                   " bytes (4, 8 or 16)");
-  return exchange("all_to_all_gated", buffers, row_bytes, gate);
+  if (zeroed < -1 || zeroed >= int(buffers.size()))
+    throw std::invalid_argument(describe_rank(rank_, where_) + ": all_to_all_gated zeroes buffer " +
+                                std::to_string(zeroed) + " of " + std::to_string(buffers.size()));
+  return exchange("all_to_all_gated", buffers, row_bytes, gate, zeroed);
 }
 
 bool InProcessCommunicator::exchange(const char* op, std::span<const ExchangeBuffer> buffers,
-                                     std::span<const int64_t> row_bytes, const int32_t* gate) {
+                                     std::span<const int64_t> row_bytes, const int32_t* gate, int zeroed) {
   bool left_out = gate != nullptr;
   for (const ExchangeBuffer& b : buffers) check_slices(b.sends, b.recvs);
   Rendezvous::Post& mine = group_->post(rank_);
@@ -101,7 +104,7 @@ bool InProcessCommunicator::exchange(const char* op, std::span<const ExchangeBuf
     check_posts_agree(op);
     for (int p = 0; p < size(); ++p) {
       if (gate) {
-        left_out = copy_gated_from(p, buffers, row_bytes) && left_out;
+        left_out = copy_gated_from(p, buffers, row_bytes, zeroed) && left_out;
         continue;
       }
       for (size_t b = 0; b < buffers.size(); ++b) {
@@ -131,7 +134,7 @@ bool InProcessCommunicator::exchange(const char* op, std::span<const ExchangeBuf
 // Every buffer's slice from p must hold the same rows (the same first send row and count): one gated
 // copy moves them all, reading p's gate from that first row.
 bool InProcessCommunicator::copy_gated_from(int p, std::span<const ExchangeBuffer> buffers,
-                                            std::span<const int64_t> row_bytes) {
+                                            std::span<const int64_t> row_bytes, int zeroed) {
   const Rendezvous::Post& from = group_->posted(rank_, p);
   std::vector<kernels::RowColumn> columns;
   int64_t rows = -1, first = -1;
@@ -147,7 +150,7 @@ bool InProcessCommunicator::copy_gated_from(int p, std::span<const ExchangeBuffe
     rows = bytes / w;
     first = at / w;
     columns.push_back({static_cast<const std::byte*>(theirs.send) + at,
-                       static_cast<std::byte*>(buffers[b].recv) + buffers[b].recvs.offsets[p], w});
+                       static_cast<std::byte*>(buffers[b].recv) + buffers[b].recvs.offsets[p], w, int(b) == zeroed});
   }
   return rows <= 0 || copier_->copy_rows_from(columns, rows, from.gate + first, from.ready, from.cuda_device);
 }

@@ -25,16 +25,17 @@ class InProcessCommunicator final : public Communicator {
   void all_to_all_buffers(std::span<const ExchangeBuffer> buffers) override;
   // One collective likewise; each peer's rows arrive through one gated copy (rank_copier.h).
   bool all_to_all_gated(std::span<const ExchangeBuffer> buffers, std::span<const int64_t> row_bytes,
-                        const int32_t* gate) override;
+                        const int32_t* gate, int zeroed) override;
   void all_reduce_sum(std::span<float> host_values) override;
   void all_reduce_sum(std::span<int64_t> host_values) override;
 
  private:
   // all_to_all_buffers, gated where `gate` is given; whether every gated row was left out.
   bool exchange(const char* op, std::span<const ExchangeBuffer> buffers, std::span<const int64_t> row_bytes,
-                const int32_t* gate);
+                const int32_t* gate, int zeroed);
   // Pulls peer p's gated rows for this rank (after the first barrier); whether they were gated.
-  bool copy_gated_from(int p, std::span<const ExchangeBuffer> buffers, std::span<const int64_t> row_bytes);
+  bool copy_gated_from(int p, std::span<const ExchangeBuffer> buffers, std::span<const int64_t> row_bytes,
+                       int zeroed);
   template <class T>
   void reduce(std::span<T> host_values, const char* op);
   // After the first barrier: every rank checks every rank's post, so they all take the same decision.

@@ -25,7 +25,8 @@ class RankCopier {
   // Copies `bytes` from a peer's buffer, once that peer's ready token has passed, into this rank's buffer.
   virtual void copy_from(void* dst, const void* src, size_t bytes, void* peer_ready) = 0;
   // Likewise for `rows` rows of several columns gated by a peer's flags (kernels/gated_rows.h): the
-  // rows whose gate is 0 are written as zeros, and not read. `peer_device`: the CUDA device holding the
+  // rows whose gate is 0 are not read, and written (as zeros) only in the columns marked zero_gated.
+  // `peer_device`: the CUDA device holding the
   // peer's buffers (-1: host memory). Returns whether it could leave the rows out: a CUDA rank copies
   // every row, as sent, from a GPU whose memory it cannot reach directly.
   virtual bool copy_rows_from(std::span<const kernels::RowColumn> columns, int64_t rows, const int32_t* gate,

@@ -170,7 +170,8 @@ class ReferenceRasterizer {
   }
   // The order BasicProjected promises is what makes depth ties break by global id here and in
   // the CUDA backend (whose stable sorts keep the input order); refuse anything else. A pair that
-  // covers no tile is never read beyond its tile count (the multi-GPU exchange may leave it as zeros).
+  // covers no tile is never read beyond its tile count (the multi-GPU exchange may leave the rest of
+  // it unwritten).
   static void validate_pairs(const BasicProjected<T>& p, int first_camera, size_t cameras) {
     std::vector<int64_t> last_id(cameras, -1);
     for (int64_t k = 0; k < p.count; ++k) {
@@ -384,7 +385,7 @@ class ReferenceRasterizer {
   }
 
   // Slots -> one Grad2d per pair, in slot order. A pair's slots all lie in its camera's tiles,
-  // so cameras are independent jobs.
+  // so cameras are independent jobs. A culled pair's rows are not written (as the CUDA backend).
   void reduce_slots(const BasicProjectedGrads<T>& d) {
     std::vector<Grad2d> per_pair(size_t(pairs_.count));
     parallel_for(int64_t(raster_cameras_.size()), threads_, [&](int64_t c) {
@@ -392,6 +393,7 @@ class ReferenceRasterizer {
         per_pair[tile_entries_[e]].add(slots_[e]);
     });
     parallel_for(pairs_.count, threads_, [&](int64_t k) {
+      if (pairs_.tiles[k] <= 0) return;
       const Grad2d& g = per_pair[k];
       const T m[4] = {g.mean2d.x, g.mean2d.y, g.abs_mean2d.x, g.abs_mean2d.y};
       const T co[4] = {g.conic.xx, g.conic.xy, g.conic.yy, g.opacity};

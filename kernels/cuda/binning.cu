@@ -2,6 +2,7 @@
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
@@ -19,23 +20,40 @@ namespace {
 enum : int {
   kDepthKeysA, kDepthKeysB, kOrderA, kOrderB, kSortedStart,
   kTileKeysA, kTileKeysB, kEntriesA, kEntriesB, kRanges, kTemp,
-  kWorkKeysA, kWorkKeysB, kTileOrderA, kTileOrderB,
+  kWorkKeysA, kWorkKeysB, kTileOrderA, kTileOrderB, kVisibleSlots, kVisibleCount, kEmitted,
 };
-static_assert(kTileOrderB + 1 == kBinningSlots);
+static_assert(kEmitted + 1 == kBinningSlots);
 
-// Depth keys: positive floats order like their bit patterns; culled slots go last (they emit nothing).
-__global__ void depth_keys(ProjectedSlots s, uint32_t* keys, int32_t* order) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < s.count; i += int64_t(gridDim.x) * blockDim.x) {
-    keys[i] = s.tile_count[i] > 0 ? __float_as_uint(s.color_depth[i].w) : 0xffffffffu;
-    order[i] = static_cast<int32_t>(i);
+// Whether a slot covers a tile: only those are sorted (a culled slot emits nothing).
+struct CoversTile {
+  const int32_t* tile_count;
+  __device__ bool operator()(int32_t slot) const { return tile_count[slot] > 0; }
+};
+
+// The depth sort's input, `room` places: the first min(count, room) covering slots (ascending), keyed
+// by their depths (positive floats order like their bit patterns); the places left get a key past
+// every depth and no slot (-1), so they sort last and emit nothing.
+__global__ void depth_keys(ProjectedSlots s, const int32_t* covering, const int64_t* count, int64_t room,
+                           uint32_t* keys, int32_t* order) {
+  const int64_t n = min(*count, room);
+  for (int64_t k = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; k < room; k += int64_t(gridDim.x) * blockDim.x) {
+    const int32_t slot = k < n ? covering[k] : -1;
+    keys[k] = slot >= 0 ? __float_as_uint(s.color_depth[slot].w) : 0xffffffffu;
+    order[k] = slot;
   }
 }
 
 struct CountOfSlot {
   const int32_t* tile_count;
   const int32_t* order;
-  __device__ int32_t operator()(int64_t k) const { return tile_count[order[k]]; }
+  __device__ int32_t operator()(int64_t k) const { return order[k] >= 0 ? tile_count[order[k]] : 0; }
 };
+
+// The entries the sorted slots emit: the end of the last one's.
+__global__ void emitted_total(const int32_t* sorted_start, const int32_t* tile_count, const int32_t* order,
+                              int64_t last, int64_t* emitted) {
+  *emitted = int64_t(sorted_start[last]) + CountOfSlot{tile_count, order}(last);
+}
 
 // Rows of its ellipse up to which a slot's lane writes the slot's entries alone (emit_entries).
 constexpr int kOwnRows = 4;
@@ -63,7 +81,7 @@ __global__ void emit_entries(ProjectedSlots s, TileGrid grid, const int32_t* ord
     float4 co{};
     uint32_t cam_base = 0;
     int tiles_x = 0, tiles_y = 0;
-    if (k < slots) {
+    if (k < slots && order[k] >= 0) {
       slot = order[k];
       count = s.tile_count[slot];
       start = sorted_start[k];
@@ -145,10 +163,10 @@ __global__ void emit_entries(ProjectedSlots s, TileGrid grid, const int32_t* ord
   }
 }
 
-// The room the entries did not take, [min(needed, capacity), capacity): keys past every tile.
+// The room the entries did not take, [min(emitted, capacity), capacity): keys past every tile.
 template <class Key>
-__global__ void fill_unused(const int64_t* needed, int64_t capacity, Key past_last_tile, Key* keys) {
-  const int64_t from = min(*needed, capacity);
+__global__ void fill_unused(const int64_t* emitted, int64_t capacity, Key past_last_tile, Key* keys) {
+  const int64_t from = min(*emitted, capacity);
   for (int64_t i = from + blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < capacity;
        i += int64_t(gridDim.x) * blockDim.x)
     keys[i] = past_last_tile;
@@ -217,7 +235,7 @@ void heavy_first_order(const int2* ranges, int64_t tiles, CudaWorkspace& ws, int
 // Returns the slot of each sorted entry.
 template <class Key>
 const int32_t* group_by_tile(const ProjectedSlots& slots, const TileGrid& grid, const int32_t* order,
-                             const int32_t* sorted_start, int64_t S, int64_t M, const int64_t* needed,
+                             const int32_t* sorted_start, int64_t S, int64_t M, const int64_t* emitted,
                              uint32_t past_last_tile, int2* ranges, CudaWorkspace& ws, int first_slot,
                              PhaseTimer* timer, cudaStream_t stream) {
   auto slot = [&](int k) { return first_slot + k; };
@@ -227,7 +245,7 @@ const int32_t* group_by_tile(const ProjectedSlots& slots, const TileGrid& grid, 
   emit_entries<<<stride_blocks(S, 256), 256, 0, stream>>>(slots, grid, order, sorted_start, S, M, sentinel, tk_a,
                                                           ent_a);
   check_launch("emit_entries");
-  fill_unused<<<stride_blocks(M, 256), 256, 0, stream>>>(needed, M, sentinel, tk_a);
+  fill_unused<<<stride_blocks(M, 256), 256, 0, stream>>>(emitted, M, sentinel, tk_a);
   check_launch("fill_unused");
   if (timer) timer->mark("emit keys");
 
@@ -246,7 +264,7 @@ const int32_t* group_by_tile(const ProjectedSlots& slots, const TileGrid& grid, 
 
 }  // namespace
 
-TileBins bin_and_sort(const ProjectedSlots& slots, const TileGrid& grid, int64_t capacity, const int64_t* needed,
+TileBins bin_and_sort(const ProjectedSlots& slots, const TileGrid& grid, int64_t capacity, int64_t covering_room,
                       CudaWorkspace& ws, int first_slot, PhaseTimer* timer, cudaStream_t stream) {
   if (capacity >= (int64_t(1) << 31))
     throw std::runtime_error("CUDA rasterizer: " + std::to_string(capacity) +
@@ -263,16 +281,28 @@ TileBins bin_and_sort(const ProjectedSlots& slots, const TileGrid& grid, int64_t
   int2* ranges = ws.get<int2>(slot(kRanges), tiles_total);
   check(cudaMemsetAsync(ranges, 0, tiles_total * sizeof(int2), stream), "clearing tile ranges");
   bins.ranges = ranges;
-  if (capacity == 0) {  // nothing to blend: every tile is empty, raster order will do
+  const int64_t S = std::min(std::max<int64_t>(covering_room, 1), slots.count), M = capacity;
+  if (capacity == 0 || slots.count == 0) {  // nothing to blend: every tile is empty, raster order will do
     bins.slot_of_entry = ws.get<int32_t>(slot(kEntriesA), 1);
     return bins;
   }
-  const int64_t S = slots.count, M = capacity;
 
-  // 1. Depth order of the slots.
+  // 1. The slots that cover a tile, in depth order: S places (the plan's room for them).
+  int32_t* covering = ws.get<int32_t>(slot(kVisibleSlots), slots.count);
+  int64_t* covering_count = ws.get<int64_t>(slot(kVisibleCount), 1);
+  {
+    const thrust::counting_iterator<int32_t> all(0);
+    size_t bytes = 0;
+    check(cub::DeviceSelect::If(nullptr, bytes, all, covering, covering_count, slots.count,
+                                CoversTile{slots.tile_count}, stream),
+          "sizing the covering slots");
+    check(cub::DeviceSelect::If(ws.bytes(slot(kTemp), bytes), bytes, all, covering, covering_count, slots.count,
+                                CoversTile{slots.tile_count}, stream),
+          "selecting the covering slots");
+  }
   uint32_t* dk_a = ws.get<uint32_t>(slot(kDepthKeysA), S);
   int32_t* order_a = ws.get<int32_t>(slot(kOrderA), S);
-  depth_keys<<<stride_blocks(S, 256), 256, 0, stream>>>(slots, dk_a, order_a);
+  depth_keys<<<stride_blocks(S, 256), 256, 0, stream>>>(slots, covering, covering_count, S, dk_a, order_a);
   check_launch("depth_keys");
   cub::DoubleBuffer<uint32_t> dkeys(dk_a, ws.get<uint32_t>(slot(kDepthKeysB), S));
   const int32_t* order =
@@ -288,16 +318,19 @@ TileBins bin_and_sort(const ProjectedSlots& slots, const TileGrid& grid, int64_t
     check(cub::DeviceScan::ExclusiveSum(ws.bytes(slot(kTemp), bytes), bytes, counts, sorted_start, S, stream),
           "entry offsets");
   }
+  int64_t* emitted = ws.get<int64_t>(slot(kEmitted), 1);
+  emitted_total<<<1, 1, 0, stream>>>(sorted_start, slots.tile_count, order, S - 1, emitted);
+  check_launch("emitted_total");
   if (timer) timer->mark("depth sort");
 
   // 2. + 3. Entries in depth order, keyed by (camera, tile), then grouped by tile. 16-bit keys halve
   // the key traffic of the emission and of every sort pass where the tiles of all cameras (and the
   // sentinel) fit: up to 8 cameras at 1080p.
   if (past_last_tile <= 0xffffu)
-    bins.slot_of_entry = group_by_tile<uint16_t>(slots, grid, order, sorted_start, S, M, needed, past_last_tile,
+    bins.slot_of_entry = group_by_tile<uint16_t>(slots, grid, order, sorted_start, S, M, emitted, past_last_tile,
                                                  ranges, ws, first_slot, timer, stream);
   else
-    bins.slot_of_entry = group_by_tile<uint32_t>(slots, grid, order, sorted_start, S, M, needed, past_last_tile,
+    bins.slot_of_entry = group_by_tile<uint32_t>(slots, grid, order, sorted_start, S, M, emitted, past_last_tile,
                                                  ranges, ws, first_slot, timer, stream);
   heavy_first_order(ranges, int64_t(tiles_total), ws, first_slot, stream, bins);
   if (timer) timer->mark("tile order");

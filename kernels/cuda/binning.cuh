@@ -1,6 +1,8 @@
 #pragma once
 // Tile binning in two small sorts instead of one wide one:
-//  1. the projected slots are sorted by depth (32-bit keys, one entry per slot);
+//  1. the projected slots that cover a tile are selected and sorted by depth (32-bit keys, one entry
+//     per slot): in a dense layout most pairs are culled (about three in four on a room-scale scene),
+//     and the sort and the passes after it then run over the covering ones only;
 //  2. every slot emits one entry per tile its ellipse reaches (raster::TileRows), in that depth
 //     order, and a STABLE radix sort on the (camera, tile) index alone (bits(C * tiles) bits, two
 //     8-bit passes for up to 8 cameras at 1080p) groups them by tile keeping depth order inside. The keys are 16-bit
@@ -31,14 +33,15 @@ struct TileBins {
 };
 
 // Workspace slots this stage uses, from `first_slot` on.
-constexpr int kBinningSlots = 15;
+constexpr int kBinningSlots = 18;
 
-// Room for `capacity` entries (the host's plan, kernels/capacity_plan.h); `needed` points to the
-// device's total of slots.tile_count. Where the need exceeds the room, the deepest slots' entries are
-// left out (the ones most hidden behind the others); unused room gets keys past every tile, so it is
-// sorted last and never blended. Marks the stages "depth sort", "emit keys", "tile sort", "tile
-// ranges" and "tile order" on `timer` (null: none).
-TileBins bin_and_sort(const ProjectedSlots& slots, const TileGrid& grid, int64_t capacity, const int64_t* needed,
+// Room for `capacity` entries and `covering_room` slots that cover a tile, both planned by the host
+// from earlier calls (kernels/capacity_plan.h) or counted. Where more slots cover a tile than there is
+// room for, the covering slots past the room in slot order are left out; where more entries are
+// needed than there is room for, the deepest slots' entries are (the ones most hidden behind the
+// others). Unused room gets keys past every tile, so it is sorted last and never blended. Marks the
+// stages "depth sort", "emit keys", "tile sort", "tile ranges" and "tile order" on `timer` (null: none).
+TileBins bin_and_sort(const ProjectedSlots& slots, const TileGrid& grid, int64_t capacity, int64_t covering_room,
                       CudaWorkspace& ws, int first_slot, PhaseTimer* timer, cudaStream_t stream);
 
 // Number of bits needed to represent v (0 for v == 0).

@@ -2,14 +2,16 @@
 //
 // project:   cameras (+ image layouts) -> device; dense [C,N] or packed (count, prefix sum,
 //            compact: the packed slot count is read on the host, its one wait).
-// rasterize: bin + sort the pairs' tile entries into a capacity planned from earlier calls' counts
-//            (kernels/capacity_plan.h; the count itself goes to the host asynchronously); blend.
+// rasterize: bin + sort the pairs' tile entries into capacities planned from earlier calls' counts
+//            (kernels/capacity_plan.h: the room for tile entries and for the pairs that cover a tile;
+//            the counts themselves go to the host asynchronously); blend.
 // backward:  blend backward into per-pair gradients; project backward into the Gaussians.
 // Everything else stays asynchronous on the caller's stream: a dense step makes the host wait only
 // at the very first rasterization (no count has come back yet) and where the caller asks for the
 // count (RasterSettings::count_entries); the workspace grows through the stream-ordered pool.
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
+#include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
 #include <algorithm>
@@ -58,16 +60,36 @@ enum Slot : int {
   kTileChunks = kBinning + kBinningSlots,
 };
 
-struct ToInt64 {
-  __host__ __device__ int64_t operator()(int32_t v) const { return v; }
-};
 struct IsPositive {
   __host__ __device__ int32_t operator()(int32_t v) const { return v > 0 ? 1 : 0; }
 };
 
-// totals[1] = number of packed slots, the last entry of the inclusive visibility scan.
-__global__ void packed_slot_total(const int32_t* slot_end, int64_t last, int64_t* totals) {
-  totals[1] = slot_end[last];
+// What a call's pairs need: tile entries (the sum of their tile counts, in int64 so that sums past
+// 2^31 are seen, not wrapped) and places for the pairs that cover a tile (which a packed projection
+// keeps as its slots). Two int64 values, as the host copies read them.
+struct Totals {
+  int64_t entries = 0, covering = 0;
+};
+struct TotalsOfPair {
+  const int32_t* tile_count;
+  __host__ __device__ Totals operator()(int64_t k) const {
+    const int32_t c = tile_count[k];
+    return {c, c > 0 ? 1 : 0};
+  }
+};
+struct AddTotals {
+  __host__ __device__ Totals operator()(const Totals& a, const Totals& b) const {
+    return {a.entries + b.entries, a.covering + b.covering};
+  }
+};
+static_assert(sizeof(Totals) == 2 * sizeof(int64_t));
+
+// Zeroes the gradients of the pairs that cover a tile, the only ones the blend adds to: the others
+// are never read (project_backward and the exchange skip them), so in a dense layout, where most pairs
+// are culled, a few bytes per pair are read instead of 48 written.
+__global__ void clear_covering_grads(const int32_t* tile_count, int64_t count, ProjectedGrads d) {
+  for (int64_t k = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; k < count; k += int64_t(gridDim.x) * blockDim.x)
+    if (tile_count[k] > 0) d.mean2d[k] = d.conic_opacity[k] = d.color_depth[k] = make_float4(0.f, 0.f, 0.f, 0.f);
 }
 
 [[noreturn]] void fail(const std::string& what) { throw std::invalid_argument("CUDA rasterizer: " + what); }
@@ -129,6 +151,7 @@ class CudaRasterizer final : public Rasterizer {
   size_t workspace_bytes() const override { return ws_.held_bytes(); }
   long long last_intersections() const override { return last_needed_; }
   unsigned long long intersection_overflows() const override { return plan_.overflows(); }
+  unsigned long long covering_overflows() const override { return covering_plan_.overflows(); }
   void set_stage_timing(bool on) override { timer_ = on ? std::make_unique<PhaseTimer>(where_) : nullptr; }
   std::vector<StageTime> stage_times() override {
     std::vector<StageTime> out;
@@ -215,11 +238,11 @@ class CudaRasterizer final : public Rasterizer {
     if (!have_raster_) throw std::logic_error("CUDA rasterizer: rasterize_backward called without a successful rasterize");
     const DeviceScope scope(where_.ordinal);
     if (raster_slots_.count == 0) return;
-    const size_t bytes = static_cast<size_t>(raster_slots_.count) * sizeof(float4);
-    for (float* a : {d.mean2d, d.conic_opacity, d.color_depth})
-      check(cudaMemsetAsync(a, 0, bytes, stream_), "clearing pair gradients");
     const ProjectedGrads dslots{reinterpret_cast<float4*>(d.mean2d), reinterpret_cast<float4*>(d.conic_opacity),
                                 reinterpret_cast<float4*>(d.color_depth)};
+    clear_covering_grads<<<stride_blocks(raster_slots_.count, 256), 256, 0, stream_>>>(raster_slots_.tile_count,
+                                                                                      raster_slots_.count, dslots);
+    check_launch("clear_covering_grads");
     blend_backward(raster_slots_, bins_, chunks_, grid_, background_, state_, dout, dslots, /*abs_stats=*/true,
                    stream_);
     stage("blend backward");
@@ -296,9 +319,9 @@ class CudaRasterizer final : public Rasterizer {
       count_pair_tiles(g, setup_, pair_tiles, stream_);
       stage("project (count)");
       inclusive_flag_scan(pair_tiles, pair_slot_end, pairs);
-      const auto totals = read_totals(pair_tiles, pair_slot_end, pairs);
-      intersections = totals[0];
-      slots_.count = totals[1];
+      const Totals totals = read_totals(pair_tiles, pairs);
+      intersections = totals.entries;
+      slots_.count = totals.covering;
       stage("scan + count copy");
       if (slots_.count > 0) {
         allocate_slot_arrays(slots_.count);
@@ -313,7 +336,8 @@ class CudaRasterizer final : public Rasterizer {
   }
 
   // The rasterize stage: bins `input` (which must stay valid until backward) and blends it.
-  // `intersections`: their count where the projection read it on the host (packed), else planned.
+  // `intersections`: their count where the projection read it on the host (packed: every slot covers
+  // a tile), else planned.
   void rasterize_pairs(const ProjectedSlots& input, const TileGrid& grid, std::optional<int64_t> intersections,
                        const RasterSettings& settings, const RenderOutputs& out) {
     have_raster_ = false;
@@ -321,11 +345,12 @@ class CudaRasterizer final : public Rasterizer {
     grid_ = grid;
     for (int c = 0; c < 3; ++c) background_[c] = settings.background[c];
     if (intersections) last_needed_ = *intersections;
-    const Entries room =
-        intersections ? Entries{*intersections, ws_.get<int64_t>(kTotals, 2)} : plan_entries(input, settings.count_entries);
+    const Room room = intersections ? Room{*intersections, input.count} : plan_room(input, settings.count_entries);
     PhaseTimer* const timer = timer_ && timer_->started() ? timer_.get() : nullptr;
-    bins_ = bin_and_sort(raster_slots_, grid_, room.capacity, room.needed, ws_, kBinning, timer, stream_);
-    chunks_ = plan_tile_chunks(bins_, grid_, settings.backward_chunk_entries, room.needed, backward_slots_, ws_,
+    bins_ = bin_and_sort(raster_slots_, grid_, room.entries, room.covering, ws_, kBinning, timer, stream_);
+    // The call's Totals are in the workspace: summed by plan_room, or by the packed projection.
+    const int64_t* needed = ws_.get<int64_t>(kTotals, 2);
+    chunks_ = plan_tile_chunks(bins_, grid_, settings.backward_chunk_entries, needed, backward_slots_, ws_,
                                kTileChunks, stream_);
     const int64_t pixels = grid_.total_pixels;
     state_.final_transmittance = ws_.get<float>(kFinalT, pixels);
@@ -354,63 +379,63 @@ class CudaRasterizer final : public Rasterizer {
     check(cub::DeviceScan::InclusiveSum(temp, bytes, it, out, n, stream_), "prefix sum of visibility");
   }
 
-  // The device totals of `pairs` pairs: [0] intersections, the sum of the tile counts (in int64, so
-  // that sums past 2^31 are seen, not wrapped); [1] packed slots (when slot_end is given).
-  int64_t* sum_totals(const int32_t* count, const int32_t* slot_end, int64_t pairs) {
-    int64_t* dev = ws_.get<int64_t>(kTotals, 2);
-    auto it = thrust::make_transform_iterator(count, ToInt64{});
+  // The device totals of `pairs` pairs (Totals, two int64 values in the workspace).
+  const Totals* sum_totals(const int32_t* tile_count, int64_t pairs) {
+    auto* dev = reinterpret_cast<Totals*>(ws_.get<int64_t>(kTotals, 2));
+    auto it = thrust::make_transform_iterator(thrust::counting_iterator<int64_t>(0), TotalsOfPair{tile_count});
     size_t bytes = 0;
-    check(cub::DeviceReduce::Sum(nullptr, bytes, it, dev, pairs, stream_), "sizing the tile count sum");
-    check(cub::DeviceReduce::Sum(ws_.bytes(kScanTemp, bytes), bytes, it, dev, pairs, stream_), "summing tile counts");
-    if (slot_end) {
-      packed_slot_total<<<1, 1, 0, stream_>>>(slot_end, pairs - 1, dev);
-      check_launch("packed slot total");
-    }
+    check(cub::DeviceReduce::Reduce(nullptr, bytes, it, dev, pairs, AddTotals{}, Totals{}, stream_),
+          "sizing the pair totals");
+    check(cub::DeviceReduce::Reduce(ws_.bytes(kScanTemp, bytes), bytes, it, dev, pairs, AddTotals{}, Totals{}, stream_),
+          "summing the pair totals");
     return dev;
   }
 
   // The totals read on the host: a host wait.
-  std::array<int64_t, 2> read_totals(const int32_t* count, const int32_t* slot_end, int64_t pairs) {
-    const int64_t* dev = sum_totals(count, slot_end, pairs);
-    check(cudaMemcpyAsync(host_totals_, dev, 2 * sizeof(int64_t), cudaMemcpyDeviceToHost, stream_),
-          "copying the intersection count");
+  Totals read_totals(const int32_t* tile_count, int64_t pairs) {
+    const Totals* dev = sum_totals(tile_count, pairs);
+    check(cudaMemcpyAsync(host_totals_, dev, sizeof(Totals), cudaMemcpyDeviceToHost, stream_),
+          "copying the pair totals");
     note_host_wait("rasterizer: reading the projection's totals");
     check(cudaStreamSynchronize(stream_), "forward projection");
-    return {host_totals_[0], slot_end ? host_totals_[1] : 0};
+    return {host_totals_[0], host_totals_[1]};
   }
 
-  // Room for the entries of `input`: the plan's capacity from the counts that came back, the count
-  // itself queued to come back later. Before any came back (the first call), or when the caller asks
-  // (`count_now`), this call's count is read on the host.
-  struct Entries {
-    int64_t capacity = 0;
-    const int64_t* needed = nullptr;  // device
+  // Room for the entries of `input` and for its pairs that cover a tile: the plans' capacities from the
+  // counts that came back, this call's counts queued to come back later. Before any came back (the
+  // first call), or when the caller asks (`count_now`), this call's counts are read on the host.
+  struct Room {
+    int64_t entries = 0, covering = 0;
   };
-  Entries plan_entries(const ProjectedSlots& input, bool count_now) {
-    if (input.count == 0) return {0, nullptr};
+  Room plan_room(const ProjectedSlots& input, bool count_now) {
+    if (input.count == 0) return {};
     // Counts that landed; where every slot is in flight, the oldest (the device has the rest queued).
     while (!pending_.empty() && (pending_.size() == HostCopies::kSlots || counts_->landed(pending_.front().copy))) {
       const Pending p = pending_.front();
       pending_.pop_front();
-      learn(p.pairs, counts_->values(p.copy)[0], p.capacity);
+      const std::vector<int64_t> v = counts_->values(p.copy);
+      learn(p.pairs, {v[0], v[1]}, p.room);
     }
     const int64_t limit = (int64_t(1) << 31) - 1;
-    if (const std::optional<int64_t> planned = count_now ? std::nullopt : plan_.capacity(input.count, limit)) {
-      const int64_t* needed = sum_totals(input.tile_count, nullptr, input.count);
-      pending_.push_back({counts_->queue(needed, 1), input.count, *planned});
-      return {*planned, needed};
+    const std::optional<int64_t> entries = count_now ? std::nullopt : plan_.capacity(input.count, limit);
+    const std::optional<int64_t> covering = count_now ? std::nullopt : covering_plan_.capacity(input.count, input.count);
+    if (entries && covering) {
+      const Room room{*entries, *covering};
+      pending_.push_back({counts_->queue(&sum_totals(input.tile_count, input.count)->entries, 2), input.count, room});
+      return room;
     }
-    const int64_t count = read_totals(input.tile_count, nullptr, input.count)[0];
-    learn(input.count, count, count);
-    return {count, ws_.get<int64_t>(kTotals, 2)};
+    const Totals t = read_totals(input.tile_count, input.count);
+    learn(input.count, t, {t.entries, t.covering});
+    return {t.entries, t.covering};
   }
-  void learn(int64_t pairs, int64_t count, int64_t capacity) {
-    last_needed_ = count;
-    if (count >= (int64_t(1) << 31))
-      throw std::runtime_error("CUDA rasterizer: " + std::to_string(count) +
+  void learn(int64_t pairs, const Totals& t, const Room& room) {
+    last_needed_ = t.entries;
+    if (t.entries >= (int64_t(1) << 31))
+      throw std::runtime_error("CUDA rasterizer: " + std::to_string(t.entries) +
                                " tile intersections in one call exceed the 2^31 the sorted index supports "
                                "(render fewer cameras at once, or fewer Gaussians)");
-    plan_.record(pairs, count, capacity);
+    plan_.record(pairs, t.entries, room.entries);
+    covering_plan_.record(pairs, t.covering, room.covering);
   }
 
   ComputeContext where_;
@@ -431,11 +456,13 @@ class CudaRasterizer final : public Rasterizer {
   static constexpr int kStagings = 4;
   std::array<Staging, kStagings> staging_{};
   int next_staging_ = 0;
-  CapacityPlan plan_;  // the room for tile entries
-  std::unique_ptr<HostCopies> counts_;  // intersection counts on their way to the plan
+  CapacityPlan plan_;           // the room for tile entries
+  CapacityPlan covering_plan_;  // the room for the pairs that cover a tile
+  std::unique_ptr<HostCopies> counts_;  // Totals on their way to the plans
   struct Pending {
     uint64_t copy = 0;
-    int64_t pairs = 0, capacity = 0;
+    int64_t pairs = 0;
+    Room room;
   };
   std::deque<Pending> pending_;
   int64_t last_needed_ = 0;  // the latest call's intersections that came back

@@ -1,6 +1,7 @@
 // The gated row copy of the multi-GPU exchange (kernels/gated_rows.h): kept rows arrive whole in
-// every column, the others as zeros; the run counts count the kept rows. CUDA against the CPU
-// reference, on one GPU and, with two, reading a peer GPU's rows.
+// every column, the others as zeros in the zero_gated columns and not at all in the rest; the run
+// counts count the kept rows. CUDA against the CPU reference, on one GPU and, with two, reading a peer
+// GPU's rows.
 #include <catch2/catch.hpp>
 
 #include <cstring>
@@ -21,6 +22,7 @@ namespace k = splat::kernels;
 namespace {
 
 constexpr int64_t kWidths[] = {16, 4, 8, 16, 8};  // bytes a row, as a projected pair mixes them
+constexpr size_t kZeroed = 1;                      // the zero_gated column (as a pair's tile counts)
 
 // Random bytes for each column of `rows` rows, and a gate that keeps about `keep` of them.
 struct Rows {
@@ -42,13 +44,15 @@ Rows random_rows(int64_t rows, double keep, unsigned seed) {
 
 }  // namespace
 
-TEST_CASE("a gated row copy moves the kept rows of every column and writes zeros for the rest", "[gated_rows]") {
+TEST_CASE("a gated row copy moves the kept rows of every column, zeros for the rest where asked, else nothing",
+          "[gated_rows]") {
   const int64_t rows = 333;
   const Rows in = random_rows(rows, 0.4, 1);
   std::vector<std::vector<uint8_t>> out;
   std::vector<RowColumn> columns;
   for (size_t c = 0; c < in.columns.size(); ++c) out.emplace_back(in.columns[c].size(), uint8_t(0x77));
-  for (size_t c = 0; c < in.columns.size(); ++c) columns.push_back({in.columns[c].data(), out[c].data(), kWidths[c]});
+  for (size_t c = 0; c < in.columns.size(); ++c)
+    columns.push_back({in.columns[c].data(), out[c].data(), kWidths[c], c == kZeroed});
   k::copy_gated_rows(Device::CPU, columns, rows, in.gate.data());
   int64_t kept = 0;
   for (int64_t i = 0; i < rows; ++i) {
@@ -57,7 +61,9 @@ TEST_CASE("a gated row copy moves the kept rows of every column and writes zeros
       const size_t w = size_t(kWidths[c]), at = size_t(i) * w;
       INFO("row " << i << ", column " << c);
       if (in.gate[i] != 0) CHECK(std::memcmp(out[c].data() + at, in.columns[c].data() + at, w) == 0);
-      else CHECK(std::vector<uint8_t>(out[c].begin() + at, out[c].begin() + at + w) == std::vector<uint8_t>(w, 0));
+      else
+        CHECK(std::vector<uint8_t>(out[c].begin() + at, out[c].begin() + at + w) ==
+              std::vector<uint8_t>(w, c == kZeroed ? 0 : 0x77));
     }
   }
   CHECK(kept > rows / 5);
@@ -95,8 +101,9 @@ TEST_CASE("the CUDA gated row copy and its counts match the CPU reference, from 
   const Rows in = random_rows(rows, 0.55, 2);
   std::vector<std::vector<uint8_t>> want;
   std::vector<RowColumn> host_columns;
-  for (size_t c = 0; c < in.columns.size(); ++c) want.emplace_back(in.columns[c].size());
-  for (size_t c = 0; c < in.columns.size(); ++c) host_columns.push_back({in.columns[c].data(), want[c].data(), kWidths[c]});
+  for (size_t c = 0; c < in.columns.size(); ++c) want.emplace_back(in.columns[c].size(), uint8_t(0x77));
+  for (size_t c = 0; c < in.columns.size(); ++c)
+    host_columns.push_back({in.columns[c].data(), want[c].data(), kWidths[c], c == kZeroed});
   k::copy_gated_rows(Device::CPU, host_columns, rows, in.gate.data());
   const std::vector<int64_t> starts{0, 17, 500'000}, lengths{17, 400'000, 500'003};
   std::vector<int64_t> want_counts(3);
@@ -116,7 +123,8 @@ TEST_CASE("the CUDA gated row copy and its counts match the CPU reference, from 
       dst.emplace_back(here, in.columns[c].size());
       dst.back().upload(std::vector<uint8_t>(in.columns[c].size(), 0x77));
     }
-    for (size_t c = 0; c < in.columns.size(); ++c) columns.push_back({src[c].data(), dst[c].data(), kWidths[c]});
+    for (size_t c = 0; c < in.columns.size(); ++c)
+      columns.push_back({src[c].data(), dst[c].data(), kWidths[c], c == kZeroed});
     k::copy_gated_rows(here, columns, rows, gate.data());
     for (size_t c = 0; c < in.columns.size(); ++c) CHECK(dst[c].download() == want[c]);
     Buffer<int64_t> counts(here, 3);

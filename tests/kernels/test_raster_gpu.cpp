@@ -403,3 +403,29 @@ TEST_CASE("CUDA rasterizer plans its tile entries ahead; an overflow is counted 
   run(small);  // takes in the counted call's count, with nothing to report
   CHECK(r->intersection_overflows() == 0);
 }
+
+TEST_CASE("CUDA rasterizer plans room for the pairs that cover a tile; an overflow is counted and the next call has room",
+          "[raster][gpu]") {
+  if (!splat::test::gpu_or_skip("CUDA rasterizer, planned covering pairs")) return;
+  const Scene full = random_scene(73, 20000, 0, false);
+  Scene sparse = full;  // one Gaussian in twenty in view: the plan learns that few pairs cover a tile
+  for (int64_t i = 0; i < sparse.n; ++i)
+    if (i % 20 != 0) sparse.means[size_t(3 * i + 2)] = -9.f;  // behind every camera
+  const OutputGrads og(full.pixels(), 74);
+  auto r = kernels::make_cuda_rasterizer();
+  auto run = [&](const Scene& s) {
+    Accumulators acc(Device::CUDA, s);
+    Result out;
+    run_cameras(*r, Device::CUDA, s, og, 0, s.cameras.size(), false, false, acc, out);  // downloads: in order
+    collect(acc, out);
+    return out;
+  };
+  run(sparse);  // the first call reads its counts: the plans learn from it
+  run(full);    // planned from `sparse`: too little room, and no wait to find out
+  CHECK(r->covering_overflows() == 0);  // its counts have not been taken in yet
+  const Result third = run(full);       // takes in the overflow, plans from it
+  CHECK(r->covering_overflows() == 1);
+  check_close(third, render(Device::CPU, full, og, false), 1e-4, 1e-3, "the call after the overflow");
+  run(full);
+  CHECK(r->covering_overflows() == 1);
+}

@@ -159,9 +159,13 @@ struct DevicePairs {
 };
 
 // Gradients of `count` pairs (the public 3 x [count,4] layout), on a device.
+// Pair gradients, every value 7 to begin with: rasterize_backward writes the pairs that cover a tile
+// and leaves the culled ones' rows as they were, on either backend, so the two compare whole.
 struct PairGrads {
   Buffer<float> mean2d, conic_opacity, color_depth;
-  PairGrads(Device d, size_t count) : mean2d(d, 4 * count), conic_opacity(d, 4 * count), color_depth(d, 4 * count) {}
+  PairGrads(Device d, size_t count) : mean2d(d), conic_opacity(d), color_depth(d) {
+    for (Buffer<float>* b : {&mean2d, &conic_opacity, &color_depth}) b->upload(Floats(4 * count, 7.f));
+  }
   kernels::ProjectedGrads grads() { return {mean2d.data(), conic_opacity.data(), color_depth.data()}; }
   kernels::ConstProjectedGrads view() const { return {mean2d.data(), conic_opacity.data(), color_depth.data()}; }
   Floats host() const {
@@ -508,6 +512,12 @@ TEST_CASE("CUDA stages match the CPU reference stage by stage", "[raster][gpu][s
     cpu->rasterize_backward({up.rgb.data(), up.alpha.data(), up.depth.data()}, dc.grads());
     gpu->rasterize_backward({drgb.data(), dalpha.data(), ddepth.data()}, dg.grads());
     CHECK(rel_err(dg.host(), dc.host()) < 1e-5);
+    const Floats dg_host = dg.host();
+    size_t culled = 0, kept_as_was = 0;
+    for (size_t k = 0; k < pc.count(); ++k)
+      if (pc.tiles[k] == 0) ++culled, kept_as_was += dg_host[4 * k] == 7.f && dg_host[8 * pc.count() + 4 * k + 3] == 7.f;
+    CHECK((culled > 0) != settings.packed);  // a packed projection keeps the covering pairs only
+    CHECK(kept_as_was == culled);            // a culled pair's gradients are not written
 
     // project_backward from the CPU's pair gradients, uploaded.
     const Floats d_host = dc.host();

@@ -104,9 +104,12 @@ TEST_CASE("all_to_all_buffers moves every buffer's bytes as all_to_all_v would, 
   }
 }
 
-TEST_CASE("all_to_all_gated moves the rows their sender keeps and zeros for the rest (2, 3 CPU ranks)", "[dist]") {
+TEST_CASE("all_to_all_gated moves the rows their sender keeps, zeros for the rest in the zeroed buffer only "
+          "(2, 3 CPU ranks)",
+          "[dist]") {
   // Two columns of rows (16 and 4 bytes); rank p sends rank q (p + 2 q) % 5 + 1 rows, its rows for the
-  // peers back to back in rank order, and keeps row i of them where (i + p) % 3 != 0.
+  // peers back to back in rank order, and keeps row i of them where (i + p) % 3 != 0. The narrow
+  // buffer is the zeroed one: a row left out is zeros there and untouched (0xee) in the wide one.
   constexpr int64_t kWide = 16, kNarrow = 4;
   for (const int ranks : {2, 3}) {
     INFO(ranks << " ranks");
@@ -141,7 +144,7 @@ TEST_CASE("all_to_all_gated moves the rows their sender keeps and zeros for the 
       const std::vector<ExchangeBuffer> buffers{{wide.data(), {wo, wa}, recv[0].data(), {wi, wia}},
                                                 {narrow.data(), {no, na}, recv[1].data(), {ni, nia}}};
       const std::vector<int64_t> widths{kWide, kNarrow};
-      left_out[me] = comm.all_to_all_gated(buffers, widths, gate.data());
+      left_out[me] = comm.all_to_all_gated(buffers, widths, gate.data(), 1);
       received[me] = std::move(recv);
     });
     for (int me = 0; me < ranks; ++me) {
@@ -151,7 +154,8 @@ TEST_CASE("all_to_all_gated moves the rows their sender keeps and zeros for the 
         for (int64_t i = 0; i < rows(p, me); ++i, ++at) {
           const bool kept = (i + p) % 3 != 0;
           INFO("rank " << me << " from rank " << p << ", row " << i);
-          for (int64_t b = 0; b < kWide; ++b) CHECK(received[me][0][size_t(at * kWide + b)] == (kept ? value(p, me, i, b) : 0));
+          for (int64_t b = 0; b < kWide; ++b)
+            CHECK(received[me][0][size_t(at * kWide + b)] == (kept ? value(p, me, i, b) : 0xee));
           for (int64_t b = 0; b < kNarrow; ++b)
             CHECK(received[me][1][size_t(at * kNarrow + b)] == (kept ? value(p, me, i, b) : 0));
         }
@@ -295,7 +299,7 @@ TEST_CASE("ranks that disagree on counts, collectives or sizes get an error sayi
     const std::vector<int64_t> zero{0, 0}, width{comm.rank() == 0 ? 4 : 8};
     const int32_t gate = 1;
     const std::vector<ExchangeBuffer> one{{nullptr, {zero, zero}, nullptr, {zero, zero}}};
-    comm.all_to_all_gated(one, width, &gate);
+    comm.all_to_all_gated(one, width, &gate, -1);
   });
   CHECK_THAT(widths, Catch::Contains("ranks disagree") && Catch::Contains("row widths of buffer 0"));
   CHECK_THROWS_WITH(run_ranks(2, on_cpu,
@@ -303,9 +307,17 @@ TEST_CASE("ranks that disagree on counts, collectives or sizes get an error sayi
                                 const std::vector<int64_t> zero{0, 0}, twelve{12};
                                 const int32_t gate = 1;
                                 const std::vector<ExchangeBuffer> one{{nullptr, {zero, zero}, nullptr, {zero, zero}}};
-                                comm.all_to_all_gated(one, twelve, &gate);
+                                comm.all_to_all_gated(one, twelve, &gate, -1);
                               }),
                     Catch::Contains("all_to_all_gated rows of 12 bytes (4, 8 or 16)"));
+  CHECK_THROWS_WITH(run_ranks(2, on_cpu,
+                              [](Communicator& comm) {
+                                const std::vector<int64_t> zero{0, 0}, four{4};
+                                const int32_t gate = 1;
+                                const std::vector<ExchangeBuffer> one{{nullptr, {zero, zero}, nullptr, {zero, zero}}};
+                                comm.all_to_all_gated(one, four, &gate, 1);
+                              }),
+                    Catch::Contains("all_to_all_gated zeroes buffer 1 of 1"));
 
   const std::string sizes = message_of([](Communicator& comm) {
     std::vector<float> v(comm.rank() + 2, 1.f);

@@ -38,8 +38,11 @@ class ColumnExchange {
       row_bytes_.push_back(c.row_bytes);
     }
   }
-  // Whether the rows whose gate is 0 were left out (transport::Communicator::all_to_all_gated).
-  bool run(Communicator& comm, const int32_t* gate) const { return comm.all_to_all_gated(buffers_, row_bytes_, gate); }
+  // Whether the rows whose gate is 0 were left out (transport::Communicator::all_to_all_gated; buffer
+  // `zeroed` gets zeros for them, -1: none).
+  bool run(Communicator& comm, const int32_t* gate, int zeroed) const {
+    return comm.all_to_all_gated(buffers_, row_bytes_, gate, zeroed);
+  }
 
  private:
   std::vector<std::vector<int64_t>> slices_;
@@ -163,7 +166,7 @@ void ShardedStep::exchange_pairs(const kernels::ProjectedGaussians& mine) {
   sizes_.pairs_received = m;
   received_.resize(m);
   const std::vector<ExchangeColumn> columns = pair_columns(mine, received_.columns());
-  gated_ = ColumnExchange(columns, send_pairs_, send_at_, recv_pairs_, recv_at_).run(comm_, mine.tiles);
+  gated_ = ColumnExchange(columns, send_pairs_, send_at_, recv_pairs_, recv_at_).run(comm_, mine.tiles, kPairTilesColumn);
   marks_.mark(kExchangeEnd);
   mark("sharded: pair exchange");
   measure_traffic(mine, row_bytes(columns));
@@ -244,7 +247,8 @@ void ShardedStep::return_gradients(int64_t projected) {
   const ColumnExchange back(gradient_columns({d, d + 4 * m, d + 8 * m}, {dm, dm + 4 * projected, dm + 8 * projected}),
                             recv_pairs_, recv_at_, send_pairs_, send_at_);
   marks_.mark(kReturnStart);
-  back.run(comm_, received_.view().tiles);  // no gradient reaches a pair that covers no tile
+  // No gradient reaches a pair that covers no tile, and project_backward reads none for it.
+  back.run(comm_, received_.view().tiles, -1);
   marks_.mark(kReturnEnd);
   mark("sharded: gradient return");
 }
