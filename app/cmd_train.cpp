@@ -62,6 +62,7 @@ struct TrainArgs {
   int64_t cap_max = 1000000;
   bool absgrad = false;
   float absgrad_threshold = DefaultStrategyOptions{}.absgrad_threshold;
+  float prune_scale2d = DefaultStrategyOptions{}.prune_scale2d;
   int64_t max_gaussians = 0;
   std::string photos = kPhotoPlacementNames[int(PhotoPlacement::Auto)];
   bool exposure = false;
@@ -82,7 +83,7 @@ struct TrainArgs {
 const std::vector<std::string> kRecordedOptions = {
     "--strategy",   "--batch-size", "--packed",    "--data-factor", "--undistort", "--mask-mode",
     "--fisheye-fov", "--eval-every", "--log-every", "--checkpoint-every", "--seed",
-    "--sh-degree",  "--background", "--cap-max",   "--absgrad",     "--absgrad-threshold", "--amp",
+    "--sh-degree",  "--background", "--cap-max",   "--absgrad",     "--absgrad-threshold", "--prune-scale2d", "--amp",
     "--max-gaussians", "--photos", "--exposure", "--adam", "--up"};
 
 void add_train_options(CLI::App* sub, TrainArgs& a) {
@@ -145,6 +146,11 @@ void add_train_options(CLI::App* sub, TrainArgs& a) {
   sub->add_option("--absgrad-threshold", a.absgrad_threshold,
                   "default with --absgrad: the summed absolute 2D gradient above which a Gaussian grows (lower: more "
                   "Gaussians)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--prune-scale2d", a.prune_scale2d,
+                  "default: after the first opacity reset, prune a Gaussian whose screen radius passed this fraction "
+                  "of the image (0: never, as the reference trainer's default)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--max-gaussians", a.max_gaussians,
@@ -225,6 +231,7 @@ TrainerOptions trainer_options(const TrainArgs& a, kernels::Device dev) {
   o.mcmc.cap = a.cap_max;
   o.default_strategy.absgrad = a.absgrad;
   o.default_strategy.absgrad_threshold = a.absgrad_threshold;
+  o.default_strategy.prune_scale2d = a.prune_scale2d;
   o.default_strategy.max_gaussians = a.max_gaussians;
   o.photos = PhotoPlacement(std::find(std::begin(kPhotoPlacementNames), std::end(kPhotoPlacementNames), a.photos) -
                             std::begin(kPhotoPlacementNames));

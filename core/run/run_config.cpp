@@ -29,6 +29,7 @@ void for_each_trainer_setting(Config& c, Options& o, F&& f) {
   f(c.cap_max, o.mcmc.cap);
   f(c.absgrad, o.default_strategy.absgrad);
   f(c.absgrad_threshold, o.default_strategy.absgrad_threshold);
+  f(c.prune_scale2d, o.default_strategy.prune_scale2d);
   f(c.max_gaussians, o.default_strategy.max_gaussians);
   f(c.photos, o.photos);
   f(c.exposure, o.exposure);

@@ -68,6 +68,7 @@ struct RunConfig {
   int64_t cap_max = McmcStrategyOptions{}.cap;   // mcmc
   bool absgrad = DefaultStrategyOptions{}.absgrad;  // default strategy
   float absgrad_threshold = DefaultStrategyOptions{}.absgrad_threshold;  // with absgrad
+  float prune_scale2d = DefaultStrategyOptions{}.prune_scale2d;  // default strategy's screen-size pruning (0: off)
   int64_t max_gaussians = DefaultStrategyOptions{}.max_gaussians;  // default strategy (0: no limit)
   PhotoPlacement photos = TrainerOptions{}.photos;  // with ranks: every photo on every rank, or its own
   bool exposure = TrainerOptions{}.exposure;        // per-image colour maps
@@ -134,6 +135,7 @@ void for_each_setting(Config& c, Visit&& visit) {
   visit("cap_max", c.cap_max, SettingRule{.lo = 1});
   visit("absgrad", c.absgrad, SettingRule{});
   visit("absgrad_threshold", c.absgrad_threshold, SettingRule{.lo = 0});
+  visit("prune_scale2d", c.prune_scale2d, SettingRule{.lo = 0});
   visit("max_gaussians", c.max_gaussians, SettingRule{.lo = 0});
   visit("photos", c.photos, SettingRule{});
   visit("exposure", c.exposure, SettingRule{});

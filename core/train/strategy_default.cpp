@@ -65,7 +65,8 @@ kernels::RefineRule refine_rule(const DefaultStrategyOptions& o, int batch_size,
   r.clone_below = log_scale_cut(o.grow_scale3d * extent);
   r.min_opacity_logit = opacity_logit_cut(o.prune_opacity);
   r.max_log_scale = log_scale_cut(o.prune_scale3d * extent);
-  r.max_radius = o.prune_scale2d;
+  // 0 turns screen-size pruning off: no radius passes infinity.
+  r.max_radius = o.prune_scale2d > 0 ? o.prune_scale2d : std::numeric_limits<float>::infinity();
   r.shrink = std::log(o.split_scale_divisor);
   r.check_size = check_size;
   return r;

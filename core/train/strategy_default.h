@@ -29,7 +29,7 @@ struct DefaultStrategyOptions {
   float split_scale_divisor = 1.6f;  // the two halves of a split get scale / this
   float prune_opacity = 0.005f;
   float prune_scale3d = 0.1f;        // x extent: larger in the world is pruned (after the first reset)
-  float prune_scale2d = 0.15f;       // max screen radius / image size above which it is pruned (idem)
+  float prune_scale2d = 0.15f;       // max screen radius / image size above which it is pruned (idem; 0: never)
   float reset_opacity = 0.01f;       // opacity ceiling after a reset
   // Most Gaussians growth may reach (0: no limit): a refinement with less room grows the rows whose
   // gradient is largest. With ranks each shard gets its share of it, in proportion to its rows.

@@ -242,6 +242,12 @@ TEST_CASE("default strategy: prune transparent, and oversized only when sizes ar
   const RowPlan checked = plan_rows(s, st, true);
   CHECK(checked.params == std::vector<int32_t>{3, 4});
   CHECK(checked.moments == std::vector<int32_t>{3, -1});
+  // prune_scale2d 0: sizes are checked in the world only, so rows 2 and 4 stay (and 4 is cloned).
+  DefaultStrategyOptions world_only;
+  world_only.prune_scale2d = 0;
+  const RowPlan in_world = plan_rows(s, st, true, world_only);
+  CHECK(in_world.params == std::vector<int32_t>{2, 3, 4, 4});
+  CHECK(in_world.moments == std::vector<int32_t>{2, 3, 4, -1});
 }
 
 TEST_CASE("default strategy: opacity reset caps at 0.01 and clears the opacity moments", "[strategy_default]") {
