@@ -73,9 +73,9 @@ struct LearningRates {
 // only the seen rows' optimizer state. Measured on H100s (bench/TRAINING.md "Sparse Adam"): at batch 1
 // it trains 1.08-1.13x faster; its PSNR matched dense Adam's on bonsai over 3 seeds with the host-planned
 // refinement but ended 0.15 dB lower over 2 seeds with the device-planned one, and it was better on cup;
-// at batch 4 it gains 0-3 % and cost bonsai 0.13 dB over 4 seeds. `Auto` is sparse exactly while a step
-// trains one image (the GUI may change the batch size as a run goes); dense stays the default until a
-// seed study settles batch 1.
+// at batch 4 it gains 0-3 % and cost bonsai 0.13 dB over 4 seeds. A later study at batch 1 over 4 seeds
+// of each scene: 1.09-1.10x, 0.09 dB lower on bonsai and 0.11 on cup. `Auto` is sparse exactly while a
+// step trains one image (the GUI may change the batch size as a run goes); dense stays the default.
 enum class AdamMode { Auto, Dense, Sparse };
 inline constexpr const char* kAdamModeNames[] = {"auto", "dense", "sparse"};
 // Whether a step of `batch_size` images under `mode` skips the zero gradients.
