@@ -20,7 +20,7 @@ namespace {
 enum : int {
   kDepthKeysA, kDepthKeysB, kOrderA, kOrderB, kSortedStart,
   kTileKeysA, kTileKeysB, kEntriesA, kEntriesB, kRanges, kTemp,
-  kWorkKeysA, kWorkKeysB, kTileOrderA, kTileOrderB, kVisibleSlots, kVisibleCount, kEmitted,
+  kWorkKeysA, kWorkKeysB, kTileOrderA, kTileOrderB, kCoveringSlots, kCoveringCount, kEmitted,
 };
 static_assert(kEmitted + 1 == kBinningSlots);
 
@@ -288,8 +288,8 @@ TileBins bin_and_sort(const ProjectedSlots& slots, const TileGrid& grid, int64_t
   }
 
   // 1. The slots that cover a tile, in depth order: S places (the plan's room for them).
-  int32_t* covering = ws.get<int32_t>(slot(kVisibleSlots), slots.count);
-  int64_t* covering_count = ws.get<int64_t>(slot(kVisibleCount), 1);
+  int32_t* covering = ws.get<int32_t>(slot(kCoveringSlots), slots.count);
+  int64_t* covering_count = ws.get<int64_t>(slot(kCoveringCount), 1);
   {
     const thrust::counting_iterator<int32_t> all(0);
     size_t bytes = 0;

@@ -133,6 +133,16 @@ void collect(const Accumulators& acc, Result& out) {
   out.max_radius = acc.max_radius.download(), out.visible = acc.visible.download();
 }
 
+// Forward + backward of every camera of `s` in one call of the CUDA rasterizer `r`, whose plans carry over
+// from call to call, downloaded.
+Result render_on(kernels::Rasterizer& r, const Scene& s, const OutputGrads& og) {
+  Accumulators acc(Device::CUDA, s);
+  Result out;
+  run_cameras(r, Device::CUDA, s, og, 0, s.cameras.size(), false, false, acc, out);  // downloads: in order
+  collect(acc, out);
+  return out;
+}
+
 // All cameras in one call (or one call per camera when `per_camera`).
 Result render(Device d, const Scene& s, const OutputGrads& og, bool packed, bool per_camera = false,
               bool lean = false) {
@@ -376,13 +386,7 @@ TEST_CASE("CUDA rasterizer plans its tile entries ahead; an overflow is counted 
   for (float& l : big.log_scales) l += std::log(12.f);
   const OutputGrads og(small.pixels(), 72);
   auto r = kernels::make_cuda_rasterizer();
-  auto run = [&](const Scene& s) {
-    Accumulators acc(Device::CUDA, s);
-    Result out;
-    run_cameras(*r, Device::CUDA, s, og, 0, s.cameras.size(), false, false, acc, out);  // downloads: in order
-    collect(acc, out);
-    return out;
-  };
+  auto run = [&](const Scene& s) { return render_on(*r, s, og); };
   run(small);  // the first call reads its count: the plan learns from it
   const long long learned = r->last_intersections();
   run(big);  // planned from `small`: too little room, and no wait to find out
@@ -413,13 +417,7 @@ TEST_CASE("CUDA rasterizer plans room for the pairs that cover a tile; an overfl
     if (i % 20 != 0) sparse.means[size_t(3 * i + 2)] = -9.f;  // behind every camera
   const OutputGrads og(full.pixels(), 74);
   auto r = kernels::make_cuda_rasterizer();
-  auto run = [&](const Scene& s) {
-    Accumulators acc(Device::CUDA, s);
-    Result out;
-    run_cameras(*r, Device::CUDA, s, og, 0, s.cameras.size(), false, false, acc, out);  // downloads: in order
-    collect(acc, out);
-    return out;
-  };
+  auto run = [&](const Scene& s) { return render_on(*r, s, og); };
   run(sparse);  // the first call reads its counts: the plans learn from it
   run(full);    // planned from `sparse`: too little room, and no wait to find out
   CHECK(r->covering_overflows() == 0);  // its counts have not been taken in yet
