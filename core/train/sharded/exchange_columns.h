@@ -54,10 +54,9 @@ class ReceivedPairs {
   kernels::Buffer<float> mean2d_, conic_opacity_, color_depth_;
 };
 
-// Every column of a projected pair, from the project stage's output into received pairs; the tile
-// counts last (kPairTilesColumn): a pair left out of a gated exchange arrives with tiles 0 and
-// nothing else written, which is all the rasterizer reads of a pair that covers no tile.
-constexpr int kPairTilesColumn = 5;
+// Every column of a projected pair, from the project stage's output into received pairs. The tile
+// counts are zero_gated: a pair left out of a gated exchange arrives with tiles 0 and nothing else
+// written, which is all the rasterizer reads of a pair that covers no tile.
 inline std::vector<ExchangeColumn> pair_columns(const kernels::ProjectedGaussians& from,
                                                 const ReceivedPairs::Columns& to) {
   return {{from.conic_opacity, to.conic_opacity, 16}, {from.color_depth, to.color_depth, 16},

@@ -19,8 +19,9 @@ enum Mark { kExchangeStart, kExchangeEnd, kRenderStart, kRenderEnd, kReturnStart
 
 // The exchange of columns whose rows are grouped by peer: of each column, `out[q]` rows from row
 // `out_at[q]` go to peer q and `in[q]` rows from peer q land at row `in_at[q]` (this rank's own run
-// included: the communicator copies it), gated by the sender's flag per row. Holds the byte slices
-// while the collective runs.
+// included: the communicator copies it), gated by the sender's flag per row; the column marked
+// zero_gated (at most one) receives zeros for the rows left out. Holds the byte slices while the
+// collective runs.
 class ColumnExchange {
  public:
   ColumnExchange(const std::vector<ExchangeColumn>& columns, const std::vector<int64_t>& out,
@@ -33,21 +34,22 @@ class ColumnExchange {
       return v;
     };
     for (const ExchangeColumn& c : columns) {
+      if (c.zero_gated) zeroed_ = int(buffers_.size());
       buffers_.push_back({c.from, {bytes(out, c.row_bytes), bytes(out_at, c.row_bytes)}, c.to,
                           {bytes(in, c.row_bytes), bytes(in_at, c.row_bytes)}});
       row_bytes_.push_back(c.row_bytes);
     }
   }
-  // Whether the rows whose gate is 0 were left out (transport::Communicator::all_to_all_gated; buffer
-  // `zeroed` gets zeros for them, -1: none).
-  bool run(Communicator& comm, const int32_t* gate, int zeroed) const {
-    return comm.all_to_all_gated(buffers_, row_bytes_, gate, zeroed);
+  // Whether the rows whose gate is 0 were left out (transport::Communicator::all_to_all_gated).
+  bool run(Communicator& comm, const int32_t* gate) const {
+    return comm.all_to_all_gated(buffers_, row_bytes_, gate, zeroed_);
   }
 
  private:
   std::vector<std::vector<int64_t>> slices_;
   std::vector<transport::ExchangeBuffer> buffers_;
   std::vector<int64_t> row_bytes_;
+  int zeroed_ = -1;  // the zero_gated column's buffer
 };
 
 // Exclusive prefix sum: where each peer's pairs start.
@@ -166,7 +168,7 @@ void ShardedStep::exchange_pairs(const kernels::ProjectedGaussians& mine) {
   sizes_.pairs_received = m;
   received_.resize(m);
   const std::vector<ExchangeColumn> columns = pair_columns(mine, received_.columns());
-  gated_ = ColumnExchange(columns, send_pairs_, send_at_, recv_pairs_, recv_at_).run(comm_, mine.tiles, kPairTilesColumn);
+  gated_ = ColumnExchange(columns, send_pairs_, send_at_, recv_pairs_, recv_at_).run(comm_, mine.tiles);
   marks_.mark(kExchangeEnd);
   mark("sharded: pair exchange");
   measure_traffic(mine, row_bytes(columns));
@@ -248,7 +250,7 @@ void ShardedStep::return_gradients(int64_t projected) {
                             recv_pairs_, recv_at_, send_pairs_, send_at_);
   marks_.mark(kReturnStart);
   // No gradient reaches a pair that covers no tile, and project_backward reads none for it.
-  back.run(comm_, received_.view().tiles, -1);
+  back.run(comm_, received_.view().tiles);
   marks_.mark(kReturnEnd);
   mark("sharded: gradient return");
 }
