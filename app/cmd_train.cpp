@@ -45,6 +45,7 @@ struct TrainArgs {
   std::string strategy = "default";
   int batch_size = 1;
   bool packed = false;
+  bool antialiased = false;
   bool amp = false;
   int gpus = 1;
   int ranks = 1;
@@ -63,6 +64,8 @@ struct TrainArgs {
   bool absgrad = false;
   float absgrad_threshold = DefaultStrategyOptions{}.absgrad_threshold;
   float prune_scale2d = DefaultStrategyOptions{}.prune_scale2d;
+  float opacity_reg = DefaultStrategyOptions{}.opacity_reg;
+  float scale_reg = DefaultStrategyOptions{}.scale_reg;
   int64_t max_gaussians = 0;
   std::string photos = kPhotoPlacementNames[int(PhotoPlacement::Auto)];
   bool exposure = false;
@@ -81,9 +84,9 @@ struct TrainArgs {
 // The options a run records in config.json (under their names: --data-factor as data_factor) and
 // a bare --resume restores; the budget is the checkpoint's own.
 const std::vector<std::string> kRecordedOptions = {
-    "--strategy",   "--batch-size", "--packed",    "--data-factor", "--undistort", "--mask-mode",
+    "--strategy",   "--batch-size", "--packed", "--antialiased",    "--data-factor", "--undistort", "--mask-mode",
     "--fisheye-fov", "--eval-every", "--log-every", "--checkpoint-every", "--seed",
-    "--sh-degree",  "--background", "--cap-max",   "--absgrad",     "--absgrad-threshold", "--prune-scale2d", "--amp",
+    "--sh-degree",  "--background", "--cap-max",   "--absgrad",     "--absgrad-threshold", "--prune-scale2d", "--opacity-reg", "--scale-reg", "--amp",
     "--max-gaussians", "--photos", "--exposure", "--adam", "--up"};
 
 void add_train_options(CLI::App* sub, TrainArgs& a) {
@@ -108,6 +111,9 @@ void add_train_options(CLI::App* sub, TrainArgs& a) {
                   "Training views per step; learning rates follow the sqrt(B) rule, schedules count images")
       ->capture_default_str()->check(at_least(1));
   sub->add_flag("--packed", a.packed, "Packed rasterization: keep only visible (camera, Gaussian) pairs (saves memory)");
+  sub->add_flag("--antialiased", a.antialiased,
+                "Anti-aliased projection (a 2D filter that keeps a Gaussian's energy as it shrinks below a pixel); eval and "
+                "render draw the run the same way");
   sub->add_flag("--amp", a.amp,
                 "Mixed precision: SH rest coefficients and Adam moments stored in bf16 (less memory per Gaussian; "
                 "with --ranks/--gpus every rank stores its shard so)");
@@ -151,6 +157,15 @@ void add_train_options(CLI::App* sub, TrainArgs& a) {
   sub->add_option("--prune-scale2d", a.prune_scale2d,
                   "default: after the first opacity reset, prune a Gaussian whose screen radius passed this fraction "
                   "of the image (0: never, as the reference trainer's default)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--opacity-reg", a.opacity_reg,
+                  "default: weight of the mean opacity in the loss (MCMC's regulariser; 0: none), which fades "
+                  "Gaussians the photos do not hold up")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--scale-reg", a.scale_reg,
+                  "default: weight of the mean world scale in the loss (MCMC's regulariser; 0: none)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--max-gaussians", a.max_gaussians,
@@ -221,6 +236,7 @@ TrainerOptions trainer_options(const TrainArgs& a, kernels::Device dev) {
                    .images = image_budget(a, a.batch_size),
                    .batch_size = a.batch_size,
                    .packed = a.packed,
+                   .antialiased = a.antialiased,
                    .sh_degree_cap = a.sh_degree,
                    .strategy = a.strategy,
                    .seed = a.seed,
@@ -232,6 +248,8 @@ TrainerOptions trainer_options(const TrainArgs& a, kernels::Device dev) {
   o.default_strategy.absgrad = a.absgrad;
   o.default_strategy.absgrad_threshold = a.absgrad_threshold;
   o.default_strategy.prune_scale2d = a.prune_scale2d;
+  o.default_strategy.opacity_reg = a.opacity_reg;
+  o.default_strategy.scale_reg = a.scale_reg;
   o.default_strategy.max_gaussians = a.max_gaussians;
   o.photos = PhotoPlacement(std::find(std::begin(kPhotoPlacementNames), std::end(kPhotoPlacementNames), a.photos) -
                             std::begin(kPhotoPlacementNames));

@@ -69,6 +69,8 @@ struct RunConfig {
   bool absgrad = DefaultStrategyOptions{}.absgrad;  // default strategy
   float absgrad_threshold = DefaultStrategyOptions{}.absgrad_threshold;  // with absgrad
   float prune_scale2d = DefaultStrategyOptions{}.prune_scale2d;  // default strategy's screen-size pruning (0: off)
+  float opacity_reg = DefaultStrategyOptions{}.opacity_reg;      // default strategy's regularisers (0: none)
+  float scale_reg = DefaultStrategyOptions{}.scale_reg;
   int64_t max_gaussians = DefaultStrategyOptions{}.max_gaussians;  // default strategy (0: no limit)
   PhotoPlacement photos = TrainerOptions{}.photos;  // with ranks: every photo on every rank, or its own
   bool exposure = TrainerOptions{}.exposure;        // per-image colour maps
@@ -136,6 +138,8 @@ void for_each_setting(Config& c, Visit&& visit) {
   visit("absgrad", c.absgrad, SettingRule{});
   visit("absgrad_threshold", c.absgrad_threshold, SettingRule{.lo = 0});
   visit("prune_scale2d", c.prune_scale2d, SettingRule{.lo = 0});
+  visit("opacity_reg", c.opacity_reg, SettingRule{.lo = 0});
+  visit("scale_reg", c.scale_reg, SettingRule{.lo = 0});
   visit("max_gaussians", c.max_gaussians, SettingRule{.lo = 0});
   visit("photos", c.photos, SettingRule{});
   visit("exposure", c.exposure, SettingRule{});

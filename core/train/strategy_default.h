@@ -31,6 +31,10 @@ struct DefaultStrategyOptions {
   float prune_scale3d = 0.1f;        // x extent: larger in the world is pruned (after the first reset)
   float prune_scale2d = 0.15f;       // max screen radius / image size above which it is pruned (idem; 0: never)
   float reset_opacity = 0.01f;       // opacity ceiling after a reset
+  // Weights of mean(opacity) and mean(world scale) in the loss (0: none, the 3DGS default). They are
+  // MCMC's regularisers: they push opacity and size down wherever the photos do not hold them up.
+  float opacity_reg = 0.f;
+  float scale_reg = 0.f;
   // Most Gaussians growth may reach (0: no limit): a refinement with less room grows the rows whose
   // gradient is largest. With ranks each shard gets its share of it, in proportion to its rows.
   int64_t max_gaussians = 0;
@@ -76,6 +80,7 @@ class DefaultStrategy final : public Strategy {
   std::string name() const override { return "default"; }
   bool wants_stats(int first_image) const override;
   bool after_step(const StepInfo& info, DeviceGaussians& g) override;
+  void add_loss_gradients(const StepInfo& info, DeviceGaussians& g) override;
   nlohmann::json state() const override;
   void load_state(const nlohmann::json& s) override;
 

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "core/train/strategy_default.h"
+#include "core/train/strategy_mcmc.h"
 #include "kernels/hd_math.h"
 #include "kernels/refine_plan.h"
 #include "tests/support/test_support.h"
@@ -248,6 +249,37 @@ TEST_CASE("default strategy: prune transparent, and oversized only when sizes ar
   const RowPlan in_world = plan_rows(s, st, true, world_only);
   CHECK(in_world.params == std::vector<int32_t>{2, 3, 4, 4});
   CHECK(in_world.moments == std::vector<int32_t>{2, 3, 4, -1});
+}
+
+TEST_CASE("default strategy: the opacity and scale regularisers add MCMC's gradients, and none at weight 0",
+          "[strategy_default]") {
+  const GaussianState start = make_state({0.05f, 0.5f, 0.01f}, {0.9f, 0.1f, 0.4f});
+  StepInfo info;
+  info.model_rows = 3;
+  // The loss terms' gradients, on top of a photometric gradient of 1 in every value.
+  auto loss_terms = [&](Strategy& strategy) {
+    DeviceGaussians g(kernels::Device::CPU, start);
+    g.grad(Group::Opacity).upload(std::vector<float>(3, 1.f));
+    g.grad(Group::LogScales).upload(std::vector<float>(9, 1.f));
+    strategy.add_loss_gradients(info, g);
+    std::vector<float> v = g.grad(Group::Opacity).download();
+    const std::vector<float> s = g.grad(Group::LogScales).download();
+    v.insert(v.end(), s.begin(), s.end());
+    return v;
+  };
+  DefaultStrategy plain;
+  CHECK(loss_terms(plain) == std::vector<float>(12, 1.f));
+  DefaultStrategyOptions o;
+  o.opacity_reg = 0.01f;
+  o.scale_reg = 0.02f;
+  DefaultStrategy regularised(o);
+  McmcStrategyOptions m;
+  m.opacity_reg = o.opacity_reg;
+  m.scale_reg = o.scale_reg;
+  McmcStrategy mcmc(m);
+  const std::vector<float> got = loss_terms(regularised), want = loss_terms(mcmc);
+  CHECK(got == want);
+  for (const float v : got) CHECK(v > 1.f);  // both terms grow with opacity and scale
 }
 
 TEST_CASE("default strategy: opacity reset caps at 0.01 and clears the opacity moments", "[strategy_default]") {
