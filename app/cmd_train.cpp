@@ -45,7 +45,7 @@ struct TrainArgs {
   std::string strategy = "default";
   int batch_size = 1;
   bool packed = false;
-  bool antialiased = false;
+  bool antialiased = TrainerOptions{}.antialiased;
   bool amp = false;
   int gpus = 1;
   int ranks = 1;
@@ -111,9 +111,11 @@ void add_train_options(CLI::App* sub, TrainArgs& a) {
                   "Training views per step; learning rates follow the sqrt(B) rule, schedules count images")
       ->capture_default_str()->check(at_least(1));
   sub->add_flag("--packed", a.packed, "Packed rasterization: keep only visible (camera, Gaussian) pairs (saves memory)");
-  sub->add_flag("--antialiased", a.antialiased,
-                "Anti-aliased projection (a 2D filter that keeps a Gaussian's energy as it shrinks below a pixel); eval and "
-                "render draw the run the same way");
+  sub->add_flag("--antialiased,!--no-antialiased", a.antialiased,
+                "Anti-aliased projection (on by default): a Gaussian's screen footprint is widened to at least a "
+                "pixel with its opacity scaled to keep its energy; eval, render and the viewer draw the run the same "
+                "way. --no-antialiased trains for viewers that draw without it (the original 3DGS renderer)")
+      ->capture_default_str();
   sub->add_flag("--amp", a.amp,
                 "Mixed precision: SH rest coefficients and Adam moments stored in bf16 (less memory per Gaussian; "
                 "with --ranks/--gpus every rank stores its shard so)");

@@ -141,6 +141,7 @@ void TrainingController::open_run(ViewerState& viewer, const fs::path& dir) {
     viewer.undistort = load.undistort;
     viewer.mask_mode = load.mask_mode;
     std::copy(config.background.begin(), config.background.end(), viewer.view.background);
+    viewer.view.antialiased = config.antialiased;
     viewer.open(config.scene_folder, config.up);
     pending_resume_ = fs::path(settings.run_dir);
     pending_generation_ = viewer.content_generation;

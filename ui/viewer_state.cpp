@@ -267,6 +267,7 @@ void ViewerState::snap_nearest() {
 kernels::RasterSettings ViewerState::raster_settings() const {
   kernels::RasterSettings s;
   s.sh_degree = view.sh_degree;
+  s.antialiased = view.antialiased;
   std::copy(view.background, view.background + 3, s.background);
   return s;
 }

@@ -12,6 +12,7 @@
 #include "core/model/model_snapshot.h"
 #include "core/model/splat_files.h"
 #include "core/scene/up_axis.h"
+#include "core/train/trainer.h"
 #include "kernels/rasterizer.h"
 #include "ui/cpu_budget_probe.h"
 #include "ui/motion_resolution.h"
@@ -32,6 +33,9 @@ struct ViewSettings {
   // most resolution_scale. A full-scale frame follows once the camera rests.
   float moving_resolution_scale = MotionPolicy{}.moving_scale;
   int sh_degree = 3;
+  // Drawn with the anti-aliased projection, as training draws by default; a run's own setting replaces
+  // it when the run is opened, so the view shows what the run was trained to show.
+  bool antialiased = TrainerOptions{}.antialiased;
   float background[3] = {0.f, 0.f, 0.f};
   bool show_grid = true, show_axes = true, show_frustums = true;
   // While training (ui/frame_gate.h): new snapshots render at most fps_cap times a second (the app

@@ -88,7 +88,9 @@ struct TrainerOptions {
   int images = 30000;             // the run's budget of training images; batch_size of them per step
   int batch_size = 1;
   bool packed = false;
-  bool antialiased = false;
+  // The anti-aliased projection (raster::project: the 2D dilation with its opacity compensation) trains
+  // better and faster on every scene measured (bench/QUALITY.md), so it is the default.
+  bool antialiased = true;
   int sh_degree_cap = 3;          // active degree grows by 1 every sh_degree_interval images up to this
   int sh_degree_interval = 1000;
   std::string strategy = "default";  // "default" or "mcmc"

@@ -89,7 +89,7 @@ TEST_CASE("cli: a bare --resume continues in the run's folder with its recorded 
   const fs::path runf = dir / "run";
   const CliResult first = run_cli("train '" + scene.string() + "' --device cpu --steps 20 --stop-at 8 --data-factor 2 " +
                                   "--log-every 4 --seed 7 --sh-degree 1 --max-gaussians 90000 --absgrad --absgrad-threshold 0.0005 " +
-                                  "--prune-scale2d 0 --antialiased --opacity-reg 0.01 --scale-reg 0.02 --photos own --out '" + runf.string() +
+                                  "--prune-scale2d 0 --no-antialiased --opacity-reg 0.01 --scale-reg 0.02 --photos own --out '" + runf.string() +
                                   "'");
   INFO(first.out);
   REQUIRE(first.code == 0);
@@ -113,7 +113,7 @@ TEST_CASE("cli: a bare --resume continues in the run's folder with its recorded 
   CHECK(config["absgrad"] == true);
   CHECK(config["absgrad_threshold"].get<float>() == 0.0005f);
   CHECK(config["prune_scale2d"].get<float>() == 0.0f);
-  CHECK(config["antialiased"] == true);
+  CHECK(config["antialiased"] == false);
   CHECK(config["opacity_reg"].get<float>() == 0.01f);
   CHECK(config["scale_reg"].get<float>() == 0.02f);
   CHECK(config["photos"] == "own");
