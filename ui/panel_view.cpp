@@ -96,12 +96,13 @@ void draw_view_panel(ViewerState& state) {
   state.view.mode = static_cast<RenderMode>(mode);
   draw_resolution(state.view);
   ImGui::SliderInt("SH degree", &state.view.sh_degree, 0, 3);
-  ImGui::Checkbox("Anti-aliased", &state.view.antialiased);
-  if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("Draw as the anti-aliased projection trains (a run opened from its folder sets it)");
   float fov_deg = static_cast<float>(state.camera.fov_y() * 180.0 / M_PI);
   if (ImGui::SliderFloat("FOV", &fov_deg, 10.f, 120.f, "%.0f deg")) state.camera.set_fov_y(fov_deg * M_PI / 180.0);
   ImGui::ColorEdit3("Background", state.view.background, ImGuiColorEditFlags_NoInputs);
+  ImGui::SameLine();
+  ImGui::Checkbox("Anti-aliased", &state.view.antialiased);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Draw as the anti-aliased projection trains (a run opened from its folder sets it)");
   ImGui::Checkbox("Grid", &state.view.show_grid);
   ImGui::SameLine();
   ImGui::Checkbox("Axes", &state.view.show_axes);
