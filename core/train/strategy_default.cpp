@@ -10,9 +10,9 @@
 #include <string>
 
 #include "core/train/image_schedule.h"
+#include "core/train/strategy_mcmc.h"
 #include "kernels/handoff_memory.h"
 #include "kernels/hd_math.h"
-#include "kernels/mcmc.h"
 #include "kernels/refine_plan.h"
 
 namespace splat {
@@ -110,12 +110,8 @@ DefaultStrategy::DefaultStrategy(const DefaultStrategyOptions& o, uint64_t seed)
 
 bool DefaultStrategy::wants_stats(int first_image) const { return first_image < o_.refine_stop; }
 
-// The regularisers are means over the whole model: a shard adds its rows' part of them.
 void DefaultStrategy::add_loss_gradients(const StepInfo& info, DeviceGaussians& g) {
-  if (o_.opacity_reg == 0.f && o_.scale_reg == 0.f) return;
-  kernels::mcmc_add_regularizer_gradients(g.context(), g.param(Group::Opacity).data(), g.param(Group::LogScales).data(),
-                                          g.grad(Group::Opacity).data(), g.grad(Group::LogScales).data(), g.size(),
-                                          std::max(info.model_rows, g.size()), o_.opacity_reg, o_.scale_reg);
+  add_mean_regularizers(info, g, o_.opacity_reg, o_.scale_reg);
 }
 
 bool DefaultStrategy::after_step(const StepInfo& info, DeviceGaussians& g) {

@@ -62,10 +62,15 @@ McmcStrategy::McmcStrategy(const McmcStrategyOptions& o, uint64_t seed)
     : o_(o), rng_(seed), noise_seed_(seed) {}
 
 // The regularisers are means over the whole model: a shard adds its rows' part of them.
-void McmcStrategy::add_loss_gradients(const StepInfo& info, DeviceGaussians& g) {
+void add_mean_regularizers(const StepInfo& info, DeviceGaussians& g, float opacity_reg, float scale_reg) {
+  if (opacity_reg == 0.f && scale_reg == 0.f) return;
   kernels::mcmc_add_regularizer_gradients(g.context(), g.param(Group::Opacity).data(), g.param(Group::LogScales).data(),
                                           g.grad(Group::Opacity).data(), g.grad(Group::LogScales).data(), g.size(),
-                                          std::max(info.model_rows, g.size()), o_.opacity_reg, o_.scale_reg);
+                                          std::max(info.model_rows, g.size()), opacity_reg, scale_reg);
+}
+
+void McmcStrategy::add_loss_gradients(const StepInfo& info, DeviceGaussians& g) {
+  add_mean_regularizers(info, g, o_.opacity_reg, o_.scale_reg);
 }
 
 bool McmcStrategy::after_step(const StepInfo& info, DeviceGaussians& g) {

@@ -36,6 +36,11 @@ struct McmcStrategyOptions {
 int64_t relocate_dead(DeviceGaussians& g, float min_opacity, uint64_t key);
 int64_t append_copies(DeviceGaussians& g, float min_opacity, uint64_t key, int64_t count);
 
+// Adds to g's gradients those of opacity_reg * mean(opacity) + scale_reg * mean(world scale) over the
+// whole model (info.model_rows; a shard adds its rows' part): MCMC's regularisers, which the default
+// strategy may add too. Nothing when both weights are 0.
+void add_mean_regularizers(const StepInfo& info, DeviceGaussians& g, float opacity_reg, float scale_reg);
+
 // How many rows a refinement appends to n rows: min(cap, floor((1 + grow_rate) n)) - n, at least 0.
 int64_t mcmc_growth(const McmcStrategyOptions& o, int64_t n);
 
