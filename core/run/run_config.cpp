@@ -215,6 +215,9 @@ nlohmann::json to_json(const RunConfig& config) {
 RunConfig run_config_from_json(const nlohmann::json& json, const fs::path& file) {
   if (!json.is_object()) throw RunFolderError(file, "bad run config: not a JSON object");
   RunConfig config;
+  // A config without the key was written before the anti-aliased projection became the default: that
+  // run trained without it, and eval, render and the viewer must draw it so.
+  if (!json.contains("antialiased")) config.antialiased = false;
   for_each_setting(config, SettingReader(json, file));
   return config;
 }
