@@ -86,6 +86,7 @@ void TrainingController::start_new(ViewerState& viewer) {
   loaded.mask_mode = viewer.content.mask_mode;
   config.set_scene_load_options(loaded);
   const TrainerOptions opt = config.trainer_options(device_);
+  viewer.view.antialiased = config.antialiased;  // the view draws as the run trains
   session_.reset();
   run_.reset();
   const fs::path dir = settings.run_dir.empty() ? default_run_dir(fs::current_path(), scene)

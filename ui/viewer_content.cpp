@@ -4,6 +4,7 @@
 
 #include "core/scene/demo_scene.h"
 #include "core/model/ply_io.h"
+#include "core/run/run_config.h"
 #include "core/scene/scene_loader.h"
 
 namespace splat::ui {
@@ -23,13 +24,26 @@ ViewerContent from_scene_folder(const fs::path& folder, std::string source, int 
   auto model = std::make_shared<GaussianModel>(init_from_points(scene->points));
   return {std::move(source), std::move(scene), std::move(model), data_factor, undistort, mask_mode};
 }
+
+bool ply_drawn_antialiased(const fs::path& ply) {
+  const fs::path run = ply.parent_path().empty() ? fs::path(".") : ply.parent_path();
+  std::error_code ec;
+  if (!fs::exists(run / run_files::kConfig, ec)) return false;
+  try {
+    return read_run_config(run).antialiased;
+  } catch (const std::exception&) {
+    return false;  // a damaged config beside a readable PLY: draw it the common way
+  }
+}
 }  // namespace
 
 ViewerContent load_content(const fs::path& path, int data_factor, const UndistortOptions& undistort,
                            MaskMode mask_mode, const std::array<float, 3>& mask_fill, const LoadProgressFn& on_progress) {
   if (path.extension() == ".ply") {
     auto model = std::make_shared<GaussianModel>(read_ply(path));
-    return {path.string(), nullptr, std::move(model)};
+    ViewerContent c{path.string(), nullptr, std::move(model)};
+    c.antialiased = ply_drawn_antialiased(path);
+    return c;
   }
   return from_scene_folder(path, path.string(), data_factor, undistort, mask_mode, mask_fill, on_progress);
 }

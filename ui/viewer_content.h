@@ -28,6 +28,10 @@ struct ViewerContent {
   UndistortOptions undistort{};                // and its distorted lenses undistorted so
   MaskMode mask_mode = MaskMode::Ignore;       // and its masks' masked-out pixels meant this
   bool demo = false;                           // the built-in demo scene
+  // How a bare PLY is drawn: as its run trained where it sits in a run folder (config.json beside it),
+  // else without the anti-aliased filter, as the original 3DGS renderer draws the PLYs most tools
+  // write. Unset for a scene, whose training decides.
+  std::optional<bool> antialiased;
 };
 
 // How far a load has got, reported from the loading threads: (images decoded, images to decode).

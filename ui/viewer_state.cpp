@@ -115,6 +115,7 @@ void ViewerState::poll_loader() {
 
 void ViewerState::apply(ViewerContent loaded) {
   content = std::move(loaded);
+  if (content.antialiased) view.antialiased = *content.antialiased;
   shown_snapshot_.reset();
   ++content_generation;
   ++model_version;

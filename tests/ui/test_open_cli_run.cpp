@@ -76,3 +76,28 @@ TEST_CASE("opening a CLI MCMC run in the GUI keeps every setting it recorded", "
   CHECK(o.exposure);
   CHECK(o.photos == PhotoPlacement::Own);  // not on the panel, kept from the record
 }
+
+TEST_CASE("a PLY opened alone is drawn as its run trained, or without the anti-aliased filter", "[ui][run]") {
+  const fs::path dir = test::scratch_dir("ui_ply_antialiased");
+  ViewerState state(kernels::Device::CPU, dir / "recent.json");
+  // A PLY of another tool (no run beside it): the original renderer's way, whatever the view held.
+  state.view.antialiased = true;
+  test::open_random_cube(state, dir, 50);
+  REQUIRE(state.notes.error_count() == 0);
+  CHECK_FALSE(state.view.antialiased);
+  CHECK_FALSE(state.raster_settings().antialiased);
+  // The same PLY in a run folder that trained anti-aliased.
+  write_run_config(dir, to_json(RunConfig{.scene_folder = "/data/garden", .antialiased = true}));
+  state.open(dir / "in.ply");
+  state.loader.wait();
+  state.poll_loader();
+  REQUIRE(state.notes.error_count() == 0);
+  CHECK(state.view.antialiased);
+  // A damaged config beside it is no reason to refuse the PLY: drawn the common way.
+  std::ofstream(dir / run_files::kConfig) << "{";
+  state.open(dir / "in.ply");
+  state.loader.wait();
+  state.poll_loader();
+  REQUIRE(state.notes.error_count() == 0);
+  CHECK_FALSE(state.view.antialiased);
+}
