@@ -61,6 +61,8 @@ struct TrainArgs {
   int sh_degree = 3;
   std::vector<float> background{0, 0, 0};
   int64_t cap_max = 1000000;
+  float grow_grad2d = DefaultStrategyOptions{}.grad_threshold;
+  float ssim_weight = TrainerOptions{}.ssim_weight;
   bool absgrad = false;
   float absgrad_threshold = DefaultStrategyOptions{}.absgrad_threshold;
   float prune_scale2d = DefaultStrategyOptions{}.prune_scale2d;
@@ -86,7 +88,7 @@ struct TrainArgs {
 const std::vector<std::string> kRecordedOptions = {
     "--strategy",   "--batch-size", "--packed", "--antialiased",    "--data-factor", "--undistort", "--mask-mode",
     "--fisheye-fov", "--eval-every", "--log-every", "--checkpoint-every", "--seed",
-    "--sh-degree",  "--background", "--cap-max",   "--absgrad",     "--absgrad-threshold", "--prune-scale2d", "--opacity-reg", "--scale-reg", "--amp",
+    "--sh-degree",  "--background", "--cap-max",   "--ssim-weight", "--grow-grad2d", "--absgrad",     "--absgrad-threshold", "--prune-scale2d", "--opacity-reg", "--scale-reg", "--amp",
     "--max-gaussians", "--photos", "--exposure", "--adam", "--up"};
 
 void add_train_options(CLI::App* sub, TrainArgs& a) {
@@ -150,6 +152,15 @@ void add_train_options(CLI::App* sub, TrainArgs& a) {
       ->capture_default_str()->check(CLI::Range(0, 3));
   sub->add_option("--background", a.background, "Background colour r g b in [0,1]")->expected(3)->capture_default_str();
   sub->add_option("--cap-max", a.cap_max, "mcmc: most Gaussians")->capture_default_str()->check(at_least(1));
+  sub->add_option("--grow-grad2d", a.grow_grad2d,
+                  "default: the mean 2D position gradient above which a Gaussian is cloned or split (lower: more "
+                  "Gaussians)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--ssim-weight", a.ssim_weight,
+                  "Weight of (1 - SSIM) in the photometric loss, the rest on the L1 difference")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0f, 1.0f));
   sub->add_flag("--absgrad", a.absgrad, "default: grow on the absolute 2D gradient (AbsGS) instead of the plain one");
   sub->add_option("--absgrad-threshold", a.absgrad_threshold,
                   "default with --absgrad: the summed absolute 2D gradient above which a Gaussian grows (lower: more "
@@ -247,6 +258,8 @@ TrainerOptions trainer_options(const TrainArgs& a, kernels::Device dev) {
                    .exposure = a.exposure};
   for (int c = 0; c < 3; ++c) o.background[c] = a.background[c];
   o.mcmc.cap = a.cap_max;
+  o.ssim_weight = a.ssim_weight;
+  o.default_strategy.grad_threshold = a.grow_grad2d;
   o.default_strategy.absgrad = a.absgrad;
   o.default_strategy.absgrad_threshold = a.absgrad_threshold;
   o.default_strategy.prune_scale2d = a.prune_scale2d;

@@ -27,6 +27,8 @@ void for_each_trainer_setting(Config& c, Options& o, F&& f) {
   f(c.sh_degree, o.sh_degree_cap);
   f(c.background, o.background);
   f(c.cap_max, o.mcmc.cap);
+  f(c.ssim_weight, o.ssim_weight);
+  f(c.grow_grad2d, o.default_strategy.grad_threshold);
   f(c.absgrad, o.default_strategy.absgrad);
   f(c.absgrad_threshold, o.default_strategy.absgrad_threshold);
   f(c.prune_scale2d, o.default_strategy.prune_scale2d);

@@ -66,6 +66,8 @@ struct RunConfig {
   int sh_degree = TrainerOptions{}.sh_degree_cap;
   std::array<float, 3> background = TrainerOptions{}.background;
   int64_t cap_max = McmcStrategyOptions{}.cap;   // mcmc
+  float ssim_weight = TrainerOptions{}.ssim_weight;  // of (1 - SSIM) in the loss
+  float grow_grad2d = DefaultStrategyOptions{}.grad_threshold;  // default strategy's growth threshold
   bool absgrad = DefaultStrategyOptions{}.absgrad;  // default strategy
   float absgrad_threshold = DefaultStrategyOptions{}.absgrad_threshold;  // with absgrad
   float prune_scale2d = DefaultStrategyOptions{}.prune_scale2d;  // default strategy's screen-size pruning (0: off)
@@ -135,6 +137,8 @@ void for_each_setting(Config& c, Visit&& visit) {
   visit("sh_degree", c.sh_degree, SettingRule{.lo = 0, .hi = 3});
   visit("background", c.background, SettingRule{});
   visit("cap_max", c.cap_max, SettingRule{.lo = 1});
+  visit("ssim_weight", c.ssim_weight, SettingRule{.lo = 0, .hi = 1});
+  visit("grow_grad2d", c.grow_grad2d, SettingRule{.lo = 0});
   visit("absgrad", c.absgrad, SettingRule{});
   visit("absgrad_threshold", c.absgrad_threshold, SettingRule{.lo = 0});
   visit("prune_scale2d", c.prune_scale2d, SettingRule{.lo = 0});

@@ -88,7 +88,7 @@ TEST_CASE("cli: a bare --resume continues in the run's folder with its recorded 
   const fs::path scene = small_demo(dir);
   const fs::path runf = dir / "run";
   const CliResult first = run_cli("train '" + scene.string() + "' --device cpu --steps 20 --stop-at 8 --data-factor 2 " +
-                                  "--log-every 4 --seed 7 --sh-degree 1 --max-gaussians 90000 --absgrad --absgrad-threshold 0.0005 " +
+                                  "--log-every 4 --seed 7 --sh-degree 1 --max-gaussians 90000 --absgrad --absgrad-threshold 0.0005 --grow-grad2d 0.0003 --ssim-weight 0.25 " +
                                   "--prune-scale2d 0 --no-antialiased --opacity-reg 0.01 --scale-reg 0.02 --photos own --out '" + runf.string() +
                                   "'");
   INFO(first.out);
@@ -113,6 +113,8 @@ TEST_CASE("cli: a bare --resume continues in the run's folder with its recorded 
   CHECK(config["absgrad"] == true);
   CHECK(config["absgrad_threshold"].get<float>() == 0.0005f);
   CHECK(config["prune_scale2d"].get<float>() == 0.0f);
+  CHECK(config["grow_grad2d"].get<float>() == 0.0003f);
+  CHECK(config["ssim_weight"].get<float>() == 0.25f);
   CHECK(config["antialiased"] == false);
   CHECK(config["opacity_reg"].get<float>() == 0.01f);
   CHECK(config["scale_reg"].get<float>() == 0.02f);
