@@ -22,7 +22,7 @@ ViewerContent from_scene_folder(const fs::path& folder, std::string source, int 
   opt.on_progress = on_progress;
   auto scene = std::make_shared<Scene>(load_scene(folder, opt));
   auto model = std::make_shared<GaussianModel>(init_from_points(scene->points));
-  return {std::move(source), std::move(scene), std::move(model), data_factor, undistort, mask_mode};
+  return {std::move(source), std::move(scene), std::move(model), data_factor, undistort, mask_mode, false, std::nullopt};
 }
 
 bool ply_drawn_antialiased(const fs::path& ply) {
@@ -41,9 +41,7 @@ ViewerContent load_content(const fs::path& path, int data_factor, const Undistor
                            MaskMode mask_mode, const std::array<float, 3>& mask_fill, const LoadProgressFn& on_progress) {
   if (path.extension() == ".ply") {
     auto model = std::make_shared<GaussianModel>(read_ply(path));
-    ViewerContent c{path.string(), nullptr, std::move(model)};
-    c.antialiased = ply_drawn_antialiased(path);
-    return c;
+    return {path.string(), nullptr, std::move(model), 1, {}, MaskMode::Ignore, false, ply_drawn_antialiased(path)};
   }
   return from_scene_folder(path, path.string(), data_factor, undistort, mask_mode, mask_fill, on_progress);
 }

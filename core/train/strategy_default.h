@@ -33,6 +33,7 @@ struct DefaultStrategyOptions {
   float reset_opacity = 0.01f;       // opacity ceiling after a reset
   // Weights of mean(opacity) and mean(world scale) in the loss (0: none, the 3DGS default). They are
   // MCMC's regularisers: they push opacity and size down wherever the photos do not hold them up.
+  // Per 4 images, as MCMC's (core/train/strategy_mcmc.h: kRegularizerImages).
   float opacity_reg = 0.f;
   float scale_reg = 0.f;
   // Most Gaussians growth may reach (0: no limit): a refinement with less room grows the rows whose

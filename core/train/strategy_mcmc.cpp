@@ -61,12 +61,18 @@ int64_t mcmc_growth(const McmcStrategyOptions& o, int64_t n) {
 McmcStrategy::McmcStrategy(const McmcStrategyOptions& o, uint64_t seed)
     : o_(o), rng_(seed), noise_seed_(seed) {}
 
+float regularizer_step_weight(float weight, int batch_size) {
+  return weight * float(std::max(batch_size, 1)) / float(kRegularizerImages);
+}
+
 // The regularisers are means over the whole model: a shard adds its rows' part of them.
 void add_mean_regularizers(const StepInfo& info, DeviceGaussians& g, float opacity_reg, float scale_reg) {
   if (opacity_reg == 0.f && scale_reg == 0.f) return;
   kernels::mcmc_add_regularizer_gradients(g.context(), g.param(Group::Opacity).data(), g.param(Group::LogScales).data(),
                                           g.grad(Group::Opacity).data(), g.grad(Group::LogScales).data(), g.size(),
-                                          std::max(info.model_rows, g.size()), opacity_reg, scale_reg);
+                                          std::max(info.model_rows, g.size()),
+                                          regularizer_step_weight(opacity_reg, info.batch_size),
+                                          regularizer_step_weight(scale_reg, info.batch_size));
 }
 
 void McmcStrategy::add_loss_gradients(const StepInfo& info, DeviceGaussians& g) {

@@ -23,8 +23,8 @@ struct McmcStrategyOptions {
   float min_opacity = 0.005f;  // at or below: dead
   float grow_rate = 0.05f;     // growth per refinement, as a fraction of the current count
   float noise_lr = 5e5f;       // noise scale relative to the means' learning rate
-  float opacity_reg = 0.01f;   // weight of mean(sigmoid(opacity_logit)) in the loss
-  float scale_reg = 0.01f;     // weight of mean(exp(log_scale)) in the loss
+  float opacity_reg = 0.01f;   // weight of mean(sigmoid(opacity_logit)) in the loss, per 4 images (below)
+  float scale_reg = 0.01f;     // weight of mean(exp(log_scale)) in the loss, per 4 images
 };
 
 // The two relocation rounds of a refinement, on g's device (kernels/mcmc_relocate.h), their draws keyed
@@ -36,9 +36,20 @@ struct McmcStrategyOptions {
 int64_t relocate_dead(DeviceGaussians& g, float min_opacity, uint64_t key);
 int64_t append_copies(DeviceGaussians& g, float min_opacity, uint64_t key, int64_t count);
 
-// Adds to g's gradients those of opacity_reg * mean(opacity) + scale_reg * mean(world scale) over the
-// whole model (info.model_rows; a shard adds its rows' part): MCMC's regularisers, which the default
-// strategy may add too. Nothing when both weights are 0.
+// The regularisers' weights are per kRegularizerImages images: a step of B images adds them at
+// weight * B / kRegularizerImages. They act once per step, and Adam moves a parameter by about its
+// learning rate per step whatever the gradient's size, so a fixed weight per step pulled opacity and
+// scale down more often the smaller the batch: bonsai with MCMC (cap 1M, 30k images, H100) trained
+// 31.85 dB at batch 4 and 31.24 at batch 1 with the same weights; batch 4 at twice the weights gave
+// what batch 1 gave at half (31.53, 31.48), and batch 1 at a quarter of them 31.60 (bench/QUALITY.md,
+// "MCMC's regularisers per image"). The weights are the reference trainer's, measured best at batch 4.
+inline constexpr int kRegularizerImages = 4;
+float regularizer_step_weight(float weight, int batch_size);
+
+// Adds to g's gradients those of w_o * mean(opacity) + w_s * mean(world scale) over the whole model
+// (info.model_rows; a shard adds its rows' part), with w the step weights of opacity_reg and scale_reg at
+// info.batch_size (above): MCMC's regularisers, which the default strategy may add too. Nothing when both
+// weights are 0.
 void add_mean_regularizers(const StepInfo& info, DeviceGaussians& g, float opacity_reg, float scale_reg);
 
 // How many rows a refinement appends to n rows: min(cap, floor((1 + grow_rate) n)) - n, at least 0.

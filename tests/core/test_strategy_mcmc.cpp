@@ -153,7 +153,9 @@ TEST_CASE("mcmc strategy: regulariser gradients match finite differences of the 
   McmcStrategy strat(o, 1);
   DeviceGaussians g(kernels::Device::CPU, s);
   g.grad(Group::Opacity).upload(std::vector<float>(3, 1.f));  // accumulates onto what is there
-  strat.add_loss_gradients(StepInfo{}, g);
+  StepInfo info;
+  info.batch_size = kRegularizerImages;  // the weights' own batch: the loss above as it is
+  strat.add_loss_gradients(info, g);
   const std::vector<float> go = g.grad(Group::Opacity).download(), gs = g.grad(Group::LogScales).download();
   const double h = 1e-6;
   for (size_t i = 0; i < op.size(); ++i) {
@@ -166,6 +168,38 @@ TEST_CASE("mcmc strategy: regulariser gradients match finite differences of the 
     p[i] += h, m[i] -= h;
     CHECK(gs[i] == Approx((loss(op, p) - loss(op, m)) / (2 * h)).epsilon(1e-3));
   }
+}
+
+TEST_CASE("mcmc strategy: the regularisers' weights are per four images, scaled by the step's batch",
+          "[strategy_mcmc]") {
+  GaussianState s(0, 2);
+  for (int64_t i = 0; i < 2; ++i) {
+    s.row(Group::Opacity, i)[0] = 0.3f * float(i);
+    for (int c = 0; c < 3; ++c) s.row(Group::LogScales, i)[c] = -1.f + 0.5f * float(c);
+    s.row(Group::Quats, i)[0] = 1.f;
+  }
+  McmcStrategy strat;  // the reference trainer's weights
+  // The regularisers' gradient (opacity, then log scales) at batch b.
+  auto pull = [&](int b) {
+    DeviceGaussians g(kernels::Device::CPU, s);
+    StepInfo info;
+    info.batch_size = b;
+    strat.add_loss_gradients(info, g);
+    std::vector<float> v = g.grad(Group::Opacity).download();
+    const std::vector<float> l = g.grad(Group::LogScales).download();
+    v.insert(v.end(), l.begin(), l.end());
+    return v;
+  };
+  const std::vector<float> at4 = pull(4), at1 = pull(1), at2 = pull(2), at8 = pull(8);
+  for (size_t k = 0; k < at4.size(); ++k) {
+    INFO(k);
+    REQUIRE(at4[k] > 0.f);
+    CHECK(at1[k] == Approx(at4[k] / 4).epsilon(1e-6));
+    CHECK(at2[k] == Approx(at4[k] / 2).epsilon(1e-6));
+    CHECK(at8[k] == Approx(at4[k] * 2).epsilon(1e-6));
+  }
+  CHECK(regularizer_step_weight(0.01f, kRegularizerImages) == 0.01f);
+  CHECK(regularizer_step_weight(0.01f, 0) == regularizer_step_weight(0.01f, 1));  // no batch: one image
 }
 
 TEST_CASE("mcmc strategy: resuming from state() repeats the uninterrupted run exactly", "[strategy_mcmc]") {
