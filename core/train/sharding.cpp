@@ -20,7 +20,7 @@ class OneRank final : public Sharding {
   }
   GaussianState rows_of(const GaussianState& whole) const override { return whole; }
   std::vector<int64_t> row_counts(int64_t mine) override { return {mine}; }
-  bool rebalance(DeviceGaussians&, double) override { return false; }
+  bool rebalance(DeviceGaussians&, double, const sharded::RankWindow&) override { return false; }
   GaussianState gather_state(const DeviceGaussians& rows) override { return rows.download(); }
   std::shared_ptr<const ModelSnapshot> gather_snapshot(const DeviceGaussians& rows, uint64_t version,
                                                        int step) override {

@@ -13,6 +13,7 @@
 #include "core/model/gaussian_model.h"
 #include "core/model/model_snapshot.h"
 #include "core/train/rank_stats.h"
+#include "core/train/sharded/wait_balance.h"
 #include "core/train/train_step.h"
 #include "kernels/device_context.h"
 
@@ -35,9 +36,10 @@ class Sharding {
   virtual GaussianState rows_of(const GaussianState& whole) const = 0;
   // Every rank's row count, in rank order, on every rank. Collective.
   virtual std::vector<int64_t> row_counts(int64_t mine) = 0;
-  // After a refinement: evens out shards more than `threshold` off an equal split; whether rows moved
-  // (the same on every rank). Collective.
-  virtual bool rebalance(DeviceGaussians& rows, double threshold) = 0;
+  // Moves rows between shards more than `threshold` off their targets: an equal split, or where every
+  // rank measured its `window` what the ranks waited on (core/train/sharded/wait_balance.h); whether
+  // rows moved (the same on every rank). Collective.
+  virtual bool rebalance(DeviceGaussians& rows, double threshold, const sharded::RankWindow& window) = 0;
 
   // The whole model as stored (values and Adam moments) on rank 0, an empty state elsewhere. Collective.
   virtual GaussianState gather_state(const DeviceGaussians& rows) = 0;

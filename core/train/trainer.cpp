@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "core/model/shard_layout.h"
+#include "core/train/image_schedule.h"
 #include "kernels/adam.h"
 #include "kernels/color_affine.h"
 #include "kernels/device.h"
@@ -286,9 +287,13 @@ StepResult Trainer::step() {
   r.structure_changed = strategy_->after_step(info, *g_);
   // Steps that changed the rows are the refinements (host round trip of every column).
   mark(r.structure_changed ? "strategy: refinement steps" : "strategy: other steps");
-  // Refinements happen at the same step on every rank (the schedule counts images), so this collective does too.
-  if (r.structure_changed) {
-    r.rebalanced = sharding_->rebalance(*g_, opt_.rebalance_threshold);
+  // Refinements happen at the same step on every rank (the schedule counts images), so this collective
+  // does too, and so does the check every rebalance_every images, made only where a rebalance (which
+  // zeroes them) loses no refinement statistics.
+  const bool check = sharding_->ranks() > 1 && opt_.rebalance_every > 0 && !strategy_->wants_stats(images_done_) &&
+                     passes_multiple(images_done_, images_done_ + B, opt_.rebalance_every);
+  if (r.structure_changed || check) {
+    r.rebalanced = sharding_->rebalance(*g_, opt_.rebalance_threshold, take_wait_window());
     if (r.rebalanced) mark("rebalance");
     refresh_shard_sizes(true);
   }
@@ -314,6 +319,8 @@ void Trainer::measure_rank_stats(double step_ms) {
   const StepTimes t = step_path_->step_times();
   s.render_ms = t.render_ms;
   s.exchange_wait_ms = t.exchange_wait_ms;
+  wait_window_.wait_ms += t.exchange_wait_ms;
+  ++wait_window_.steps;
   s.bytes_sent = step_path_->exchange_sizes().bytes_sent;
   s.bytes_received = step_path_->exchange_sizes().bytes_received;
   // cudaMemGetInfo is a driver call: not every step.
@@ -322,6 +329,18 @@ void Trainer::measure_rank_stats(double step_ms) {
     memory_read_ = now;
     if (const auto m = kernels::device_memory(s.device_ordinal)) s.device_memory_mb = double(m->used_bytes) / (1 << 20);
   }
+}
+
+sharded::RankWindow Trainer::take_wait_window() {
+  const auto now = std::chrono::steady_clock::now();
+  sharded::RankWindow w;
+  // On the CPU backend the ranks share the machine's cores: what they wait on says little of their shards.
+  if (where_.device == kernels::Device::CUDA && wait_window_.steps > 0) {
+    const double ms = std::chrono::duration<double, std::milli>(now - wait_window_.since).count();
+    w = {wait_window_.wait_ms / wait_window_.steps, ms / wait_window_.steps};
+  }
+  wait_window_ = {.wait_ms = 0, .steps = 0, .since = now};
+  return w;
 }
 
 std::vector<sharded::RankStats> Trainer::gather_rank_stats() const {

@@ -107,9 +107,14 @@ struct TrainerOptions {
   // with amp emulates the GPU's. With ranks every rank stores its shard so; the exchange still sends
   // fp32 projected pairs.
   bool amp = false;
-  // With ranks: right after a refinement, shards whose row counts are more than this (relative) off an
-  // equal split are evened out (core/train/sharded/rebalance.h); 0 never rebalances.
-  double rebalance_threshold = 0.10;
+  // With ranks: right after a refinement, and every rebalance_every images where no refinement
+  // statistics are being gathered, shards whose row counts are more than this (relative) off their
+  // targets are rebalanced (core/train/sharded/rebalance.h: on GPUs the targets follow what the ranks
+  // wait on, on the CPU they are an equal split); 0 never rebalances.
+  // 5 %: with wait-balanced targets a move happens once the waits differ by 2 x 5 % / kWaitGain = 4 % of
+  // the step.
+  double rebalance_threshold = 0.05;
+  int rebalance_every = 1000;
   // With ranks: whether each rank holds every training photo or only its own share (core/train/batch_draw.h).
   PhotoPlacement photos = PhotoPlacement::Auto;
   // Per-image exposure and white-balance compensation: each training image's render goes through an
@@ -261,6 +266,14 @@ class Trainer {
   int profiled_steps_ = 0;
   sharded::RankStats rank_stats_;
   std::chrono::steady_clock::time_point memory_read_{};  // when rank_stats_'s device memory was read
+  // What this rank waited on at the exchanges since the last rebalance check, for the next one.
+  struct WaitWindow {
+    double wait_ms = 0;  // summed over the steps
+    int steps = 0;
+    std::chrono::steady_clock::time_point since = std::chrono::steady_clock::now();
+  } wait_window_;
+  // The window's means, and a new window; empty off the GPU (core/train/sharded/wait_balance.h).
+  sharded::RankWindow take_wait_window();
 };
 
 // The strategy named by options.strategy; throws std::invalid_argument for an unknown name.

@@ -70,14 +70,16 @@ struct Rebalanced {
   GaussianState whole;          // after, gathered in rank order
 };
 
-// Shards of `model` with `counts` rows on CPU ranks, then rebalance_if_uneven.
-Rebalanced rebalance_shards(const GaussianState& model, const std::vector<int64_t>& counts, double threshold) {
+// Shards of `model` with `counts` rows on CPU ranks, then rebalance_if_uneven with each rank's window
+// (none: every window empty).
+Rebalanced rebalance_shards(const GaussianState& model, const std::vector<int64_t>& counts, double threshold,
+                            const std::vector<RankWindow>& windows = {}) {
   Rebalanced out;
   std::vector<int> moved(counts.size());
   run_ranks(int(counts.size()), cpu(), [&](Communicator& comm) {
     const int r = comm.rank();
     DeviceGaussians shard(Device::CPU, rows_of(model, first_global_id(counts, r), counts[size_t(r)]));
-    moved[size_t(r)] = rebalance_if_uneven(comm, shard, threshold);
+    moved[size_t(r)] = rebalance_if_uneven(comm, shard, threshold, windows.empty() ? RankWindow{} : windows[size_t(r)]);
     const std::vector<int64_t> after = comm.all_gather_value(shard.size());
     GaussianState whole = gather_state(comm, shard);
     if (r == 0) out.counts = after, out.whole = std::move(whole);
@@ -153,6 +155,26 @@ TEST_CASE("shards within the threshold, or a threshold of 0, are left as they ar
     CHECK(after.counts == counts);
     test::check_same_state(after.whole, model);
   }
+}
+
+TEST_CASE("shards follow what the ranks waited on where every rank measured it, keeping every Gaussian",
+          "[dist][balance]") {
+  const GaussianState model = scattered_state(80, 6);
+  const std::vector<int64_t> counts{20, 20, 20, 20};
+  // Rank 2 is the one the others wait for (it waits least); rank 0 waits most. 10 ms steps.
+  const std::vector<RankWindow> windows{{1.4, 10}, {1.0, 10}, {0.2, 10}, {1.0, 10}};
+  const Rebalanced after = rebalance_shards(model, counts, 0.05, windows);
+  CHECK(after.moved);
+  CHECK(after.counts == wait_balanced_counts(counts, windows));
+  CHECK(after.counts[2] < 20);
+  CHECK(after.counts[0] > 20);
+  CHECK(sorted_rows(after.whole) == sorted_rows(model));
+  // One rank without a window: an equal split, which these shards already are.
+  std::vector<RankWindow> partly = windows;
+  partly[3] = {};
+  const Rebalanced untimed = rebalance_shards(model, counts, 0.05, partly);
+  CHECK_FALSE(untimed.moved);
+  CHECK(untimed.counts == counts);
 }
 
 // Why a mean over seeds: each shard densifies with its own draws and a rebalance re-orders rows, so a run

@@ -87,7 +87,10 @@ TEST_CASE("a PLY opened alone is drawn as its run trained, or without the anti-a
   CHECK_FALSE(state.view.antialiased);
   CHECK_FALSE(state.raster_settings().antialiased);
   // The same PLY in a run folder that trained anti-aliased.
-  write_run_config(dir, to_json(RunConfig{.scene_folder = "/data/garden", .antialiased = true}));
+  RunConfig trained;
+  trained.scene_folder = "/data/garden";
+  trained.antialiased = true;
+  write_run_config(dir, to_json(trained));
   state.open(dir / "in.ply");
   state.loader.wait();
   state.poll_loader();

@@ -26,8 +26,8 @@ class CommSharding final : public Sharding {
     return shard_of(whole, comm_.rank(), comm_.size());
   }
   std::vector<int64_t> row_counts(int64_t mine) override { return comm_.all_gather_value(mine); }
-  bool rebalance(DeviceGaussians& rows, double threshold) override {
-    return rebalance_if_uneven(comm_, rows, threshold);
+  bool rebalance(DeviceGaussians& rows, double threshold, const RankWindow& window) override {
+    return rebalance_if_uneven(comm_, rows, threshold, window);
   }
   GaussianState gather_state(const DeviceGaussians& rows) override { return sharded::gather_state(comm_, rows); }
   std::shared_ptr<const ModelSnapshot> gather_snapshot(const DeviceGaussians& rows, uint64_t version,

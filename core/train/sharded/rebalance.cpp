@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/model/shard_layout.h"
+#include "core/train/sharded/wait_balance.h"
 #include "kernels/handoff_memory.h"
 #include "kernels/morton.h"
 
@@ -108,10 +109,18 @@ Box shared_box(Communicator& comm, const Box& mine, int64_t my_rows) {
 
 }  // namespace
 
-bool rebalance_if_uneven(Communicator& comm, DeviceGaussians& g, double threshold) {
+bool rebalance_if_uneven(Communicator& comm, DeviceGaussians& g, double threshold, const RankWindow& mine) {
   if (!(threshold > 0)) return false;
   const std::vector<int64_t> counts = comm.all_gather_value(g.size());
-  const std::vector<int64_t> targets = balanced_counts(counts, std::vector<double>(counts.size(), 1.0));
+  // The windows travel as whole nanoseconds (the communicator gathers integers).
+  auto ns = [](double ms) { return std::isfinite(ms) && ms > 0 ? static_cast<int64_t>(std::llround(ms * 1e6)) : 0; };
+  const std::vector<int64_t> waits = comm.all_gather_value(ns(mine.wait_ms));
+  const std::vector<int64_t> steps = comm.all_gather_value(ns(mine.step_ms));
+  std::vector<RankWindow> windows(counts.size());
+  for (size_t r = 0; r < windows.size(); ++r) windows[r] = {double(waits[r]) * 1e-6, double(steps[r]) * 1e-6};
+  const bool timed = std::all_of(windows.begin(), windows.end(), [](const RankWindow& w) { return w.step_ms > 0; });
+  const std::vector<int64_t> targets = timed ? wait_balanced_counts(counts, windows)
+                                             : balanced_counts(counts, std::vector<double>(counts.size(), 1.0));
   if (imbalance(counts, targets) <= threshold) return false;
   // The shard sorted where it lives: its box (read on the host), the shared box, the order, one gather.
   const kernels::ComputeContext& where = g.context();

@@ -5,16 +5,19 @@
 // Every row moves with its Adam moments.
 //
 // When: densification grows shards unevenly (a rank whose Gaussians sit where the scene has detail
-// clones more). The trainer calls rebalance_if_uneven() right after each refinement, the only steps
-// that change the counts. It balances rows, not render times: a rank's render time is spent on the
-// pairs of its cameras, which come from every shard, so moving shard rows does not change it; what a
-// shard's size decides is the rank's projection, its backward into the shard, Adam and its memory.
+// clones more), and ranks run at different speeds (the viewer drawing on one rank's GPU). The trainer
+// calls rebalance_if_uneven() right after each refinement, the steps that change the counts, and every
+// TrainerOptions::rebalance_every images where no refinement statistics would be lost. On GPUs the
+// targets follow what the ranks wait on (wait_balance.h); a rank's render time is spent on the pairs of
+// its cameras, which come from every shard, so moving shard rows does not change it; what a shard's size
+// decides is the rank's projection, its backward into the shard, Adam and its memory.
 #include <cstdint>
 #include <span>
 #include <vector>
 
 #include "core/transport/communicator.h"
 #include "core/model/device_gaussians.h"
+#include "core/train/sharded/wait_balance.h"
 
 namespace splat::sharded {
 
@@ -34,12 +37,14 @@ double imbalance(std::span<const int64_t> counts, std::span<const int64_t> targe
 // consumed them). targets must add up to the global row count.
 void rebalance(Communicator& comm, DeviceGaussians& g, std::span<const int64_t> targets);
 
-// Evens the shards when some rank's row count is more than `threshold` (relative, imbalance() above)
-// off an equal split: first every shard is sorted along one Morton curve over the bounding box of
-// the whole model (codes, sort and rows with their moments on the device, kernels/morton.h), so that the rows passed to a neighbour
-// are the ones nearest it in curve order and shards stay compact regions of space; then rebalance().
-// A collective; returns whether rows moved (the same on every rank). threshold <= 0 never moves.
-// Gradients and statistics are zeroed when rows move.
-bool rebalance_if_uneven(Communicator& comm, DeviceGaussians& g, double threshold);
+// Moves rows when some rank's row count is more than `threshold` (relative, imbalance() above) off its
+// target: where every rank measured a window (`mine`, core/train/sharded/wait_balance.h), the targets
+// follow what the ranks waited on; where some rank did not, they are an equal split. First every shard
+// is sorted along one Morton curve over the bounding box of the whole model (codes, sort and rows with
+// their moments on the device, kernels/morton.h), so that the rows passed to a neighbour are the ones
+// nearest it in curve order and shards stay compact regions of space; then rebalance(). A collective;
+// returns whether rows moved (the same on every rank). threshold <= 0 never moves. Gradients and
+// statistics are zeroed when rows move.
+bool rebalance_if_uneven(Communicator& comm, DeviceGaussians& g, double threshold, const RankWindow& mine = {});
 
 }  // namespace splat::sharded

@@ -1,0 +1,41 @@
+#include "core/train/sharded/wait_balance.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+#include "core/train/sharded/rebalance.h"
+
+namespace splat::sharded {
+
+std::vector<int64_t> wait_balanced_counts(std::span<const int64_t> counts, std::span<const RankWindow> windows) {
+  if (counts.size() != windows.size() || counts.empty())
+    throw std::invalid_argument("wait_balanced_counts: " + std::to_string(counts.size()) + " counts and " +
+                                std::to_string(windows.size()) + " windows");
+  const std::vector<int64_t> as_they_are(counts.begin(), counts.end());
+  const double R = double(counts.size());
+  double step = 0, mean_wait = 0;
+  for (const RankWindow& w : windows) {
+    if (!(w.step_ms > 0) || !std::isfinite(w.step_ms) || !(w.wait_ms >= 0) || !std::isfinite(w.wait_ms))
+      return as_they_are;
+    step += w.step_ms / R;
+    mean_wait += w.wait_ms / R;
+  }
+  const int64_t total = std::accumulate(counts.begin(), counts.end(), int64_t(0));
+  if (total == 0) return as_they_are;
+  double worst = 0;
+  for (const RankWindow& w : windows) worst = std::max(worst, std::abs(w.wait_ms - mean_wait) / step);
+  if (worst < kWaitDeadband) return as_they_are;
+  // Weights as shares of an equal split, bounded, then the targets in proportion to them.
+  std::vector<double> share(counts.size());
+  for (size_t r = 0; r < counts.size(); ++r) {
+    const double now = double(counts[r]) * R / double(total);
+    const double x = (windows[r].wait_ms - mean_wait) / step;
+    share[r] = std::clamp(now * (1 + kWaitGain * x), kLeastShare, kMostShare);
+  }
+  return balanced_counts(counts, share);
+}
+
+}  // namespace splat::sharded

@@ -1,0 +1,99 @@
+// Shard targets from what the ranks wait on (core/train/sharded/wait_balance.h): even waits leave the
+// shards alone, a rank the others wait for sheds rows in proportion, within bounds; and over the
+// rebalances of a run a slowed rank's excess closes without the rows swinging back and forth.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <numeric>
+#include <vector>
+
+#include "core/train/sharded/rebalance.h"
+#include "core/train/sharded/wait_balance.h"
+#include "core/train/trainer.h"
+
+using namespace splat::sharded;
+
+TEST_CASE("wait balance: even waits or an unmeasured rank leave the shards as they are", "[dist][rebalance]") {
+  const std::vector<int64_t> counts{600, 400, 500};
+  // Waits within the deadband of the mean (as a share of the step).
+  const std::vector<RankWindow> even{{1.00, 10}, {1.05, 10}, {0.98, 10}};
+  CHECK(wait_balanced_counts(counts, even) == counts);
+  // One rank measured nothing (the CPU backend, or a window without steps): no basis for a move.
+  const std::vector<RankWindow> unmeasured{{0.1, 10}, {3.0, 10}, {0, 0}};
+  CHECK(wait_balanced_counts(counts, unmeasured) == counts);
+  CHECK_THROWS_WITH(wait_balanced_counts(counts, std::vector<RankWindow>(2)), Catch::Contains("3 counts and 2"));
+}
+
+TEST_CASE("wait balance: the rank the others wait for sheds rows in proportion, within bounds", "[dist][rebalance]") {
+  const std::vector<int64_t> counts{5000, 5000};
+  // Rank 0 waits 0.2 ms a step, rank 1 1.2 ms of a 10 ms step: rank 0 is 1 ms slower. x = -0.05, +0.05.
+  const std::vector<int64_t> t = wait_balanced_counts(counts, std::vector<RankWindow>{{0.2, 10}, {1.2, 10}});
+  CHECK(t[0] + t[1] == 10000);
+  CHECK(t == std::vector<int64_t>{4375, 5625});  // shares 1 - 2.5 x 0.05 and 1 + 2.5 x 0.05 of an equal split
+  CHECK(t[1] > t[0]);
+  // A larger difference is bounded: no shard below half or above one and a half times an equal split.
+  const std::vector<int64_t> far = wait_balanced_counts(counts, std::vector<RankWindow>{{0, 10}, {9, 10}});
+  CHECK(far == std::vector<int64_t>{2500, 7500});
+  // The targets start from the shards as they are, not from an equal split: uneven shards whose ranks
+  // wait alike stay uneven.
+  const std::vector<int64_t> uneven{6000, 4000};
+  CHECK(wait_balanced_counts(uneven, std::vector<RankWindow>{{0.5, 10}, {0.5, 10}}) == uneven);
+  // Four ranks: the one waiting least sheds, the one waiting most takes most.
+  const std::vector<int64_t> four{1000, 1000, 1000, 1000};
+  const std::vector<int64_t> f =
+      wait_balanced_counts(four, std::vector<RankWindow>{{0.2, 8}, {0.6, 8}, {0.6, 8}, {1.0, 8}});
+  CHECK(std::accumulate(f.begin(), f.end(), int64_t(0)) == 4000);
+  CHECK(f[0] < 1000);
+  CHECK(f[3] > f[1]);
+  CHECK(f[1] == f[2]);
+}
+
+// Two ranks whose step is a render that rows do not change plus a shard part in proportion to the rows;
+// rank 0 also loses `viewer` of its GPU's time to the viewer. Each window the ranks wait for the slower
+// one; rebalance_if_uneven's rule moves rows when a target is more than the threshold (the trainer's
+// default) off. The slowed rank's excess must close to within 2 threshold / gain of the step (what the
+// rule leaves alone) and the rows must settle, for shard parts from 10 % to 60 % of the step; up to 40 %
+// every move goes the same way, past it one move may overshoot (gain x part > 1) and one come back.
+TEST_CASE("wait balance: over a run's rebalances a slowed rank's excess closes and the rows settle",
+          "[dist][rebalance]") {
+  for (const double shard_part : {0.1, 0.2, 0.4, 0.6}) {
+    for (const double viewer : {0.05, 0.15}) {
+      INFO("shard part " << shard_part << ", viewer " << viewer);
+      const double render = 10 * (1 - shard_part), per_row = 10 * shard_part / 5000;  // ms, at 5000 rows each
+      std::vector<int64_t> rows{5000, 5000};
+      auto times = [&] {
+        return std::vector<double>{(render + per_row * double(rows[0])) / (1 - viewer),
+                                   render + per_row * double(rows[1])};
+      };
+      const double threshold = splat::TrainerOptions{}.rebalance_threshold;
+      int moves = 0, last_move = -1;
+      std::vector<int> direction;
+      for (int window = 0; window < 40; ++window) {
+        const std::vector<double> t = times();
+        const double step = std::max(t[0], t[1]) + 0.05;  // everyone waits for the slowest, plus the transfer
+        const std::vector<RankWindow> w{{step - t[0], step}, {step - t[1], step}};
+        const std::vector<int64_t> target = wait_balanced_counts(rows, w);
+        if (imbalance(rows, target) > threshold) {
+          direction.push_back(target[0] < rows[0] ? -1 : 1);
+          rows = target;
+          ++moves;
+          last_move = window;
+        }
+      }
+      const std::vector<double> t = times();
+      const double excess = (t[0] - t[1]) / std::max(t[0], t[1]);
+      // Either the shards cannot move further (within the threshold of the bound) or what is left is what
+      // the rule leaves alone.
+      const bool at_bound = double(rows[0]) <= 5000 * kLeastShare * (1 + threshold) + 1;
+      CHECK((at_bound || std::abs(excess) <= 2 * threshold / kWaitGain + 0.005));
+      CHECK(rows[0] + rows[1] == 10000);
+      CHECK(rows[0] < 5000);  // the slowed rank holds fewer rows
+      CHECK(last_move < 20);  // settled well within the run
+      int turns = 0;
+      for (size_t k = 1; k < direction.size(); ++k) turns += direction[k] != direction[k - 1];
+      CHECK(direction.front() == -1);
+      CHECK(turns <= (shard_part <= 0.4 ? 0 : 1));
+      CHECK(moves <= 4);
+    }
+  }
+}
