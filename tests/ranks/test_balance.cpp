@@ -266,3 +266,50 @@ TEST_CASE("ranks sharing one GPU measure their render and exchange times without
     CHECK(r.device_memory_mb > 0);
   }
 }
+
+// The check every rebalance_every images is a collective: a rank that took it where another did not
+// would wait for a peer that never comes, and the communicators' timeout would fail the run.
+TEST_CASE("the periodic balance check is taken by every rank at the same step", "[dist][balance][train]") {
+  const Scene scene = test::small_demo_scene(30, 22, 90);
+  TrainerOptions o = test::short_run_options(150);
+  o.strategy = "mcmc";  // gathers no refinement statistics: every check is due
+  o.batch_size = 3;
+  o.cpu_threads = 1;
+  o.rebalance_every = 20;
+  std::vector<int64_t> totals(2);
+  run_ranks(2, cpu(), [&](Communicator& comm) {
+    Trainer t(scene, init_from_points(scene.points), o, sharded::over(comm));
+    while (!t.finished()) t.step();
+    totals[size_t(comm.rank())] = t.whole_state().size();
+  });
+  CHECK(totals[0] == int64_t(scene.points.size()));  // rank 0 holds the whole model, nothing lost
+  CHECK(totals[1] == 0);
+}
+
+// On a GPU the targets follow the measured waits: two ranks sharing one GPU check every 20 images, and
+// whatever moves, every Gaussian stays and no shard leaves the bounds.
+TEST_CASE("ranks on one GPU size their shards by their waits within the bounds", "[gpu][dist][balance]") {
+  if (!test::gpu_or_skip("wait-balanced shards on one GPU")) return;
+  const Scene scene = test::small_demo_scene(34, 25, 400);
+  TrainerOptions o = test::short_run_options(300);
+  o.device = Device::CUDA;
+  o.strategy = "mcmc";
+  o.mcmc.cap = 600;
+  o.batch_size = 2;
+  o.rebalance_every = 20;
+  std::vector<RankStats> last;
+  run_ranks(2, [](int) { return ComputeContext(Device::CUDA); }, [&](Communicator& comm) {
+    Trainer t(scene, init_from_points(scene.points), o, sharded::over(comm));
+    while (!t.finished()) t.step();
+    const std::vector<RankStats> all = t.gather_rank_stats();
+    if (comm.rank() == 0) last = all;
+  });
+  REQUIRE(last.size() == 2);
+  const double total = double(last[0].gaussians + last[1].gaussians), equal = total / 2;
+  CHECK(total <= 600);
+  for (const RankStats& r : last) {
+    INFO("rank " << r.rank << ": " << r.gaussians << " of " << total);
+    CHECK(double(r.gaussians) >= kLeastShare * equal * (1 - o.rebalance_threshold) - 1);
+    CHECK(double(r.gaussians) <= kMostShare * equal * (1 + o.rebalance_threshold) + 1);
+  }
+}
