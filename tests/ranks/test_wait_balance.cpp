@@ -38,6 +38,10 @@ TEST_CASE("wait balance: the rank the others wait for sheds rows in proportion, 
   // wait alike stay uneven.
   const std::vector<int64_t> uneven{6000, 4000};
   CHECK(wait_balanced_counts(uneven, std::vector<RankWindow>{{0.5, 10}, {0.5, 10}}) == uneven);
+  // ...but not beyond the bounds: a shard that densified past them is brought back, waits even or not.
+  const std::vector<int64_t> lopsided{8000, 2000};
+  CHECK(wait_balanced_counts(lopsided, std::vector<RankWindow>{{0.5, 10}, {0.5, 10}}) ==
+        std::vector<int64_t>{7500, 2500});
   // Four ranks: the one waiting least sheds, the one waiting most takes most.
   const std::vector<int64_t> four{1000, 1000, 1000, 1000};
   const std::vector<int64_t> f =

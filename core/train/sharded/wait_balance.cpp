@@ -27,12 +27,13 @@ std::vector<int64_t> wait_balanced_counts(std::span<const int64_t> counts, std::
   if (total == 0) return as_they_are;
   double worst = 0;
   for (const RankWindow& w : windows) worst = std::max(worst, std::abs(w.wait_ms - mean_wait) / step);
-  if (worst < kWaitDeadband) return as_they_are;
-  // Weights as shares of an equal split, bounded, then the targets in proportion to them.
+  const bool even = worst < kWaitDeadband;
+  // Weights as shares of an equal split, bounded (also where the waits are even: a shard that densified
+  // past the bounds is brought back within them), then the targets in proportion to them.
   std::vector<double> share(counts.size());
   for (size_t r = 0; r < counts.size(); ++r) {
     const double now = double(counts[r]) * R / double(total);
-    const double x = (windows[r].wait_ms - mean_wait) / step;
+    const double x = even ? 0.0 : (windows[r].wait_ms - mean_wait) / step;
     share[r] = std::clamp(now * (1 + kWaitGain * x), kLeastShare, kMostShare);
   }
   return balanced_counts(counts, share);

@@ -36,8 +36,8 @@ inline constexpr double kWaitDeadband = 0.01;
 // No shard is sized beyond these shares of an equal split (memory stays within reach of it).
 inline constexpr double kLeastShare = 0.5, kMostShare = 1.5;
 
-// Every rank's target rows (adding up to the counts' total) from every rank's window; the counts as
-// they are where some window is empty or the waits are even.
+// Every rank's target rows (adding up to the counts' total) from every rank's window: the counts as
+// they are where some window is empty, and where the waits are even but for shards beyond the bounds.
 std::vector<int64_t> wait_balanced_counts(std::span<const int64_t> counts, std::span<const RankWindow> windows);
 
 }  // namespace splat::sharded
