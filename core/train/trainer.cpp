@@ -293,8 +293,11 @@ StepResult Trainer::step() {
   const bool check = sharding_->ranks() > 1 && opt_.rebalance_every > 0 && !strategy_->wants_stats(images_done_) &&
                      passes_multiple(images_done_, images_done_ + B, opt_.rebalance_every);
   if (r.structure_changed || check) {
-    r.rebalanced = sharding_->rebalance(*g_, opt_.rebalance_threshold, take_wait_window());
+    const sharded::RankWindow window = wait_window();
+    r.rebalanced = sharding_->rebalance(*g_, opt_.rebalance_threshold, window);
     if (r.rebalanced) mark("rebalance");
+    // A window stays open until it is long enough to be heard, or the rows it measured have moved.
+    if (r.rebalanced || window.steps >= sharded::kMinWindowSteps) wait_window_ = {};
     refresh_shard_sizes(true);
   }
   if (timer_) {
@@ -331,16 +334,12 @@ void Trainer::measure_rank_stats(double step_ms) {
   }
 }
 
-sharded::RankWindow Trainer::take_wait_window() {
-  const auto now = std::chrono::steady_clock::now();
-  sharded::RankWindow w;
+sharded::RankWindow Trainer::wait_window() const {
   // On the CPU backend the ranks share the machine's cores: what they wait on says little of their shards.
-  if (where_.device == kernels::Device::CUDA && wait_window_.steps > 0) {
-    const double ms = std::chrono::duration<double, std::milli>(now - wait_window_.since).count();
-    w = {wait_window_.wait_ms / wait_window_.steps, ms / wait_window_.steps};
-  }
-  wait_window_ = {.wait_ms = 0, .steps = 0, .since = now};
-  return w;
+  if (where_.device != kernels::Device::CUDA || wait_window_.steps == 0) return {};
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wait_window_.since).count();
+  return {wait_window_.wait_ms / wait_window_.steps, ms / wait_window_.steps, wait_window_.steps};
 }
 
 std::vector<sharded::RankStats> Trainer::gather_rank_stats() const {

@@ -266,14 +266,14 @@ class Trainer {
   int profiled_steps_ = 0;
   sharded::RankStats rank_stats_;
   std::chrono::steady_clock::time_point memory_read_{};  // when rank_stats_'s device memory was read
-  // What this rank waited on at the exchanges since the last rebalance check, for the next one.
+  // What this rank waited on at the exchanges since its window began, for the rebalance checks.
   struct WaitWindow {
     double wait_ms = 0;  // summed over the steps
     int steps = 0;
     std::chrono::steady_clock::time_point since = std::chrono::steady_clock::now();
   } wait_window_;
-  // The window's means, and a new window; empty off the GPU (core/train/sharded/wait_balance.h).
-  sharded::RankWindow take_wait_window();
+  // The window's means; empty off the GPU (core/train/sharded/wait_balance.h).
+  sharded::RankWindow wait_window() const;
 };
 
 // The strategy named by options.strategy; throws std::invalid_argument for an unknown name.

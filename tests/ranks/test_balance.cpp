@@ -162,7 +162,7 @@ TEST_CASE("shards follow what the ranks waited on where every rank measured it, 
   const GaussianState model = scattered_state(80, 6);
   const std::vector<int64_t> counts{20, 20, 20, 20};
   // Rank 2 is the one the others wait for (it waits least); rank 0 waits most. 10 ms steps.
-  const std::vector<RankWindow> windows{{1.4, 10}, {1.0, 10}, {0.2, 10}, {1.0, 10}};
+  const std::vector<RankWindow> windows{{1.4, 10, 60}, {1.0, 10, 60}, {0.2, 10, 60}, {1.0, 10, 60}};
   const Rebalanced after = rebalance_shards(model, counts, 0.05, windows);
   CHECK(after.moved);
   CHECK(after.counts == wait_balanced_counts(counts, windows));

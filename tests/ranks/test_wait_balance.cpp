@@ -16,36 +16,39 @@ using namespace splat::sharded;
 TEST_CASE("wait balance: even waits or an unmeasured rank leave the shards as they are", "[dist][rebalance]") {
   const std::vector<int64_t> counts{600, 400, 500};
   // Waits within the deadband of the mean (as a share of the step).
-  const std::vector<RankWindow> even{{1.00, 10}, {1.05, 10}, {0.98, 10}};
+  const std::vector<RankWindow> even{{1.00, 10, 60}, {1.05, 10, 60}, {0.98, 10, 60}};
   CHECK(wait_balanced_counts(counts, even) == counts);
   // One rank measured nothing (the CPU backend, or a window without steps): no basis for a move.
-  const std::vector<RankWindow> unmeasured{{0.1, 10}, {3.0, 10}, {0, 0}};
+  const std::vector<RankWindow> unmeasured{{0.1, 10, 60}, {3.0, 10, 60}, {}};
   CHECK(wait_balanced_counts(counts, unmeasured) == counts);
+  // A window too short to tell the waits from the noise of the cameras each step draws: no opinion.
+  const std::vector<RankWindow> short_window{{0.1, 10, 60}, {3.0, 10, kMinWindowSteps - 1}, {1.0, 10, 60}};
+  CHECK(wait_balanced_counts(counts, short_window) == counts);
   CHECK_THROWS_WITH(wait_balanced_counts(counts, std::vector<RankWindow>(2)), Catch::Contains("3 counts and 2"));
 }
 
 TEST_CASE("wait balance: the rank the others wait for sheds rows in proportion, within bounds", "[dist][rebalance]") {
   const std::vector<int64_t> counts{5000, 5000};
   // Rank 0 waits 0.2 ms a step, rank 1 1.2 ms of a 10 ms step: rank 0 is 1 ms slower. x = -0.05, +0.05.
-  const std::vector<int64_t> t = wait_balanced_counts(counts, std::vector<RankWindow>{{0.2, 10}, {1.2, 10}});
+  const std::vector<int64_t> t = wait_balanced_counts(counts, std::vector<RankWindow>{{0.2, 10, 60}, {1.2, 10, 60}});
   CHECK(t[0] + t[1] == 10000);
   CHECK(t == std::vector<int64_t>{4375, 5625});  // shares 1 - 2.5 x 0.05 and 1 + 2.5 x 0.05 of an equal split
   CHECK(t[1] > t[0]);
   // A larger difference is bounded: no shard below half or above one and a half times an equal split.
-  const std::vector<int64_t> far = wait_balanced_counts(counts, std::vector<RankWindow>{{0, 10}, {9, 10}});
+  const std::vector<int64_t> far = wait_balanced_counts(counts, std::vector<RankWindow>{{0, 10, 60}, {9, 10, 60}});
   CHECK(far == std::vector<int64_t>{2500, 7500});
   // The targets start from the shards as they are, not from an equal split: uneven shards whose ranks
   // wait alike stay uneven.
   const std::vector<int64_t> uneven{6000, 4000};
-  CHECK(wait_balanced_counts(uneven, std::vector<RankWindow>{{0.5, 10}, {0.5, 10}}) == uneven);
+  CHECK(wait_balanced_counts(uneven, std::vector<RankWindow>{{0.5, 10, 60}, {0.5, 10, 60}}) == uneven);
   // ...but not beyond the bounds: a shard that densified past them is brought back, waits even or not.
   const std::vector<int64_t> lopsided{8000, 2000};
-  CHECK(wait_balanced_counts(lopsided, std::vector<RankWindow>{{0.5, 10}, {0.5, 10}}) ==
+  CHECK(wait_balanced_counts(lopsided, std::vector<RankWindow>{{0.5, 10, 60}, {0.5, 10, 60}}) ==
         std::vector<int64_t>{7500, 2500});
   // Four ranks: the one waiting least sheds, the one waiting most takes most.
   const std::vector<int64_t> four{1000, 1000, 1000, 1000};
   const std::vector<int64_t> f =
-      wait_balanced_counts(four, std::vector<RankWindow>{{0.2, 8}, {0.6, 8}, {0.6, 8}, {1.0, 8}});
+      wait_balanced_counts(four, std::vector<RankWindow>{{0.2, 8, 60}, {0.6, 8, 60}, {0.6, 8, 60}, {1.0, 8, 60}});
   CHECK(std::accumulate(f.begin(), f.end(), int64_t(0)) == 4000);
   CHECK(f[0] < 1000);
   CHECK(f[3] > f[1]);
@@ -75,7 +78,7 @@ TEST_CASE("wait balance: over a run's rebalances a slowed rank's excess closes a
       for (int window = 0; window < 40; ++window) {
         const std::vector<double> t = times();
         const double step = std::max(t[0], t[1]) + 0.05;  // everyone waits for the slowest, plus the transfer
-        const std::vector<RankWindow> w{{step - t[0], step}, {step - t[1], step}};
+        const std::vector<RankWindow> w{{step - t[0], step, kMinWindowSteps}, {step - t[1], step, kMinWindowSteps}};
         const std::vector<int64_t> target = wait_balanced_counts(rows, w);
         if (imbalance(rows, target) > threshold) {
           direction.push_back(target[0] < rows[0] ? -1 : 1);

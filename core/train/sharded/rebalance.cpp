@@ -115,10 +115,12 @@ bool rebalance_if_uneven(Communicator& comm, DeviceGaussians& g, double threshol
   // The windows travel as whole nanoseconds (the communicator gathers integers).
   auto ns = [](double ms) { return std::isfinite(ms) && ms > 0 ? static_cast<int64_t>(std::llround(ms * 1e6)) : 0; };
   const std::vector<int64_t> waits = comm.all_gather_value(ns(mine.wait_ms));
-  const std::vector<int64_t> steps = comm.all_gather_value(ns(mine.step_ms));
+  const std::vector<int64_t> step_ns = comm.all_gather_value(ns(mine.step_ms));
+  const std::vector<int64_t> steps = comm.all_gather_value(int64_t(std::max(mine.steps, 0)));
   std::vector<RankWindow> windows(counts.size());
-  for (size_t r = 0; r < windows.size(); ++r) windows[r] = {double(waits[r]) * 1e-6, double(steps[r]) * 1e-6};
-  const bool timed = std::all_of(windows.begin(), windows.end(), [](const RankWindow& w) { return w.step_ms > 0; });
+  for (size_t r = 0; r < windows.size(); ++r)
+    windows[r] = {double(waits[r]) * 1e-6, double(step_ns[r]) * 1e-6, int(steps[r])};
+  const bool timed = std::all_of(windows.begin(), windows.end(), [](const RankWindow& w) { return w.steps > 0; });
   const std::vector<int64_t> targets = timed ? wait_balanced_counts(counts, windows)
                                              : balanced_counts(counts, std::vector<double>(counts.size(), 1.0));
   if (imbalance(counts, targets) <= threshold) return false;

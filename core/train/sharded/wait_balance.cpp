@@ -17,9 +17,11 @@ std::vector<int64_t> wait_balanced_counts(std::span<const int64_t> counts, std::
   const std::vector<int64_t> as_they_are(counts.begin(), counts.end());
   const double R = double(counts.size());
   double step = 0, mean_wait = 0;
+  bool short_window = false;
   for (const RankWindow& w : windows) {
-    if (!(w.step_ms > 0) || !std::isfinite(w.step_ms) || !(w.wait_ms >= 0) || !std::isfinite(w.wait_ms))
+    if (w.steps <= 0 || !(w.step_ms > 0) || !std::isfinite(w.step_ms) || !(w.wait_ms >= 0) || !std::isfinite(w.wait_ms))
       return as_they_are;
+    short_window |= w.steps < kMinWindowSteps;
     step += w.step_ms / R;
     mean_wait += w.wait_ms / R;
   }
@@ -27,7 +29,7 @@ std::vector<int64_t> wait_balanced_counts(std::span<const int64_t> counts, std::
   if (total == 0) return as_they_are;
   double worst = 0;
   for (const RankWindow& w : windows) worst = std::max(worst, std::abs(w.wait_ms - mean_wait) / step);
-  const bool even = worst < kWaitDeadband;
+  const bool even = short_window || worst < kWaitDeadband;
   // Weights as shares of an equal split, bounded (also where the waits are even: a shard that densified
   // past the bounds is brought back within them), then the targets in proportion to them.
   std::vector<double> share(counts.size());
