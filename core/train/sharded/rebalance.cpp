@@ -111,15 +111,19 @@ Box shared_box(Communicator& comm, const Box& mine, int64_t my_rows) {
 
 bool rebalance_if_uneven(Communicator& comm, DeviceGaussians& g, double threshold, const RankWindow& mine) {
   if (!(threshold > 0)) return false;
-  const std::vector<int64_t> counts = comm.all_gather_value(g.size());
-  // The windows travel as whole nanoseconds (the communicator gathers integers).
+  // Every rank's row count and window in one sum: four values a rank, the times as whole nanoseconds.
+  const size_t R = size_t(comm.size()), me = size_t(comm.rank());
   auto ns = [](double ms) { return std::isfinite(ms) && ms > 0 ? static_cast<int64_t>(std::llround(ms * 1e6)) : 0; };
-  const std::vector<int64_t> waits = comm.all_gather_value(ns(mine.wait_ms));
-  const std::vector<int64_t> step_ns = comm.all_gather_value(ns(mine.step_ms));
-  const std::vector<int64_t> steps = comm.all_gather_value(int64_t(std::max(mine.steps, 0)));
-  std::vector<RankWindow> windows(counts.size());
-  for (size_t r = 0; r < windows.size(); ++r)
-    windows[r] = {double(waits[r]) * 1e-6, double(step_ns[r]) * 1e-6, int(steps[r])};
+  std::vector<int64_t> all(4 * R, 0);
+  all[me] = g.size();
+  all[R + me] = ns(mine.wait_ms);
+  all[2 * R + me] = ns(mine.step_ms);
+  all[3 * R + me] = std::max(mine.steps, 0);
+  comm.all_reduce_sum(std::span<int64_t>(all));
+  const std::vector<int64_t> counts(all.begin(), all.begin() + std::ptrdiff_t(R));
+  std::vector<RankWindow> windows(R);
+  for (size_t r = 0; r < R; ++r)
+    windows[r] = {double(all[R + r]) * 1e-6, double(all[2 * R + r]) * 1e-6, int(all[3 * R + r])};
   const bool timed = std::all_of(windows.begin(), windows.end(), [](const RankWindow& w) { return w.steps > 0; });
   const std::vector<int64_t> targets = timed ? wait_balanced_counts(counts, windows)
                                              : balanced_counts(counts, std::vector<double>(counts.size(), 1.0));
