@@ -19,8 +19,9 @@
 //
 // Reported per row: viewer fps (renders per second of wall time), frame time p90 (render + interop +
 // present + glFinish, over rendered frames), renders, the Gaussians shown at the end, training images/s,
-// its ratio to headless, and the session's snapshot cadence at the end (what a publication cost rank 0's
-// stream, and the interval that gives: core/train/snapshot_cadence.h). One table, one row per scenario, for each --ranks value (rank threads over the
+// its ratio to headless, the session's snapshot cadence at the end (what a publication cost rank 0's
+// stream, and the interval that gives: core/train/snapshot_cadence.h) and, with ranks, rank 0's share of
+// the Gaussians at the end (the shards follow what the ranks wait on). One table, one row per scenario, for each --ranks value (rank threads over the
 // machine's GPUs in blocks, several on GPU 0 where there is one; the viewer renders on GPU 0, with rank 0).
 // --counts N,... adds flat-out rows, viewer alone, of a fixed random model of N Gaussians framed on the
 // unit cube (the 60 fps at 3M target of docs/ARCHITECTURE.md "Targets").
@@ -320,6 +321,10 @@ void check_training(const TrainingSession& s) {
 // Images per second of a fresh session over `measure` (which runs for --seconds), after --warmup-s.
 struct Trained {
   double images_per_s = 0;
+  // Rank 0's share of the Gaussians as the measured time ended (with ranks: the shards follow what the
+  // ranks wait on, core/train/sharded/wait_balance.h, so the rank sharing its GPU with the viewer may hold
+  // fewer); nullopt with one rank.
+  std::optional<double> rank0_share;
   TrainingSession::SnapshotPace pace;  // as the measured time ended
   std::shared_ptr<const ModelSnapshot> last;  // the session's snapshot once stopped
 };
@@ -339,6 +344,10 @@ Trained train_while(const Args& args, const Scene& scene, const GaussianModel& i
   Trained t;
   t.images_per_s = (session->images_done() - before) / seconds_since(t0);
   t.pace = session->snapshot_pace();
+  const std::vector<sharded::RankStats> ranks_now = session->rank_stats();
+  int64_t all = 0;
+  for (const sharded::RankStats& r : ranks_now) all += r.gaussians;
+  if (ranks_now.size() > 1 && all > 0) t.rank0_share = double(ranks_now[0].gaussians) / double(all);
   check_training(*session);
   session->stop();
   t.last = session->snapshot();
@@ -352,6 +361,7 @@ struct Row {
   std::optional<Viewport::Result> view;
   std::optional<double> images_per_s, headless;
   std::optional<TrainingSession::SnapshotPace> pace;
+  std::optional<double> rank0_share;
 };
 
 void print_row(const Row& r) {
@@ -367,14 +377,15 @@ void print_row(const Row& r) {
           ? num(r.view->split_p90_ms[0], "%.2f") + " / " + num(r.view->split_p90_ms[1], "%.2f") + " / " +
                 num(r.view->split_p90_ms[2], "%.2f") + " / " + num(r.view->split_p90_ms[3], "%.2f")
           : "-";
-  std::printf("| %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.ranks, r.gpus, r.scenario.c_str(),
+  std::printf("| %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.ranks, r.gpus, r.scenario.c_str(),
               r.training ? "yes" : "no", viewed ? num(r.view->fps(), "%.1f").c_str() : "-",
               viewed && r.view->renders ? num(r.view->p90_ms, "%.2f").c_str() : "-",
               viewed ? (std::to_string(r.view->renders) + " (" + std::to_string(r.view->reduced) + ")").c_str() : "-",
               viewed ? std::to_string(r.view->gaussians).c_str() : "-", num(r.images_per_s, "%.0f").c_str(),
               r.images_per_s && r.headless && *r.headless > 0 ? num(100 * *r.images_per_s / *r.headless, "%.1f %%").c_str()
                                                               : "-",
-              r.pace ? num(r.pace->cost_ms, "%.2f").c_str() : "-", r.pace ? num(r.pace->interval_ms, "%.0f").c_str() : "-", split.c_str());
+              r.pace ? num(r.pace->cost_ms, "%.2f").c_str() : "-", r.pace ? num(r.pace->interval_ms, "%.0f").c_str() : "-", split.c_str(),
+              r.rank0_share ? num(100 * *r.rank0_share, "%.1f %%").c_str() : "-");
   std::fflush(stdout);
 }
 
@@ -397,8 +408,9 @@ int run(const Args& args) {
   const GaussianModel init = init_from_points(scene.points);
 
   std::printf("| ranks | GPUs | scenario | training | viewer fps | frame p90 ms | renders (reduced) | Gaussians shown | "
-              "train images/s | vs headless | snapshot ms | snapshot every ms | p90 ms: snapshot / render / texture / present |\n");
-  std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+              "train images/s | vs headless | snapshot ms | snapshot every ms | p90 ms: snapshot / render / texture / present | "
+              "rank 0's Gaussians |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const int ranks : args.ranks) {
     const int used = std::min(gpus, ranks);
     const Trained headless = train_while(args, scene, init, ranks, false, [&](TrainingSession&) {
@@ -406,7 +418,8 @@ int run(const Args& args) {
     });
     if (!headless.last) throw std::runtime_error("the headless run published no snapshot when it stopped");
     print_row({.ranks = ranks, .gpus = used, .scenario = "headless", .training = true, .view = std::nullopt,
-               .images_per_s = headless.images_per_s, .headless = headless.images_per_s, .pace = std::nullopt});
+               .images_per_s = headless.images_per_s, .headless = headless.images_per_s, .pace = std::nullopt,
+               .rank0_share = headless.rank0_share});
     for (const Scenario s : {Scenario::Orbit60, Scenario::Idle, Scenario::Flat}) {
       if (std::find(args.scenarios.begin(), args.scenarios.end(), scenario_key(s)) == args.scenarios.end()) continue;
       Viewport::Result seen;
@@ -418,12 +431,13 @@ int run(const Args& args) {
         seen = view.run(s, [&] { return session.snapshot(); }, true, args.seconds);
       });
       print_row({.ranks = ranks, .gpus = used, .scenario = name_of(s), .training = true, .view = seen,
-                 .images_per_s = watched.images_per_s, .headless = headless.images_per_s, .pace = watched.pace});
+                 .images_per_s = watched.images_per_s, .headless = headless.images_per_s, .pace = watched.pace,
+                 .rank0_share = watched.rank0_share});
       Viewport alone(args);
       alone.frame_scene(scene);
       const Viewport::Result r = alone.run(s, [&] { return headless.last; }, false, args.seconds);
       print_row({.ranks = ranks, .gpus = used, .scenario = name_of(s), .training = false, .view = r,
-                 .images_per_s = std::nullopt, .headless = std::nullopt, .pace = std::nullopt});
+                 .images_per_s = std::nullopt, .headless = std::nullopt, .pace = std::nullopt, .rank0_share = std::nullopt});
     }
   }
   for (const int64_t n : args.counts) {
@@ -432,7 +446,8 @@ int run(const Args& args) {
     alone.frame_unit_cube();
     const Viewport::Result r = alone.run(Scenario::Flat, [&] { return fixed; }, false, args.seconds);
     print_row({.ranks = 0, .gpus = 0, .scenario = "flat out, random " + std::to_string(n), .training = false,
-               .view = r, .images_per_s = std::nullopt, .headless = std::nullopt, .pace = std::nullopt});
+               .view = r, .images_per_s = std::nullopt, .headless = std::nullopt, .pace = std::nullopt,
+               .rank0_share = std::nullopt});
   }
   return 0;
 }
