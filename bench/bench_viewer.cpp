@@ -85,7 +85,6 @@ struct Args {
   double idle_hz = ui::viewport_share(true, kernels::Device::CUDA, 60, false, 0).idle_hz;  // the GUI's
   std::vector<std::string> scenarios{"orbit", "idle", "flat"};
   bool interactive_limit = true;  // the GUI's: one step queued at most while the view moves
-  bool frame_turns = true;        // the GUI's: while the view moves, frames take turns with rank 0's steps
   bool packed = ui::ViewRasterizer::kPacked;  // the GUI's: the viewer's pairs dense or packed
   int snapshot_min_ms = static_cast<int>(SnapshotCadence::kMinInterval.count());
 };
@@ -152,8 +151,6 @@ const char* scenario_key(Scenario s) {
 }
 
 using SnapshotSource = std::function<std::shared_ptr<const ModelSnapshot>()>;
-// A turn between two training steps for the frame about to render (TrainingSession::take_frame_turn).
-using TurnSource = std::function<std::optional<FrameTurns::Turn>()>;
 
 // The viewport part of the GUI's frame loop (ui/viewer_app.cpp), minus ImGui and the line overlays.
 class Viewport {
@@ -177,7 +174,6 @@ class Viewport {
   struct Result {
     int renders = 0;
     int reduced = 0;  // renders at a reduced scale (the camera moving while training)
-    int turns = 0;    // renders that took a turn between two training steps
     double wall_s = 0, p90_ms = 0;
     // p90 of the host time of a rendered frame's parts: taking the snapshot, enqueueing the render, the
     // texture update (which waits for the render on the viewer's stream), presenting with glFinish.
@@ -188,9 +184,7 @@ class Viewport {
 
   // `seconds` of the scenario, showing what `source` publishes (polled every frame, as
   // TrainingController::poll does); `training` is the gate's policy (a session is running).
-  // While the camera moves during training, a frame takes a turn from `turns` when given, as the GUI's.
-  Result run(Scenario scenario, const SnapshotSource& source, bool training, double seconds,
-             const TurnSource& turns = {}) {
+  Result run(Scenario scenario, const SnapshotSource& source, bool training, double seconds) {
     ui::FrameGate gate;
     const ui::GatePolicy policy{training, double(args_.fps_cap), false};
     ui::MotionResolution motion;  // flat out renders at full scale: the most the viewer can take
@@ -204,7 +198,7 @@ class Viewport {
     uint64_t version = 0;
     std::vector<double> ms;
     std::array<std::vector<double>, 4> split;
-    int scaled = 0, turned = 0;
+    int scaled = 0;
     const auto start = Clock::now(), end = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
     auto next_frame = start, next_input = start;
     while (Clock::now() < end) {
@@ -239,10 +233,7 @@ class Viewport {
         marks[0] = Clock::now();
         raster_.set_snapshot(latest);
         marks[1] = Clock::now();
-        std::optional<FrameTurns::Turn> turn =
-            turns && moving.training && motion.moving(moving, t0) ? turns() : std::nullopt;
-        turned += turn.has_value();
-        raster_.render(cam, settings_, turn ? &*turn : nullptr);
+        raster_.render(cam, settings_);
         // The split waits for the render here, so that "render" is its device time and "texture" the
         // texture's own (the frame waits for both either way).
         kernels::StreamEvent rendered;
@@ -268,7 +259,6 @@ class Viewport {
     r.wall_s = seconds_since(start);
     r.renders = static_cast<int>(ms.size());
     r.reduced = scaled;
-    r.turns = turned;
     r.p90_ms = p90(ms);
     for (int k = 0; k < 4; ++k) r.split_p90_ms[k] = p90(split[k]);
     r.gaussians = latest ? latest->size() : 0;
@@ -390,8 +380,7 @@ void print_row(const Row& r) {
   std::printf("| %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.ranks, r.gpus, r.scenario.c_str(),
               r.training ? "yes" : "no", viewed ? num(r.view->fps(), "%.1f").c_str() : "-",
               viewed && r.view->renders ? num(r.view->p90_ms, "%.2f").c_str() : "-",
-              viewed ? (std::to_string(r.view->renders) + " (" + std::to_string(r.view->reduced) + ", " +
-                        std::to_string(r.view->turns) + ")").c_str() : "-",
+              viewed ? (std::to_string(r.view->renders) + " (" + std::to_string(r.view->reduced) + ")").c_str() : "-",
               viewed ? std::to_string(r.view->gaussians).c_str() : "-", num(r.images_per_s, "%.0f").c_str(),
               r.images_per_s && r.headless && *r.headless > 0 ? num(100 * *r.images_per_s / *r.headless, "%.1f %%").c_str()
                                                               : "-",
@@ -411,14 +400,14 @@ int run(const Args& args) {
   if (gpus == 0) throw std::runtime_error("no CUDA device");
   std::printf("GL renderer: %s; %d CUDA device(s)\n", gl.renderer().c_str(), gpus);
   std::printf("viewport %dx%d, fps cap %d, resolution while moving (training) %.2fx; every run: %.0f s warm-up, "
-              "%.0f s measured; batch %d; %s; viewer stream priority %s; idle wake %.0f Hz; one step queued while moving: %s; frame turns: %s; viewer pairs %s\n\n",
+              "%.0f s measured; batch %d; %s; viewer stream priority %s; idle wake %.0f Hz; one step queued while moving: %s; viewer pairs %s\n\n",
               args.width, args.height, args.fps_cap, args.moving_scale, args.warmup_s, args.seconds, args.batch_size,
               args.scene.empty() ? "demo scene" : args.scene.c_str(), priority_name(args.viewer_priority.value_or(ui::ViewRasterizer::kPriority)),
-              args.idle_hz, args.interactive_limit ? "yes" : "no", args.frame_turns ? "yes" : "no", args.packed ? "packed" : "dense");
+              args.idle_hz, args.interactive_limit ? "yes" : "no", args.packed ? "packed" : "dense");
   const Scene scene = training_scene(args);
   const GaussianModel init = init_from_points(scene.points);
 
-  std::printf("| ranks | GPUs | scenario | training | viewer fps | frame p90 ms | renders (reduced, turns) | Gaussians shown | "
+  std::printf("| ranks | GPUs | scenario | training | viewer fps | frame p90 ms | renders (reduced) | Gaussians shown | "
               "train images/s | vs headless | snapshot ms | snapshot every ms | p90 ms: snapshot / render / texture / present | "
               "rank 0's Gaussians |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
@@ -439,9 +428,7 @@ int run(const Args& args) {
         session.set_interactive(args.interactive_limit && s != Scenario::Idle);
         Viewport view(args);
         view.frame_scene(scene);
-        const TurnSource turns = [&] { return session.take_frame_turn(); };
-        seen = view.run(s, [&] { return session.snapshot(); }, true, args.seconds,
-                        args.frame_turns ? turns : TurnSource());
+        seen = view.run(s, [&] { return session.snapshot(); }, true, args.seconds);
       });
       print_row({.ranks = ranks, .gpus = used, .scenario = name_of(s), .training = true, .view = seen,
                  .images_per_s = watched.images_per_s, .headless = headless.images_per_s, .pace = watched.pace,
@@ -496,9 +483,6 @@ int main(int argc, char** argv) {
       ->delimiter(',')->capture_default_str()->check(CLI::IsMember({"orbit", "idle", "flat"}));
   app.add_option("--interactive-limit", args.interactive_limit,
                  "While the view moves, training queues one step at most (the GUI's; 0 to compare without)")
-      ->capture_default_str();
-  app.add_option("--frame-turns", args.frame_turns,
-                 "While the view moves, frames take turns with rank 0's steps (the GUI's; 0 to compare without)")
       ->capture_default_str();
   app.add_option("--viewer-packed", args.packed, "The viewer's renders project into packed pairs (1) or dense (0)")
       ->capture_default_str();

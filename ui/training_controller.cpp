@@ -50,13 +50,6 @@ RunConfig TrainingController::run_config(const ViewerState& viewer) const {
   return c;
 }
 
-std::optional<FrameTurns::Turn> TrainingController::frame_turn(const kernels::ComputeContext& viewer) {
-  if (!session_ || viewer.device != kernels::Device::CUDA) return std::nullopt;
-  const kernels::ComputeContext rank0 = rank_plan().context(0);
-  if (rank0.device != kernels::Device::CUDA || rank0.ordinal != viewer.ordinal) return std::nullopt;
-  return session_->take_frame_turn();
-}
-
 transport::RankPlan TrainingController::rank_plan() const {
   transport::RankPlan plan;
   plan.device = device_;

@@ -58,9 +58,6 @@ class TrainingController {
   void set_interactive(bool on) {
     if (session_) session_->set_interactive(on);
   }
-  // A turn for the frame about to render on `viewer` while the view moves (TrainingSession::take_frame_turn),
-  // when rank 0 trains on that GPU; nullopt otherwise (no session, the CPU, another GPU, none in time).
-  std::optional<FrameTurns::Turn> frame_turn(const kernels::ComputeContext& viewer);
   void pause();
   // Continues a paused or stopped session, with its budget (and config.json) set to settings.steps.
   void resume();

@@ -77,8 +77,7 @@ void ViewRasterizer::set_cpu_threads(int threads) {
   rasterizer_ = kernels::make_cpu_rasterizer(threads);
 }
 
-void ViewRasterizer::render(const kernels::Camera& camera, const kernels::RasterSettings& settings,
-                            FrameTurns::Turn* turn) {
+void ViewRasterizer::render(const kernels::Camera& camera, const kernels::RasterSettings& settings) {
   width_ = camera.width;
   height_ = camera.height;
   const size_t pixels = static_cast<size_t>(width_) * height_;
@@ -101,9 +100,7 @@ void ViewRasterizer::render(const kernels::Camera& camera, const kernels::Raster
   s.packed = packed_;
   const kernels::Camera cams[1] = {camera};
   const RecordUse read(shown_, where_);
-  if (turn) turn->start(where_);
   rasterizer_->forward(view, cams, s, {rgb_.data(), alpha_.data(), depth_.data()});
-  if (turn) turn->finish(where_);
 }
 
 ImageRGBA8 ViewRasterizer::colorize(const ColorizeParams& params) const {

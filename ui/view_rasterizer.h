@@ -9,7 +9,6 @@
 
 #include "core/model/gaussian_model.h"
 #include "core/model/model_snapshot.h"
-#include "core/train/frame_turns.h"
 #include "core/train/evaluator.h"
 #include "kernels/buffer.h"
 #include "kernels/rasterizer.h"
@@ -51,11 +50,8 @@ class ViewRasterizer {
   // A change makes a new rasterizer: it keeps nothing between renders the viewer needs. CUDA ignores it.
   void set_cpu_threads(int threads);
 
-  // Renders one view into the output buffers (on this backend's device). With `turn` (taken from the
-  // training session while the view moves), the render's work runs right after training's queued work
-  // and training's next step waits for it (core/train/frame_turns.h); the turn is finished here.
-  void render(const kernels::Camera& camera, const kernels::RasterSettings& settings,
-              FrameTurns::Turn* turn = nullptr);
+  // Renders one view into the output buffers (on this backend's device).
+  void render(const kernels::Camera& camera, const kernels::RasterSettings& settings);
   // Whether renders project into packed pairs (only the visible ones, counted on the host first) or
   // dense ones (every Gaussian, culled ones included, through the sorts). Packed: less memory for a
   // frame, and an orbit's frame p90 0.2 ms lower on a GPU that trains (bench/VIEWER.md); bench_viewer

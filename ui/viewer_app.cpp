@@ -105,9 +105,8 @@ ViewKey camera_pose(const kernels::Camera& c) {
 // line overlays, which cost nothing on the training device and follow every frame. The render's scale
 // comes from `motion` (reduced while the camera moves during training); the presenter draws the
 // texture over the whole viewport, whatever its size.
-void draw_viewport(ViewerState& state, TrainingController& training, ViewportTexture& texture,
-                   const Presenter& presenter, LineRenderer& lines, const PixelRect& vp, FrameGate& gate,
-                   const GatePolicy& policy, MotionResolution& motion) {
+void draw_viewport(ViewerState& state, ViewportTexture& texture, const Presenter& presenter, LineRenderer& lines,
+                   const PixelRect& vp, FrameGate& gate, const GatePolicy& policy, MotionResolution& motion) {
   const MotionPolicy moving{.training = policy.training,
                             .rest_scale = state.view.resolution_scale,
                             .moving_scale = state.view.moving_resolution_scale};
@@ -120,10 +119,7 @@ void draw_viewport(ViewerState& state, TrainingController& training, ViewportTex
   if (gate.due(view_key(state, camera), state.model_version, policy, start)) {
     try {
       state.update_raster();
-      // While the view moves during training, the frame takes its turn between two steps.
-      std::optional<FrameTurns::Turn> turn =
-          policy.training && motion.moving(moving, start) ? training.frame_turn(state.raster.context()) : std::nullopt;
-      state.raster.render(camera, state.raster_settings(), turn ? &*turn : nullptr);
+      state.raster.render(camera, state.raster_settings());
       texture.update(state.raster, state.colorize_params());
     } catch (...) {
       gate.forget();  // a render that throws leaves no stale frame behind
@@ -444,7 +440,7 @@ int frame_loop(GLFWwindow* window, const GuiOptions& opt, float ui_scale) {
     glClear(GL_COLOR_BUFFER_BIT);
     if (state.has_content() && vp.width > 0 && vp.height > 0) {
       try {
-        draw_viewport(state, training, texture, presenter, lines, vp, gate, policy, motion);
+        draw_viewport(state, texture, presenter, lines, vp, gate, policy, motion);
       } catch (const std::exception& e) {
         // A failing renderer would fail again every frame: report once and close the content.
         state.notes.error(std::string("rendering failed: ") + e.what());

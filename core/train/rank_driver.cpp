@@ -81,7 +81,6 @@ void drive_rank(const RankRunSpec& spec, transport::Communicator* comm, transpor
     const auto t0 = Clock::now();
     int taken = 0;
     while (taken < block[3] && can_step(*run, at.ranks)) {
-      controller.before_step(*run, at);
       const RunStep s = run->step();
       ++taken;
       controller.on_step(*run, at, s);

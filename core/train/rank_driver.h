@@ -75,8 +75,6 @@ class RankController {
   // Every rank, right after a decision is shared, stop included: applies its `commands` and, with
   // `publish`, its collective output (every rank takes part in the gather; rank 0 keeps the result).
   virtual void serve(TrainingRun& run, const DrivenRank& at, const RankDecision& decision) = 0;
-  // Every rank right before each step is enqueued (rank 0 lets the viewer's frame take its turn there).
-  virtual void before_step(TrainingRun&, const DrivenRank&) {}
   // Every rank after each step.
   virtual void on_step(TrainingRun& run, const DrivenRank& at, const RunStep& step) = 0;
   // Every rank once a stop decision has been served (the CLI's final checkpoint and PLY are collectives).

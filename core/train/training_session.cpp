@@ -76,7 +76,6 @@ void TrainingSession::stop() {
     std::lock_guard lock(mutex_);
     stop_ = true;
   }
-  frame_turns_.close();
   wake_.notify_all();
   if (thread_.joinable()) thread_.join();
 }
@@ -292,34 +291,9 @@ void TrainingSession::on_start(TrainingRun& run, const DrivenRank& at) {
   publish_snapshot(run, at.comm);
 }
 
-namespace {
-FrameTurns::Clock::duration milliseconds(double ms) {
-  return std::chrono::duration_cast<FrameTurns::Clock::duration>(std::chrono::duration<double, std::milli>(ms));
-}
-}  // namespace
-
-std::optional<FrameTurns::Turn> TrainingSession::take_frame_turn() {
-  if (state_ != SessionState::Running) return std::nullopt;
-  // The step the device runs, and the host's way to the boundary after it: about two steps.
-  const double step_ms = step_ms_.load();
-  return frame_turns_.take(milliseconds(step_ms > 0 ? std::clamp(2.0 * step_ms, 2.0, 25.0) : 25.0));
-}
-
-void TrainingSession::before_step(TrainingRun& run, const DrivenRank& at) {
-  // The frame's count read waits for the step queued before the turn (one at most while the view moves).
-  if (at.root()) frame_turns_.serve(run.trainer().context(), milliseconds(std::clamp(3.0 * step_ms_.load(), 20.0, 250.0)));
-}
-
 void TrainingSession::on_step(TrainingRun& run, const DrivenRank& at, const RunStep& step) {
   publish_rank_stats(run.trainer(), at.rank);
   if (!at.root()) return;
-  const Clock::time_point now = Clock::now();
-  if (last_step_at_ != Clock::time_point{}) {
-    const double ms = std::chrono::duration<double, std::milli>(now - last_step_at_).count();
-    const double mean = step_ms_.load();
-    step_ms_ = mean > 0 ? 0.9 * mean + 0.1 * ms : ms;
-  }
-  last_step_at_ = now;
   if (interactive_) {
     // This step is queued; the host goes on once the one before it has run (set_interactive).
     last_step_end_ ^= 1;
@@ -355,7 +329,6 @@ void TrainingSession::thread_main() {
     error_ = e.what();
     state_ = SessionState::Failed;
   }
-  frame_turns_.close();  // no rank serves turns any more
 }
 
 }  // namespace splat

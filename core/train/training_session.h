@@ -29,14 +29,12 @@
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "core/transport/communicator.h"
 #include "core/transport/rank_plan.h"
-#include "core/train/frame_turns.h"
 #include "core/train/rank_driver.h"
 #include "core/train/rank_stats.h"
 #include "core/train/snapshot_cadence.h"
@@ -110,13 +108,6 @@ class TrainingSession : private RankController {
   // kernels then wait behind at most that step (bench/VIEWER.md). It costs a host wait per step, so
   // only while the view moves.
   void set_interactive(bool on) { interactive_ = on; }
-  // While the view moves, a frame takes its turn between two of rank 0's steps (core/train/frame_turns.h):
-  // waits for at most about two steps of rank 0 (none once training is not running) and returns the
-  // turn, or nullopt when none came; the caller then renders beside training.
-  std::optional<FrameTurns::Turn> take_frame_turn();
-  // Turns served so far and granted turns whose frame did not come in time.
-  uint64_t frame_turns_served() const { return frame_turns_.served(); }
-  uint64_t frame_turns_dropped() const { return frame_turns_.dropped(); }
 
   // Requests served at the next step boundary (also while paused); `done` (may be empty) is called on
   // the trainer thread with an empty string on success or the error message.
@@ -168,7 +159,6 @@ class TrainingSession : private RankController {
   void on_start(TrainingRun& run, const DrivenRank& at) override;
   RankDecision decide(const TrainingRun& run, Clock::time_point answer_by) override;
   void serve(TrainingRun& run, const DrivenRank& at, const RankDecision& decision) override;
-  void before_step(TrainingRun& run, const DrivenRank& at) override;
   void on_step(TrainingRun& run, const DrivenRank& at, const RunStep& step) override;
   void enqueue(Command command);
   void apply_commands(Trainer& t, int rank, int64_t count);
@@ -198,11 +188,6 @@ class TrainingSession : private RankController {
   // Rank 0: the ends of its last two steps on its timeline, for set_interactive's limit.
   std::array<kernels::StreamEvent, 2> step_ends_;
   int last_step_end_ = 0;
-  // Rank 0 serves the viewer's frame turns between its steps; its host time per step (an average)
-  // bounds how long a frame waits for one.
-  FrameTurns frame_turns_;
-  std::atomic<double> step_ms_{0};
-  Clock::time_point last_step_at_{};
 
   mutable std::mutex metrics_mutex_;
   std::deque<SessionMetrics> metrics_;

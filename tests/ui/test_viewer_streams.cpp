@@ -7,14 +7,12 @@
 #include <catch2/catch.hpp>
 #include <cuda_runtime.h>
 
-#include <atomic>
 #include <chrono>
 #include <optional>
 #include <thread>
 
 #include "core/model/device_gaussians.h"
 #include "core/model/model_snapshot.h"
-#include "core/train/frame_turns.h"
 #include "core/train/rank_driver.h"
 #include "core/transport/rank_plan.h"
 #include "kernels/host_waits.h"
@@ -93,15 +91,6 @@ struct TrainingStreamModel {
 
 void CUDART_CB sleep_on_stream(void* ms) {
   std::this_thread::sleep_for(std::chrono::milliseconds(*static_cast<int*>(ms)));
-}
-
-// When a stream reached this point: steady-clock nanoseconds into an std::atomic<int64_t>.
-void CUDART_CB stamp_on_stream(void* at) {
-  static_cast<std::atomic<int64_t>*>(at)->store(std::chrono::steady_clock::now().time_since_epoch().count());
-}
-
-void stamp(const ComputeContext& on, std::atomic<int64_t>& at) {
-  REQUIRE(cudaLaunchHostFunc(static_cast<cudaStream_t>(on.stream), stamp_on_stream, &at) == cudaSuccess);
 }
 
 }  // namespace
@@ -260,66 +249,4 @@ TEST_CASE("streams: the three priority levels on devices with six, three, two an
   for (const P p : {P::Interactive, P::Training, P::Background}) CHECK(priority_number(one, p) == 0);
   // Wherever the device has levels, training goes before the viewer's background stream.
   for (const auto& r : {six, three, two}) CHECK(priority_number(r, P::Training) < priority_number(r, P::Background));
-}
-
-TEST_CASE("streams: a frame that takes its turn runs after training's queued step and before its next",
-          "[gpu][streams][frame_turns]") {
-  if (!test::gpu_or_skip("frame turns between training steps")) return;
-  TrainingStreamModel t;
-  auto& [m, cam, settings, training, where, g] = t;
-  ui::ViewRasterizer viewer(Device::CUDA), reference(Device::CUDA);
-  const std::shared_ptr<const ModelSnapshot> snap = ModelSnapshot::capture(g, 1, 1);
-  reference.set_snapshot(snap);
-  reference.render(cam, settings);
-  const std::vector<float> expected = reference.rgb_host();
-  viewer.set_snapshot(snap);
-  const ComputeContext& view = viewer.context();
-
-  // The device's order, stamped on the host by each stream: the queued step (a 300 ms host function
-  // standing for a long kernel), the frame (a 100 ms one), the next step's first work.
-  static int step_ms = 300, frame_ms = 100;
-  std::atomic<int64_t> step_end{0}, frame_start{0}, frame_end{0}, next_step{0};
-  FrameTurns turns;
-  std::atomic<bool> served{false};
-  // Serves turns between "steps" of a millisecond's host time until one is taken (5 s at most).
-  auto serve_one = [&] {
-    for (int i = 0; i < 5000 && !served; ++i) {
-      served = turns.serve(where, std::chrono::seconds(5));
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-  };
-  REQUIRE(cudaLaunchHostFunc(static_cast<cudaStream_t>(where.stream), sleep_on_stream, &step_ms) == cudaSuccess);
-  stamp(where, step_end);
-  std::thread trainer([&] {
-    serve_one();
-    // The trainer's own thread enqueues its next step (no Catch assertion off the test's thread).
-    cudaLaunchHostFunc(static_cast<cudaStream_t>(where.stream), stamp_on_stream, &next_step);
-  });
-  {
-    std::optional<FrameTurns::Turn> turn = turns.take(std::chrono::seconds(10));
-    REQUIRE(turn);
-    turn->start(view);
-    stamp(view, frame_start);
-    REQUIRE(cudaLaunchHostFunc(static_cast<cudaStream_t>(view.stream), sleep_on_stream, &frame_ms) == cudaSuccess);
-    stamp(view, frame_end);
-    turn->finish(view);
-  }
-  trainer.join();
-  REQUIRE(cudaStreamSynchronize(static_cast<cudaStream_t>(where.stream)) == cudaSuccess);
-  REQUIRE(cudaStreamSynchronize(static_cast<cudaStream_t>(view.stream)) == cudaSuccess);
-  CHECK(served);
-  CHECK(frame_start >= step_end);
-  CHECK(next_step >= frame_end);
-  CHECK(frame_end - frame_start >= int64_t(frame_ms) * 1000000);  // the stamps measure what they name
-
-  // A render that takes its turn (as the viewport's does) shows what a render without one shows.
-  served = false;
-  std::thread trainer2(serve_one);
-  std::optional<FrameTurns::Turn> turn = turns.take(std::chrono::seconds(10));
-  REQUIRE(turn);
-  viewer.render(cam, settings, &*turn);
-  trainer2.join();
-  CHECK(served);
-  CHECK(turns.served() == 2);
-  CHECK(viewer.rgb_host() == expected);
 }
