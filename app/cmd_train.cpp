@@ -66,6 +66,7 @@ struct TrainArgs {
   bool absgrad = false;
   float absgrad_threshold = DefaultStrategyOptions{}.absgrad_threshold;
   float prune_scale2d = DefaultStrategyOptions{}.prune_scale2d;
+  bool revised_opacity = DefaultStrategyOptions{}.revised_opacity;
   float opacity_reg = DefaultStrategyOptions{}.opacity_reg;
   float scale_reg = DefaultStrategyOptions{}.scale_reg;
   int64_t max_gaussians = 0;
@@ -88,7 +89,7 @@ struct TrainArgs {
 const std::vector<std::string> kRecordedOptions = {
     "--strategy",   "--batch-size", "--packed", "--antialiased",    "--data-factor", "--undistort", "--mask-mode",
     "--fisheye-fov", "--eval-every", "--log-every", "--checkpoint-every", "--seed",
-    "--sh-degree",  "--background", "--cap-max",   "--ssim-weight", "--grow-grad2d", "--absgrad",     "--absgrad-threshold", "--prune-scale2d", "--opacity-reg", "--scale-reg", "--amp",
+    "--sh-degree",  "--background", "--cap-max",   "--ssim-weight", "--grow-grad2d", "--absgrad",     "--absgrad-threshold", "--prune-scale2d", "--revised-opacity", "--opacity-reg", "--scale-reg", "--amp",
     "--max-gaussians", "--photos", "--exposure", "--adam", "--up"};
 
 void add_train_options(CLI::App* sub, TrainArgs& a) {
@@ -172,6 +173,9 @@ void add_train_options(CLI::App* sub, TrainArgs& a) {
                   "of the image (0: never, as the reference trainer's default)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  sub->add_flag("--revised-opacity,!--no-revised-opacity", a.revised_opacity,
+                "default: a clone and its parent, or a split's two halves, each get the opacity that lets through "
+                "together what the one Gaussian did (1 - (1 - a')^2 = a), instead of the parent's opacity each");
   sub->add_option("--opacity-reg", a.opacity_reg,
                   "default: weight of the mean opacity in the loss (MCMC's regulariser; 0: none), which fades "
                   "Gaussians the photos do not hold up")
@@ -263,6 +267,7 @@ TrainerOptions trainer_options(const TrainArgs& a, kernels::Device dev) {
   o.default_strategy.absgrad = a.absgrad;
   o.default_strategy.absgrad_threshold = a.absgrad_threshold;
   o.default_strategy.prune_scale2d = a.prune_scale2d;
+  o.default_strategy.revised_opacity = a.revised_opacity;
   o.default_strategy.opacity_reg = a.opacity_reg;
   o.default_strategy.scale_reg = a.scale_reg;
   o.default_strategy.max_gaussians = a.max_gaussians;

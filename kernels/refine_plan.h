@@ -32,17 +32,6 @@ struct RefineCounts {
   int64_t rows() const { return kept_old + kept_clones + kept_seconds; }
 };
 
-// The split halves' columns after the gather (each half's row then holds its parent's values, which the
-// draw reads and overwrites).
-struct RefineHalves {
-  float* means = nullptr;           // 3 per row
-  const float* quats = nullptr;     // 4 per row
-  float* log_scales = nullptr;      // 3 per row
-  float shrink = 0.f;               // RefineRule::shrink
-  uint64_t key = 0;                 // this refinement's draw key
-  int64_t first_id = 0;             // the global id of row 0 (a shard's first row)
-};
-
 // code[r] for every row (RefineBit). room >= 0: at most `room` rows grow, those with the largest mean
 // gradient (ties: the lower row); negative: no limit.
 void refine_codes(const ComputeContext& where, const RefineColumns& in, const RefineRule& rule, int64_t room,
@@ -54,16 +43,17 @@ RefineCounts refine_places(const ComputeContext& where, const uint8_t* code, int
 // moments[i] the same or -1 (zero moments: clones, halves).
 void refine_sources(const ComputeContext& where, const uint8_t* code, const int32_t* at, int64_t n,
                     const RefineCounts& counts, int32_t* params, int32_t* moments);
-// Draws every kept split half in place, in the gathered model (refine_split_half).
-void refine_split_halves(const ComputeContext& where, const uint8_t* code, const int32_t* at, int64_t n,
-                         const RefineCounts& counts, const RefineHalves& halves);
+// Writes what growth changes in the gathered model, in place (refine_grown_row: the split halves, and
+// the revised opacities where asked).
+void refine_grown_rows(const ComputeContext& where, const uint8_t* code, const int32_t* at, int64_t n,
+                       const RefineCounts& counts, const RefineGrown& grown);
 
 // CPU references (the entry points above call these for Device::CPU).
 void refine_codes_reference(const RefineColumns& in, const RefineRule& rule, int64_t room, uint8_t* code);
 RefineCounts refine_places_reference(const uint8_t* code, int64_t n, int32_t* at);
 void refine_sources_reference(const uint8_t* code, const int32_t* at, int64_t n, const RefineCounts& counts,
                               int32_t* params, int32_t* moments);
-void refine_split_halves_reference(const uint8_t* code, const int32_t* at, int64_t n, const RefineCounts& counts,
-                                   const RefineHalves& halves);
+void refine_grown_rows_reference(const uint8_t* code, const int32_t* at, int64_t n, const RefineCounts& counts,
+                                 const RefineGrown& grown);
 
 }  // namespace splat::kernels

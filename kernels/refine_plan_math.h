@@ -103,4 +103,48 @@ SPLAT_HD void refine_split_half(const float* mean, const float* quat, const floa
   for (int c = 0; c < 3; ++c) out_log_scales[c] = log_scales[c] - shrink;
 }
 
+// The opacity logit of each of the two Gaussians one becomes (a clone and its parent, or a split's two
+// halves) under the revised-opacity rule: opacity a' with 1 - (1 - a')^2 = a, so that a ray through both
+// is let through as much as through the parent alone, where copies of the parent's opacity would make
+// the pair more opaque than the parent was (Rota Bulò et al., "Revising Densification in Gaussian
+// Splatting", 2024). In logits: log(sqrt(1 + e^x) - 1), computed so that neither end loses it (about
+// x - log 2 far below 0, x / 2 far above).
+SPLAT_HD float revised_opacity_logit(float logit) {
+  const double x = logit;
+  if (x > 60.0) return float(0.5 * x);               // sqrt(1 + e^x) - 1 = e^(x/2) to double precision
+  if (x < -60.0) return float(x - 0.6931471805599453);  // = e^x / 2 to double precision
+  return float(std::log(std::expm1(0.5 * std::log1p(std::exp(x)))));
+}
+
+// The grown rows' columns after the gather: each new row holds the values of the row it copies, which
+// refine_grown_row reads and overwrites.
+struct RefineGrown {
+  float* means = nullptr;           // 3 per row
+  const float* quats = nullptr;     // 4 per row
+  float* log_scales = nullptr;      // 3 per row
+  float* opacity_logits = nullptr;  // 1 per row; read only with revised_opacity
+  float shrink = 0.f;               // RefineRule::shrink
+  uint64_t key = 0;                 // this refinement's draw key
+  int64_t first_id = 0;             // the global id of row 0 (a shard's first row)
+  bool revised_opacity = false;     // both copies of a grown row get revised_opacity_logit
+};
+
+// What growth changes in the new rows of old row r (code c, places p): a split's kept halves are drawn
+// (refine_split_half, half 0 at its own place, half 1 at the second), and with revised_opacity every
+// kept copy of a grown row (its own place, its clone, its second half) takes the revised opacity.
+SPLAT_HD void refine_grown_row(uint8_t c, const RefinePlaces& p, int64_t r, const RefineGrown& g) {
+  if (!(c & kRefineGrow)) return;
+  const int32_t copy[2] = {(c & kRefineKeepOld) ? p.own : -1,
+                           (c & kRefineSplit) ? ((c & kRefineKeepSecond) ? p.second : -1)
+                                              : ((c & kRefineKeepClone) ? p.clone : -1)};
+  for (int k = 0; k < 2; ++k) {
+    if (copy[k] < 0) continue;
+    const int64_t q = copy[k];
+    if (c & kRefineSplit)
+      refine_split_half(g.means + 3 * q, g.quats + 4 * q, g.log_scales + 3 * q, g.key, g.first_id + r, k, g.shrink,
+                        g.means + 3 * q, g.log_scales + 3 * q);
+    if (g.revised_opacity) g.opacity_logits[q] = revised_opacity_logit(g.opacity_logits[q]);
+  }
+}
+
 }  // namespace splat::kernels

@@ -32,6 +32,7 @@ void for_each_trainer_setting(Config& c, Options& o, F&& f) {
   f(c.absgrad, o.default_strategy.absgrad);
   f(c.absgrad_threshold, o.default_strategy.absgrad_threshold);
   f(c.prune_scale2d, o.default_strategy.prune_scale2d);
+  f(c.revised_opacity, o.default_strategy.revised_opacity);
   f(c.opacity_reg, o.default_strategy.opacity_reg);
   f(c.scale_reg, o.default_strategy.scale_reg);
   f(c.max_gaussians, o.default_strategy.max_gaussians);

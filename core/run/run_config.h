@@ -71,6 +71,7 @@ struct RunConfig {
   bool absgrad = DefaultStrategyOptions{}.absgrad;  // default strategy
   float absgrad_threshold = DefaultStrategyOptions{}.absgrad_threshold;  // with absgrad
   float prune_scale2d = DefaultStrategyOptions{}.prune_scale2d;  // default strategy's screen-size pruning (0: off)
+  bool revised_opacity = DefaultStrategyOptions{}.revised_opacity;  // default strategy's grown copies
   float opacity_reg = DefaultStrategyOptions{}.opacity_reg;      // default strategy's regularisers (0: none)
   float scale_reg = DefaultStrategyOptions{}.scale_reg;
   int64_t max_gaussians = DefaultStrategyOptions{}.max_gaussians;  // default strategy (0: no limit)
@@ -142,6 +143,7 @@ void for_each_setting(Config& c, Visit&& visit) {
   visit("absgrad", c.absgrad, SettingRule{});
   visit("absgrad_threshold", c.absgrad_threshold, SettingRule{.lo = 0});
   visit("prune_scale2d", c.prune_scale2d, SettingRule{.lo = 0});
+  visit("revised_opacity", c.revised_opacity, SettingRule{});
   visit("opacity_reg", c.opacity_reg, SettingRule{.lo = 0});
   visit("scale_reg", c.scale_reg, SettingRule{.lo = 0});
   visit("max_gaussians", c.max_gaussians, SettingRule{.lo = 0});

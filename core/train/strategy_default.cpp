@@ -75,7 +75,8 @@ kernels::RefineRule refine_rule(const DefaultStrategyOptions& o, int batch_size,
 
 void refine_rows(DeviceGaussians& g, const DefaultStrategyOptions& o, const StepInfo& info, bool check_size,
                  uint64_t key) {
-  static_assert(stored_fp32(Group::Means) && stored_fp32(Group::LogScales), "the split halves are written in fp32");
+  static_assert(stored_fp32(Group::Means) && stored_fp32(Group::LogScales) && stored_fp32(Group::Opacity),
+                "the grown rows are written in fp32");
   const kernels::ComputeContext& where = g.context();
   const int64_t n = g.size();
   const kernels::DensifyStats stats = g.stats();
@@ -98,9 +99,10 @@ void refine_rows(DeviceGaussians& g, const DefaultStrategyOptions& o, const Step
   int32_t* moments = params + counts.rows();
   kernels::refine_sources(where, code, at, n, counts, params, moments);
   g.gather_rows_on_device(params, moments, counts.rows());
-  kernels::refine_split_halves(where, code, at, n, counts,
-                               {g.param(Group::Means).data(), g.param(Group::Quats).data(),
-                                g.param(Group::LogScales).data(), rule.shrink, key, info.first_row});
+  kernels::refine_grown_rows(where, code, at, n, counts,
+                             {g.param(Group::Means).data(), g.param(Group::Quats).data(),
+                              g.param(Group::LogScales).data(), g.param(Group::Opacity).data(), rule.shrink, key,
+                              info.first_row, o.revised_opacity});
   plan.used_on(where);
   sources.used_on(where);
   info.mark("refinement: rows applied");

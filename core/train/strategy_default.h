@@ -31,6 +31,10 @@ struct DefaultStrategyOptions {
   float prune_scale3d = 0.1f;        // x extent: larger in the world is pruned (after the first reset)
   float prune_scale2d = 0.15f;       // max screen radius / image size above which it is pruned (idem; 0: never)
   float reset_opacity = 0.01f;       // opacity ceiling after a reset
+  // Both copies of a grown Gaussian (a clone and its parent, a split's halves) get the opacity a' with
+  // 1 - (1 - a')^2 = a, so that the pair lets through what the parent did (kernels/refine_plan_math.h:
+  // revised_opacity_logit); off: both keep the parent's opacity, as in 3DGS.
+  bool revised_opacity = false;
   // Weights of mean(opacity) and mean(world scale) in the loss (0: none, the 3DGS default). They are
   // MCMC's regularisers: they push opacity and size down wherever the photos do not hold them up.
   // Per 4 images, as MCMC's (core/train/strategy_mcmc.h: kRegularizerImages).

@@ -49,19 +49,10 @@ void refine_sources_reference(const uint8_t* code, const int32_t* at, int64_t n,
   }
 }
 
-void refine_split_halves_reference(const uint8_t* code, const int32_t* at, int64_t n, const RefineCounts& counts,
-                                   const RefineHalves& h) {
-  for (int64_t r = 0; r < n; ++r) {
-    if (!(code[r] & kRefineSplit)) continue;
-    const RefinePlaces p = refine_places(at, r, n, counts.kept_old, counts.kept_clones);
-    const int32_t half_row[2] = {(code[r] & kRefineKeepOld) ? p.own : -1, (code[r] & kRefineKeepSecond) ? p.second : -1};
-    for (int k = 0; k < 2; ++k) {
-      if (half_row[k] < 0) continue;
-      const int64_t q = half_row[k];
-      refine_split_half(h.means + 3 * q, h.quats + 4 * q, h.log_scales + 3 * q, h.key, h.first_id + r, k, h.shrink,
-                        h.means + 3 * q, h.log_scales + 3 * q);
-    }
-  }
+void refine_grown_rows_reference(const uint8_t* code, const int32_t* at, int64_t n, const RefineCounts& counts,
+                                 const RefineGrown& grown) {
+  for (int64_t r = 0; r < n; ++r)
+    refine_grown_row(code[r], refine_places(at, r, n, counts.kept_old, counts.kept_clones), r, grown);
 }
 
 }  // namespace splat::kernels

@@ -71,20 +71,9 @@ __global__ void sources_kernel(const uint8_t* code, const int32_t* at, int64_t n
   }
 }
 
-__global__ void halves_kernel(const uint8_t* code, const int32_t* at, int64_t n, int64_t kept_old, int64_t kept_clones,
-                              RefineHalves h) {
-  FOR_EACH_ROW(r, n) {
-    const uint8_t c = code[r];
-    if (!(c & kRefineSplit)) continue;
-    const RefinePlaces p = refine_places(at, r, n, kept_old, kept_clones);
-    const int32_t half_row[2] = {(c & kRefineKeepOld) ? p.own : -1, (c & kRefineKeepSecond) ? p.second : -1};
-    for (int k = 0; k < 2; ++k) {
-      if (half_row[k] < 0) continue;
-      const int64_t q = half_row[k];
-      refine_split_half(h.means + 3 * q, h.quats + 4 * q, h.log_scales + 3 * q, h.key, h.first_id + r, k, h.shrink,
-                        h.means + 3 * q, h.log_scales + 3 * q);
-    }
-  }
+__global__ void grown_kernel(const uint8_t* code, const int32_t* at, int64_t n, int64_t kept_old, int64_t kept_clones,
+                             RefineGrown g) {
+  FOR_EACH_ROW(r, n) { refine_grown_row(code[r], refine_places(at, r, n, kept_old, kept_clones), r, g); }
 }
 
 cudaStream_t stream_of(const ComputeContext& where) { return static_cast<cudaStream_t>(where.stream); }
@@ -169,14 +158,14 @@ void refine_sources(const ComputeContext& where, const uint8_t* code, const int3
   cuda::check_launch("refinement sources");
 }
 
-void refine_split_halves(const ComputeContext& where, const uint8_t* code, const int32_t* at, int64_t n,
-                         const RefineCounts& counts, const RefineHalves& halves) {
-  if (where.device == Device::CPU) return refine_split_halves_reference(code, at, n, counts, halves);
+void refine_grown_rows(const ComputeContext& where, const uint8_t* code, const int32_t* at, int64_t n,
+                       const RefineCounts& counts, const RefineGrown& grown) {
+  if (where.device == Device::CPU) return refine_grown_rows_reference(code, at, n, counts, grown);
   if (n == 0) return;
   const cuda::DeviceScope scope(where.ordinal);
-  halves_kernel<<<blocks_for(n), kThreads, 0, stream_of(where)>>>(code, at, n, counts.kept_old, counts.kept_clones,
-                                                                  halves);
-  cuda::check_launch("split halves");
+  grown_kernel<<<blocks_for(n), kThreads, 0, stream_of(where)>>>(code, at, n, counts.kept_old, counts.kept_clones,
+                                                                 grown);
+  cuda::check_launch("grown rows");
 }
 
 }  // namespace splat::kernels

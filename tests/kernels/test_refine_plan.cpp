@@ -58,10 +58,10 @@ struct Plan {
   std::vector<uint8_t> code;
   std::vector<int32_t> at, params, moments;
   k::RefineCounts counts;
-  std::vector<float> means, log_scales;
+  std::vector<float> means, log_scales, opacity;
 };
 
-Plan plan_on(Device device, const Rows& rows, const k::RefineRule& r, int64_t room) {
+Plan plan_on(Device device, const Rows& rows, const k::RefineRule& r, int64_t room, bool revised_opacity) {
   const int64_t n = int64_t(rows.opacity.size());
   Buffer<float> opacity(device), log_scales(device), grad(device), radius(device), means(device), quats(device);
   Buffer<int32_t> visible(device), at(device, size_t(3 * n));
@@ -79,17 +79,21 @@ Plan plan_on(Device device, const Rows& rows, const k::RefineRule& r, int64_t ro
   // sources (on the host here; DeviceGaussians does it on the device).
   const std::vector<int32_t> src = params.download();
   std::vector<float> m(size_t(3 * p.counts.rows())), l(m.size()), q(size_t(4 * p.counts.rows()));
-  for (size_t i = 0; i < src.size(); ++i)
+  std::vector<float> o(size_t(p.counts.rows()));
+  for (size_t i = 0; i < src.size(); ++i) {
+    o[i] = rows.opacity[size_t(src[i])];
     for (int c = 0; c < 4; ++c) {
       if (c < 3) m[3 * i + c] = rows.means[3 * size_t(src[i]) + c], l[3 * i + c] = rows.log_scales[3 * size_t(src[i]) + c];
       q[4 * i + c] = rows.quats[4 * size_t(src[i]) + c];
     }
-  Buffer<float> new_means(device), new_log_scales(device), new_quats(device);
-  new_means.upload(m), new_log_scales.upload(l), new_quats.upload(q);
-  k::refine_split_halves(where, code.data(), at.data(), n, p.counts,
-                         {new_means.data(), new_quats.data(), new_log_scales.data(), r.shrink, 0x5eedull, 1000});
+  }
+  Buffer<float> new_means(device), new_log_scales(device), new_quats(device), new_opacity(device);
+  new_means.upload(m), new_log_scales.upload(l), new_quats.upload(q), new_opacity.upload(o);
+  k::refine_grown_rows(where, code.data(), at.data(), n, p.counts,
+                       {new_means.data(), new_quats.data(), new_log_scales.data(), new_opacity.data(), r.shrink,
+                        0x5eedull, 1000, revised_opacity});
   p.code = code.download(), p.at = at.download(), p.params = src, p.moments = moments.download();
-  p.means = new_means.download(), p.log_scales = new_log_scales.download();
+  p.means = new_means.download(), p.log_scales = new_log_scales.download(), p.opacity = new_opacity.download();
   return p;
 }
 
@@ -101,9 +105,10 @@ TEST_CASE("refinement plan: CUDA codes, places, sources and split halves equal t
   const Rows rows = random_rows(20000, 4);
   for (const bool check_size : {false, true})
     for (const int64_t room : {int64_t(-1), int64_t(0), int64_t(700), int64_t(1000000)}) {
-      INFO("check_size " << check_size << " room " << room);
-      const Plan cpu = plan_on(Device::CPU, rows, rule(check_size), room);
-      const Plan gpu = plan_on(Device::CUDA, rows, rule(check_size), room);
+      const bool revised = room != 0;
+      INFO("check_size " << check_size << " room " << room << " revised opacity " << revised);
+      const Plan cpu = plan_on(Device::CPU, rows, rule(check_size), room, revised);
+      const Plan gpu = plan_on(Device::CUDA, rows, rule(check_size), room, revised);
       CHECK(gpu.code == cpu.code);
       CHECK(gpu.at == cpu.at);
       CHECK(gpu.counts.kept_old == cpu.counts.kept_old);
@@ -114,6 +119,8 @@ TEST_CASE("refinement plan: CUDA codes, places, sources and split halves equal t
       REQUIRE(gpu.means.size() == cpu.means.size());
       for (size_t i = 0; i < cpu.means.size(); ++i) CHECK(gpu.means[i] == Approx(cpu.means[i]).margin(1e-6));
       CHECK(gpu.log_scales == cpu.log_scales);
+      REQUIRE(gpu.opacity.size() == cpu.opacity.size());
+      for (size_t i = 0; i < cpu.opacity.size(); ++i) CHECK(gpu.opacity[i] == Approx(cpu.opacity[i]).margin(1e-6));
       if (room == 700) CHECK(cpu.counts.kept_clones + cpu.counts.kept_seconds <= 700);
       if (room < 0) CHECK(cpu.counts.kept_clones > 100);  // the draw exercises every kind of row
     }
@@ -139,4 +146,21 @@ TEST_CASE("refinement plan: a growth room takes the largest gradients, ties to t
     CHECK(bool(some[i] & k::kRefineGrow) == bool(want[i]));
     if (!want[i]) CHECK((some[i] & ~k::kRefineKeepOld) == 0);  // not growing: only its own place
   }
+}
+
+TEST_CASE("refinement plan: a revised opacity lets through, twice, what the parent did", "[refine_plan]") {
+  std::vector<double> xs;
+  for (int i = -400; i <= 400; ++i) xs.push_back(0.1 * i);  // opacities from 4e-18 to 1 - 4e-18
+  for (double x : xs) {
+    INFO("logit " << x);
+    const double y = k::revised_opacity_logit(float(x));
+    // 1 - (1 - a')^2 = a, in the transmittances: (1 - a')^2 = 1 - a, i.e. 2 log(1 + e^y) = log(1 + e^x).
+    CHECK(2.0 * std::log1p(std::exp(y)) == Approx(std::log1p(std::exp(double(float(x))))).epsilon(2e-6).margin(1e-12));
+    CHECK(y < double(float(x)));  // each copy is more transparent than the parent
+  }
+  // The far ends, where the closed form would lose its digits: about x - log 2 and x / 2.
+  CHECK(k::revised_opacity_logit(-60.f) == Approx(-60.0 - std::log(2.0)).epsilon(1e-6));
+  CHECK(k::revised_opacity_logit(80.f) == Approx(40.0).epsilon(1e-6));
+  CHECK(k::revised_opacity_logit(1e30f) == Approx(5e29).epsilon(1e-6));
+  CHECK(std::isfinite(k::revised_opacity_logit(-1e30f)));
 }
