@@ -221,6 +221,12 @@ RunConfig run_config_from_json(const nlohmann::json& json, const fs::path& file)
   // A config without the key was written before the anti-aliased projection became the default: that
   // run trained without it, and eval, render and the viewer must draw it so.
   if (!json.contains("antialiased")) config.antialiased = false;
+  // Likewise a config without revised_opacity trained without it, at 3DGS's growth threshold (a config
+  // that records the threshold says so itself).
+  if (!json.contains("revised_opacity")) {
+    config.revised_opacity = false;
+    config.grow_grad2d = DefaultStrategyOptions::kGradThreshold3dgs;
+  }
   for_each_setting(config, SettingReader(json, file));
   return config;
 }

@@ -202,7 +202,14 @@ TEST_CASE("a config as train writes it reads into its settings, an older one tak
   defaults.scene_folder = "/data/garden";
   defaults.data_factor = 2;
   defaults.antialiased = false;  // they trained before the anti-aliased projection was the default
+  defaults.revised_opacity = false;  // ... and before revised opacity, at 3DGS's growth threshold
+  defaults.grow_grad2d = DefaultStrategyOptions::kGradThreshold3dgs;
   CHECK(old == defaults);
+  // One that records its threshold (but not revised opacity) keeps the threshold it records.
+  const RunConfig recorded = run_config_from_json(
+      {{"scene_folder", "/data/garden"}, {"data_factor", 2}, {"grow_grad2d", 0.0003}}, "run/config.json");
+  CHECK(recorded.grow_grad2d == 0.0003f);
+  CHECK_FALSE(recorded.revised_opacity);
 }
 
 TEST_CASE("a damaged run config is refused naming the file and the field", "[run_config]") {

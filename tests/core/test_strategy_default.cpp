@@ -194,10 +194,11 @@ TEST_CASE("default strategy: growth appends clones and replaces split parents by
   for (int c = 0; c < 3; ++c) CHECK(s.row(Group::Means, 3)[c] == s.row(Group::Means, 0)[c]);
   CHECK(s.col(Group::Means).exp_avg[0] == 0.5f);
   CHECK(s.col(Group::Means).exp_avg[9] == 0.f);
-  // Rows 1 and 4 = the split halves: scale / 1.6, opacity kept, positions moved, moments zero.
+  // Rows 1 and 4 = the split halves: scale / 1.6, opacity revised (the two let through what the
+  // parent did), positions moved, moments zero.
   for (int64_t r : {int64_t(1), int64_t(4)}) {
     CHECK(std::exp(s.row(Group::LogScales, r)[0]) == Approx(0.5 / 1.6));
-    CHECK(s.row(Group::Opacity, r)[0] == Approx(logit(0.3f)));
+    CHECK(s.row(Group::Opacity, r)[0] == Approx(kernels::revised_opacity_logit(logit(0.3f))));
     CHECK(s.col(Group::LogScales).exp_avg[r * 3] == 0.f);
     CHECK(s.col(Group::Opacity).exp_avg_sq[r] == 0.f);
   }
