@@ -174,8 +174,9 @@ void add_train_options(CLI::App* sub, TrainArgs& a) {
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   sub->add_flag("--revised-opacity,!--no-revised-opacity", a.revised_opacity,
-                "default: a clone and its parent, or a split's two halves, each get the opacity that lets through "
-                "together what the one Gaussian did (1 - (1 - a')^2 = a), instead of the parent's opacity each");
+                "default (on by default): a clone and its parent, or a split's two halves, each get the opacity that "
+                "lets through together what the one Gaussian did (1 - (1 - a')^2 = a); --no-revised-opacity gives "
+                "each the parent's opacity, as 3DGS does (pair it with --grow-grad2d 0.0002)");
   sub->add_option("--opacity-reg", a.opacity_reg,
                   "default: weight of the mean opacity in the loss (MCMC's regulariser; 0: none), which fades "
                   "Gaussians the photos do not hold up")
