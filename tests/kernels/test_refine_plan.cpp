@@ -99,7 +99,7 @@ Plan plan_on(Device device, const Rows& rows, const k::RefineRule& r, int64_t ro
 
 }  // namespace
 
-TEST_CASE("refinement plan: CUDA codes, places, sources and split halves equal the CPU reference",
+TEST_CASE("refinement plan: CUDA codes, places, sources and grown rows equal the CPU reference",
           "[refine_plan][gpu]") {
   if (!splat::test::gpu_or_skip("CUDA refinement plan")) return;
   const Rows rows = random_rows(20000, 4);
