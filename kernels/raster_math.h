@@ -650,6 +650,40 @@ struct PixelCompositor {
   }
 };
 
+// One segment of a pixel's list composited from T = 1 without the stop rule, so that segments can be
+// composited side by side and joined in order (the CUDA forward's lanes on long tiles): the product of
+// (1 - α) over the segment and its colour and depth sums. Joined to a compositor of transmittance T,
+// the segment adds T times its sums and multiplies T by `kept`, as compositing its Gaussians one by one
+// would, unless T·kept falls below the floor: then the pixel stops inside the segment, and the segment
+// must be composited one by one from T (PixelCompositor::add) to find where.
+template <class T>
+struct SegmentSums {
+  T kept = T(1);
+  T rgb[3] = {0, 0, 0};
+  T depth_sum = 0;
+  SPLAT_HD void add(T alpha, Vec3<T> color, T z) {
+    const T w = alpha * kept;
+    rgb[0] += w * color.x;
+    rgb[1] += w * color.y;
+    rgb[2] += w * color.z;
+    depth_sum += w * z;
+    kept *= T(1) - alpha;
+  }
+  // Whether the pixel would stop inside this segment, joined after transmittance `before`.
+  SPLAT_HD bool stops_after(T before) const { return before * kept < T(kMinTransmittance); }
+  // This segment's sums as joined after transmittance `before` (the transmittance itself not included).
+  SPLAT_HD void scale(T before) {
+    for (T& v : rgb) v *= before;
+    depth_sum *= before;
+  }
+  // Adds joined sums to `comp` and moves its transmittance to `after`.
+  SPLAT_HD void add_to(PixelCompositor<T>& comp, T after) const {
+    for (int c = 0; c < 3; ++c) comp.rgb[c] += rgb[c];
+    comp.depth_sum += depth_sum;
+    comp.transmittance = after;
+  }
+};
+
 // The replay's state at a point inside a pixel's list: Tᵢ₊₁ and the suffixes Aᵢ, Zᵢ (PixelReplay).
 template <class T>
 struct ReplayResume {

@@ -5,6 +5,18 @@
 // is saturated or the list is exhausted. Where the backward splits a tile's list into chunks
 // (tile_chunks.cuh), each pixel keeps the compositor's state at every chunk start it passes, and
 // its sums at the end.
+//
+// Lanes on long tiles. A tile the backward splits (one that would outlast the call's even share) is a
+// pixel's serial walk of thousands of entries, and with few images a call the kernel ends when that
+// walk does (docs/ARCHITECTURE.md "Splitting long tile lists"). Its pixels are therefore shared by
+// kLanes blocks, each with kLanes threads (lanes) per pixel: each lane composites its own segment of
+// every staged batch from T = 1, keeping the product of (1 - α) and its sums; the lanes of a pixel then
+// join their segments in order (the colour and depth sums scaled by the transmittance before each).
+// Where the joined transmittance would drop below the floor, the lane whose segment it falls in
+// composites that segment again from the true transmittance with the one-walk rule, so the pixel stops
+// at the entry the walk stops at. The function is the walk's; only the float rounding of the products
+// moves. Cost: each lane computes a quarter of the batch's α, the batch is staged once per block (four
+// times per tile), and the lanes after a pixel's stop compute one batch for nothing.
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/raster_stages.cuh"
 #include "kernels/raster_math.h"
@@ -12,59 +24,116 @@
 namespace splat::kernels::cuda {
 namespace {
 
+constexpr int kLanes = 4;                            // threads per pixel on a long tile
+constexpr int kSegment = kBlockPixels / kLanes;      // entries of a batch per lane
+constexpr int kLanePixels = kBlockPixels / kLanes;   // pixels of a long tile per block
+
 struct Background {
   float rgb[3];
 };
 
-__global__ void __launch_bounds__(kBlockPixels)
-    blend_forward_kernel(ProjectedSlots slots, TileBins bins, TileChunks chunks, TileGrid grid, Background bg,
-                         RenderOutputs out, PixelState state) {
-  __shared__ float2 s_mean[kBlockPixels];
-  __shared__ float4 s_conic_opacity[kBlockPixels];
-  __shared__ float4 s_color_depth[kBlockPixels];
+// One batch of a tile's list in shared memory: the staged Gaussians' screen attributes.
+struct Staged {
+  float2 mean[kBlockPixels];
+  float4 conic_opacity[kBlockPixels];
+  float4 color_depth[kBlockPixels];
+};
 
-  const int64_t tile = bins.heavy_first ? bins.heavy_first[blockIdx.x] : blockIdx.x;
-  const TilePlace at = tile_place(grid, tile);
-  const ImageLayout im = grid.images[at.camera];
-  const int px = at.x * raster::kTileSize + threadIdx.x % raster::kTileSize;
-  const int py = at.y * raster::kTileSize + threadIdx.x / raster::kTileSize;
-  const bool inside = px < im.width && py < im.height;
-  const Vec2f pixel{px + 0.5f, py + 0.5f};
+// Everything a block needs to blend one tile.
+struct Blend {
+  ProjectedSlots slots;
+  TileBins bins;
+  TileChunks chunks;
+  TileGrid grid;
+  Background bg;
+  RenderOutputs out;
+  PixelState state;
+};
 
-  const int2 range = bins.ranges[tile];
+// A pixel of a tile: `p` its index in the tile (row-major), `pos` the tile's heavy-first position.
+struct TilePixel {
+  int64_t tile, pos, offset;  // offset: the pixel's place in the outputs (where inside)
+  int p, px, py;
+  bool inside;
+  __device__ TilePixel(const Blend& b, int64_t position, int pixel) : pos(position), p(pixel) {
+    tile = b.bins.heavy_first ? b.bins.heavy_first[pos] : pos;
+    const TilePlace at = tile_place(b.grid, tile);
+    const ImageLayout& im = b.grid.images[at.camera];
+    px = at.x * raster::kTileSize + p % raster::kTileSize;
+    py = at.y * raster::kTileSize + p / raster::kTileSize;
+    inside = px < im.width && py < im.height;
+    offset = im.pixel_offset + int64_t(py) * im.width + px;
+  }
+};
+
+__device__ inline void stage(const Blend& b, int base, int end, Staged& s) {
+  const int e = base + threadIdx.x;
+  if (e < end) {
+    const int32_t k = b.bins.slot_of_entry[e];
+    s.mean[threadIdx.x] = b.slots.mean2d[k];
+    s.conic_opacity[threadIdx.x] = b.slots.conic_opacity[k];
+    s.color_depth[threadIdx.x] = b.slots.color_depth[k];
+  }
+}
+
+// At the start of a chunk after the first (`at`: entries of the list before this batch), the pixel keeps
+// its compositor's state for the backward. The split is read again where it is needed rather than kept
+// in registers: the kernel runs 8 blocks an SM at 32 registers a thread.
+__device__ inline void keep_chunk_start(const Blend& b, const TilePixel& x, int at,
+                                        const raster::PixelCompositor<float>& comp) {
+  if (!b.chunks.per_tile || at == 0 || at % b.chunks.entries != 0) return;
+  const int2 split = b.chunks.per_tile[x.pos];  // first record, chunks
+  const int chunk = at / b.chunks.entries;
+  if (chunk >= split.y) return;
+  const int64_t r = int64_t(split.x + chunk - 1) * kBlockPixels + x.p;
+  b.chunks.at_start[r] = make_float4(comp.transmittance, comp.rgb[0], comp.rgb[1], comp.rgb[2]);
+  b.chunks.depth_at_start[r] = comp.depth_sum;
+}
+
+__device__ inline float staged_alpha(const Staged& s, int j, Vec2f pixel) {
+  const float4 co = s.conic_opacity[j];
+  float gauss;
+  return raster::gaussian_alpha(Vec2f{s.mean[j].x, s.mean[j].y}, raster::Sym2<float>{co.x, co.y, co.z}, co.w, pixel,
+                                gauss);
+}
+
+// The pixel's outputs and what the backward reads of it.
+__device__ inline void finish_pixel(const Blend& b, const TilePixel& x, const raster::PixelCompositor<float>& comp,
+                                    int contributors) {
+  const int64_t pix = x.offset;
+  // The end sums, where a chunk's backward resumes this pixel (it composited past the first chunk).
+  if (b.chunks.per_tile && contributors > b.chunks.entries && b.chunks.per_tile[x.pos].y > 1)
+    b.chunks.at_end[pix] = make_float4(comp.rgb[0], comp.rgb[1], comp.rgb[2], comp.depth_sum);
+  float rgb[3], alpha, depth;
+  comp.finish(b.bg.rgb, rgb, alpha, depth);
+  b.out.rgb[3 * pix] = rgb[0];
+  b.out.rgb[3 * pix + 1] = rgb[1];
+  b.out.rgb[3 * pix + 2] = rgb[2];
+  if (b.out.alpha) b.out.alpha[pix] = alpha;
+  if (b.out.depth) b.out.depth[pix] = depth;
+  b.state.final_transmittance[pix] = comp.transmittance;
+  b.state.contributors[pix] = contributors;
+  b.state.depth[pix] = depth;
+}
+
+// One thread per pixel walks the list.
+__device__ void blend_tile(const Blend& b, int64_t pos, Staged& s) {
+  const TilePixel x(b, pos, int(threadIdx.x));
+  const Vec2f pixel{x.px + 0.5f, x.py + 0.5f};
+  const int2 range = b.bins.ranges[x.tile];
   raster::PixelCompositor<float> comp;
-  bool done = !inside;
+  bool done = !x.inside;
   int contributors = 0;
-  // At each start of a chunk after the first, the pixel keeps a record while it still composites.
-  // The split is read again where it is needed rather than kept in registers: the kernel runs 8
-  // blocks an SM at 32 registers a thread, and fewer blocks would cost more than the records.
   for (int base = range.x; base < range.y; base += kBlockPixels) {
     if (__syncthreads_count(done) == kBlockPixels) break;  // also orders the previous batch's reads
-    if (!done && chunks.per_tile && base > range.x && (base - range.x) % chunks.entries == 0) {
-      const int2 split = chunks.per_tile[blockIdx.x];  // first record, chunks
-      const int chunk = (base - range.x) / chunks.entries;
-      if (chunk < split.y) {
-        const int64_t r = int64_t(split.x + chunk - 1) * kBlockPixels + threadIdx.x;
-        chunks.at_start[r] = make_float4(comp.transmittance, comp.rgb[0], comp.rgb[1], comp.rgb[2]);
-        chunks.depth_at_start[r] = comp.depth_sum;
-      }
-    }
-    const int e = base + threadIdx.x;
-    if (e < range.y) {
-      const int32_t s = bins.slot_of_entry[e];
-      s_mean[threadIdx.x] = slots.mean2d[s];
-      s_conic_opacity[threadIdx.x] = slots.conic_opacity[s];
-      s_color_depth[threadIdx.x] = slots.color_depth[s];
-    }
+    if (!done) keep_chunk_start(b, x, base - range.x, comp);
+    stage(b, base, range.y, s);
     __syncthreads();
     const int n = min(kBlockPixels, range.y - base);
     for (int j = 0; j < n && !done; ++j) {
-      const float4 co = s_conic_opacity[j];
-      float gauss;
-      const float alpha = raster::gaussian_alpha(Vec2f{s_mean[j].x, s_mean[j].y}, raster::Sym2<float>{co.x, co.y, co.z},
-                                                 co.w, pixel, gauss);
+      const float alpha = staged_alpha(s, j, pixel);
       if (alpha == 0.f) continue;
-      const float4 cd = s_color_depth[j];
+      const float4 cd = s.color_depth[j];
       if (!comp.add(alpha, Vec3f{cd.x, cd.y, cd.z}, cd.w)) {
         done = true;
         break;
@@ -72,21 +141,93 @@ __global__ void __launch_bounds__(kBlockPixels)
       contributors = base - range.x + j + 1;
     }
   }
-  if (!inside) return;
-  const int64_t pix = im.pixel_offset + int64_t(py) * im.width + px;
-  // The end sums, where a chunk's backward resumes this pixel (it composited past the first chunk).
-  if (chunks.per_tile && contributors > chunks.entries && chunks.per_tile[blockIdx.x].y > 1)
-    chunks.at_end[pix] = make_float4(comp.rgb[0], comp.rgb[1], comp.rgb[2], comp.depth_sum);
-  float rgb[3], alpha, depth;
-  comp.finish(bg.rgb, rgb, alpha, depth);
-  out.rgb[3 * pix] = rgb[0];
-  out.rgb[3 * pix + 1] = rgb[1];
-  out.rgb[3 * pix + 2] = rgb[2];
-  if (out.alpha) out.alpha[pix] = alpha;
-  if (out.depth) out.depth[pix] = depth;
-  state.final_transmittance[pix] = comp.transmittance;
-  state.contributors[pix] = contributors;
-  state.depth[pix] = depth;
+  if (x.inside) finish_pixel(b, x, comp, contributors);
+}
+
+// kLanes threads per pixel walk the list, each a segment of every batch; this block takes the pixels
+// [part * kLanePixels, +kLanePixels) of the tile.
+__device__ void blend_tile_lanes(const Blend& b, int64_t pos, int part, Staged& s) {
+  const int lane = int(threadIdx.x) % kLanes;
+  const TilePixel x(b, pos, part * kLanePixels + int(threadIdx.x) / kLanes);
+  const Vec2f pixel{x.px + 0.5f, x.py + 0.5f};
+  const int2 range = b.bins.ranges[x.tile];
+  raster::PixelCompositor<float> comp;  // the same on every lane of the pixel
+  bool done = !x.inside;
+  int contributors = 0;
+  for (int base = range.x; base < range.y; base += kBlockPixels) {
+    if (__syncthreads_count(done) == kBlockPixels) break;
+    if (!done && lane == 0) keep_chunk_start(b, x, base - range.x, comp);
+    stage(b, base, range.y, s);
+    __syncthreads();
+    const int from = lane * kSegment, to = min(from + kSegment, range.y - base);
+    raster::SegmentSums<float> seg;  // this lane's segment of the batch, from T = 1
+    int last = -1;
+    for (int j = from; j < to && !done; ++j) {
+      const float alpha = staged_alpha(s, j, pixel);
+      if (alpha == 0.f) continue;
+      const float4 cd = s.color_depth[j];
+      seg.add(alpha, Vec3f{cd.x, cd.y, cd.z}, cd.w);
+      last = j;
+    }
+    // The segments joined in order: the transmittance before this lane's, and the first segment the
+    // pixel stops in (kLanes: none).
+    float t = comp.transmittance, before = t;
+    int stop = kLanes;
+#pragma unroll
+    for (int k = 0; k < kLanes; ++k) {
+      raster::SegmentSums<float> other;
+      other.kept = __shfl_sync(0xffffffffu, seg.kept, k, kLanes);
+      if (k == lane) before = t;
+      if (stop == kLanes && other.stops_after(t)) stop = k;
+      if (stop == kLanes) t *= other.kept;
+    }
+    if (lane < stop) {
+      seg.scale(before);
+    } else if (lane == stop) {  // one by one from the true transmittance, to the entry the walk stops at
+      raster::PixelCompositor<float> walk;
+      walk.transmittance = before;
+      last = -1;
+      for (int j = from; j < to; ++j) {
+        const float alpha = staged_alpha(s, j, pixel);
+        if (alpha == 0.f) continue;
+        const float4 cd = s.color_depth[j];
+        if (!walk.add(alpha, Vec3f{cd.x, cd.y, cd.z}, cd.w)) break;
+        last = j;
+      }
+      seg.rgb[0] = walk.rgb[0], seg.rgb[1] = walk.rgb[1], seg.rgb[2] = walk.rgb[2], seg.depth_sum = walk.depth_sum;
+      t = walk.transmittance;
+    } else {
+      seg = raster::SegmentSums<float>{};
+      last = -1;
+    }
+#pragma unroll
+    for (int off = 1; off < kLanes; off <<= 1) {
+#pragma unroll
+      for (float& v : seg.rgb) v += __shfl_xor_sync(0xffffffffu, v, off, kLanes);
+      seg.depth_sum += __shfl_xor_sync(0xffffffffu, seg.depth_sum, off, kLanes);
+      last = max(last, __shfl_xor_sync(0xffffffffu, last, off, kLanes));
+    }
+    t = __shfl_sync(0xffffffffu, t, min(stop, kLanes - 1), kLanes);  // where it stopped: that lane's walk
+    if (!done) {
+      seg.add_to(comp, t);
+      done = stop < kLanes;
+      if (last >= 0) contributors = base - range.x + last + 1;
+    }
+  }
+  if (x.inside && lane == 0) finish_pixel(b, x, comp, contributors);
+}
+
+// Blocks [0, kLanes * lanes_most) take the first lanes_most heavy-first positions, kLanes blocks each:
+// a long tile's parts with lanes, another tile whole on its first block (the others return). The
+// blocks after them take the remaining positions, one each.
+__global__ void __launch_bounds__(kBlockPixels, 8) blend_forward_kernel(Blend b, int64_t lanes_most) {
+  __shared__ Staged s;
+  const int64_t block = blockIdx.x;
+  if (block >= kLanes * lanes_most) return blend_tile(b, block - (kLanes - 1) * lanes_most, s);
+  const int64_t pos = block / kLanes;
+  const int part = int(block % kLanes);
+  if (b.chunks.per_tile[pos].y > 1) return blend_tile_lanes(b, pos, part, s);
+  if (part == 0) blend_tile(b, pos, s);
 }
 
 }  // namespace
@@ -94,9 +235,10 @@ __global__ void __launch_bounds__(kBlockPixels)
 void blend_forward(const ProjectedSlots& slots, const TileBins& bins, const TileChunks& chunks, const TileGrid& grid,
                    const float* background, const RenderOutputs& out, const PixelState& state, cudaStream_t stream) {
   if (grid.total_tiles == 0) return;
-  const auto blocks = static_cast<unsigned>(grid.total_tiles);  // one per tile, in bins.heavy_first order
-  Background bg{{background[0], background[1], background[2]}};
-  blend_forward_kernel<<<blocks, kBlockPixels, 0, stream>>>(slots, bins, chunks, grid, bg, out, state);
+  const int64_t lanes_most = chunks.per_tile ? chunks.split_most : 0;
+  const auto blocks = static_cast<unsigned>(grid.total_tiles + (kLanes - 1) * lanes_most);
+  const Blend b{slots, bins, chunks, grid, Background{{background[0], background[1], background[2]}}, out, state};
+  blend_forward_kernel<<<blocks, kBlockPixels, 0, stream>>>(b, lanes_most);
   check_launch("blend forward");
 }
 

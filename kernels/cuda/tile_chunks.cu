@@ -54,6 +54,8 @@ TileChunks plan_tile_chunks(const TileBins& bins, const TileGrid& grid, int entr
   TileChunks c;
   c.entries = entries;
   c.blocks = tiles + budget;
+  // A split tile is longer than the even share, so fewer than `slots` tiles are; and each takes a record.
+  c.split_most = std::min({tiles, budget, int64_t(want.slots)});
   int32_t* wanted_end = ws.get<int32_t>(slot(kWanted), size_t(tiles));
   {
     auto wanted = thrust::make_transform_iterator(bins.heavy_entries, want);

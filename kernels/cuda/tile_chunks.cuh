@@ -19,7 +19,8 @@
 // blend 0.593 ms at one share, 0.650 at two, 0.850 at four; bench/TRAINING.md). Such a tile wants
 // b_i = (entries_i - 1) / entries more blocks; the records are bounded by a budget the host knows
 // (kRecordsPerTile per tile of the call), and the tiles that come first (the heaviest) get theirs
-// first, so a call with more long tiles than the budget splits its heaviest ones.
+// first, so a call with more long tiles than the budget splits its heaviest ones. The forward blend
+// shares the pixels of the same tiles among several blocks (blend_forward.cu): one rule for both.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -32,6 +33,7 @@ namespace splat::kernels::cuda {
 struct TileChunks {
   int entries = 0;                // per chunk, a multiple of kBlockPixels; 0: one block per tile
   int64_t blocks = 0;             // backward blocks to launch, at least one per work item
+  int64_t split_most = 0;         // the split tiles are among the first split_most heavy-first positions
   const int2* per_tile = nullptr;  // [tiles] by heavy-first position: its first record, its chunks
   const int2* work = nullptr;      // [blocks] heavy-first position and chunk of each block; x < 0: none
   float4* at_start = nullptr;      // [records * kBlockPixels]: T, Σ cαT (rgb) at a chunk start

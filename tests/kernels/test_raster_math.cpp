@@ -532,6 +532,75 @@ TEST_CASE("a replay split into chunks gives the whole replay's gradients", "[ras
   check_chunked_replay<float>(300, 8, true, 2e-3);   // float, as the kernels run it
 }
 
+// A pixel's list composited in segments side by side and joined in order (SegmentSums, as the CUDA
+// forward's lanes do) against one walk: the same sums, transmittance and last composited Gaussian.
+template <class T>
+void check_segments(int gaussians, int segment, double max_alpha, T tol, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> U(0, 1);
+  std::vector<T> alpha, z;
+  std::vector<Vec3<T>> colour;
+  for (int i = 0; i < gaussians; ++i) {
+    const double a = U(rng) < 0.2 ? 0.0 : 0.004 + max_alpha * U(rng);  // some skipped (α = 0)
+    alpha.push_back(T(a));
+    colour.push_back({T(U(rng)), T(U(rng)), T(U(rng))});
+    z.push_back(T(1 + 3 * U(rng)));
+  }
+  PixelCompositor<T> walk;
+  int walked = 0;
+  for (int i = 0; i < gaussians; ++i) {
+    if (alpha[i] == T(0)) continue;
+    if (!walk.add(alpha[i], colour[i], z[i])) break;
+    walked = i + 1;
+  }
+  PixelCompositor<T> joined;
+  int last = 0;
+  bool stopped = false;
+  for (int b = 0; b < gaussians && !stopped; b += segment) {
+    const int e = std::min(gaussians, b + segment);
+    SegmentSums<T> seg;
+    int seg_last = 0;
+    for (int i = b; i < e; ++i)
+      if (alpha[i] != T(0)) seg.add(alpha[i], colour[i], z[i]), seg_last = i + 1;
+    const T before = joined.transmittance;
+    if (!seg.stops_after(before)) {
+      seg.scale(before);
+      seg.add_to(joined, before * seg.kept);
+      if (seg_last) last = seg_last;
+      continue;
+    }
+    for (int i = b; i < e; ++i) {  // the segment the pixel stops in, one by one
+      if (alpha[i] == T(0)) continue;
+      if (!joined.add(alpha[i], colour[i], z[i])) break;
+      last = i + 1;
+    }
+    stopped = true;
+  }
+  INFO("segments of " << segment << ", walk composited " << walked << " of " << gaussians);
+  CHECK(last == walked);
+  CHECK(std::abs(joined.transmittance - walk.transmittance) <= tol * walk.transmittance);
+  for (int c = 0; c < 3; ++c) CHECK(std::abs(joined.rgb[c] - walk.rgb[c]) <= tol);
+  CHECK(std::abs(joined.depth_sum - walk.depth_sum) <= tol * 4);
+}
+
+TEST_CASE("a list composited in segments and joined in order is the one walk", "[raster_math]") {
+  for (unsigned seed : {1u, 2u, 3u}) {
+    check_segments<double>(400, 64, 0.3, 1e-12, seed);   // stops inside the list
+    check_segments<double>(400, 64, 0.01, 1e-12, seed);  // faint: composites the whole list
+    check_segments<double>(37, 8, 0.5, 1e-12, seed);     // a short last segment
+    check_segments<float>(1024, 64, 0.3, 1e-5f, seed);   // float, as the kernel runs it
+    check_segments<float>(1024, 64, 0.01, 1e-5f, seed);
+  }
+  // The floor test: three Gaussians of 0.95 leave T = 1.25e-4 (the walk composites them), a fourth
+  // would leave 6.25e-6; an empty segment never stops a pixel that has not stopped.
+  SegmentSums<double> seg;
+  for (int i = 0; i < 3; ++i) seg.add(0.95, {1, 1, 1}, 1.0);
+  CHECK_FALSE(seg.stops_after(1.0));
+  seg.add(0.95, {1, 1, 1}, 1.0);
+  CHECK(seg.stops_after(1.0));
+  CHECK_FALSE(SegmentSums<double>{}.stops_after(1e-4));
+}
+
 TEST_CASE("compositing stops before the Gaussian that would push T below 1e-4", "[raster_math]") {
   PixelCompositor<double> comp;
   for (int i = 0; i < 3; ++i) REQUIRE(comp.add(0.95, {1, 1, 1}, 1.0));  // T = 1.25e-4
