@@ -49,6 +49,14 @@ class Strategy {
   // or order of rows changed (the trainer then drops anything sized by the old count).
   virtual bool after_step(const StepInfo& info, DeviceGaussians& g) = 0;
 
+  // Whether, with ranks, each shard's Gaussians may number no more than its share of a budget in
+  // proportion to its rows (MCMC's cap, the default strategy's max_gaussians). Such a shard's rows are
+  // what its region of the scene may spend, so the trainer keeps the shards even rather than sizing them
+  // by what their ranks wait on (core/train/sharded/wait_balance.h): sized by waits, the shards of MCMC
+  // on two GPUs swung between 31 % and 69 % of the rows and trained bonsai 0.22 dB below one GPU
+  // (bench/TWO_GPUS.md).
+  virtual bool budget_per_shard() const { return false; }
+
   // Everything the strategy carries between steps (its RNG), for checkpoints: resuming with
   // load_state(state()) makes the next decisions identical.
   virtual nlohmann::json state() const = 0;

@@ -89,6 +89,7 @@ class DefaultStrategy final : public Strategy {
   std::string name() const override { return "default"; }
   bool wants_stats(int first_image) const override;
   bool after_step(const StepInfo& info, DeviceGaussians& g) override;
+  bool budget_per_shard() const override { return o_.max_gaussians > 0; }
   void add_loss_gradients(const StepInfo& info, DeviceGaussians& g) override;
   nlohmann::json state() const override;
   void load_state(const nlohmann::json& s) override;

@@ -64,6 +64,7 @@ class McmcStrategy final : public Strategy {
   bool wants_stats(int) const override { return false; }
   void add_loss_gradients(const StepInfo& info, DeviceGaussians& g) override;
   bool after_step(const StepInfo& info, DeviceGaussians& g) override;
+  bool budget_per_shard() const override { return true; }
   nlohmann::json state() const override;
   void load_state(const nlohmann::json& s) override;
 

@@ -293,11 +293,13 @@ StepResult Trainer::step() {
   const bool check = sharding_->ranks() > 1 && opt_.rebalance_every > 0 && !strategy_->wants_stats(images_done_) &&
                      passes_multiple(images_done_, images_done_ + B, opt_.rebalance_every);
   if (r.structure_changed || check) {
-    const sharded::RankWindow window = wait_window();
+    // No window: an even split (Strategy::budget_per_shard).
+    const sharded::RankWindow window = strategy_->budget_per_shard() ? sharded::RankWindow{} : wait_window();
     r.rebalanced = sharding_->rebalance(*g_, opt_.rebalance_threshold, window);
     if (r.rebalanced) mark("rebalance");
-    // A window stays open until it is long enough to be heard, or the rows it measured have moved.
-    if (r.rebalanced || window.steps >= sharded::kMinWindowSteps) wait_window_ = {};
+    // A window stays open until it is long enough to be heard, or the rows it measured have moved (or it
+    // was not asked for).
+    if (r.rebalanced || window.steps == 0 || window.steps >= sharded::kMinWindowSteps) wait_window_ = {};
     refresh_shard_sizes(true);
   }
   if (timer_) {

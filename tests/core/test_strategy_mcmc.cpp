@@ -3,6 +3,7 @@
 #include <cmath>
 #include <set>
 
+#include "core/train/strategy_default.h"
 #include "core/train/strategy_mcmc.h"
 #include "kernels/hd_math.h"
 #include "kernels/mcmc_relocate.h"
@@ -332,4 +333,12 @@ TEST_CASE("mcmc: relocation and growth on CUDA equal the CPU device copy", "[str
     CHECK(gpu.col(g).exp_avg == cpu.col(g).exp_avg);
     CHECK(gpu.col(g).exp_avg_sq == cpu.col(g).exp_avg_sq);
   }
+}
+
+TEST_CASE("mcmc: a shard spends its share of the cap, so the shards stay even", "[strategy_mcmc]") {
+  CHECK(McmcStrategy().budget_per_shard());
+  CHECK_FALSE(DefaultStrategy().budget_per_shard());  // growth by each row's gradient, no budget
+  DefaultStrategyOptions capped;
+  capped.max_gaussians = 600000;
+  CHECK(DefaultStrategy(capped).budget_per_shard());
 }
