@@ -53,7 +53,7 @@ class Strategy {
   // proportion to its rows (MCMC's cap, the default strategy's max_gaussians). Such a shard's rows are
   // what its region of the scene may spend, so the trainer keeps the shards even rather than sizing them
   // by what their ranks wait on (core/train/sharded/wait_balance.h): sized by waits, the shards of MCMC
-  // on two GPUs swung between 31 % and 69 % of the rows and trained bonsai 0.22 dB below one GPU
+  // on two GPUs swung between 31 % and 69 % of the rows and trained bonsai 0.2-0.4 dB below one GPU
   // (bench/TWO_GPUS.md).
   virtual bool budget_per_shard() const { return false; }
 
