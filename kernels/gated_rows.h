@@ -29,27 +29,8 @@ constexpr int kMostRuns = 64;
 void count_gated_runs(const ComputeContext& where, const int32_t* gate, std::span<const int64_t> starts,
                       std::span<const int64_t> lengths, int64_t* counts);
 
-// The same copy in two halves, for rows that cross a link between GPUs: the sender packs the rows whose
-// gate is set into a staging area (stage_gated_rows), the receiver puts them in place
-// (scatter_staged_rows); together they write what copy_gated_rows does. Read in place across the
-// link, each kept row costs a 32-byte sector in every column wherever kept rows lie apart, and every
-// row costs its gate; packed, the link carries the kept rows' bytes and a 4-byte row number each.
-// Both take the columns in the same order and widths (stage reads their `from`, scatter their `to`
-// and zero_gated) and at most 2^31 - 1 rows.
-// Bytes of the staging area for `rows` rows of these columns.
-int64_t staged_rows_bytes(std::span<const RowColumn> columns, int64_t rows);
-// Packs the kept rows of the columns' sources into `staging` (staged_rows_bytes of them, in `where`).
-void stage_gated_rows(const ComputeContext& where, std::span<const RowColumn> columns, int64_t rows,
-                      const int32_t* gate, void* staging);
-// Writes the rows packed in `staging` (on CUDA it may lie on a peer GPU) to the columns' destinations,
-// and zeros to every other row of the zero_gated columns.
-void scatter_staged_rows(const ComputeContext& where, std::span<const RowColumn> columns, int64_t rows,
-                         const void* staging);
-
 // The CPU references (the entry points call them for Device::CPU).
 void copy_gated_rows_reference(std::span<const RowColumn> columns, int64_t rows, const int32_t* gate);
-void stage_gated_rows_reference(std::span<const RowColumn> columns, int64_t rows, const int32_t* gate, void* staging);
-void scatter_staged_rows_reference(std::span<const RowColumn> columns, int64_t rows, const void* staging);
 void count_gated_runs_reference(const int32_t* gate, std::span<const int64_t> starts, std::span<const int64_t> lengths,
                                 int64_t* counts);
 

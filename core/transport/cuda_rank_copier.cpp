@@ -18,7 +18,7 @@ using kernels::cuda::DeviceScope;
 class CudaCopier final : public RankCopier {
  public:
   explicit CudaCopier(const kernels::ComputeContext& where)
-      : RankCopier(where), ordinal_(where.ordinal), stream_(static_cast<cudaStream_t>(where.stream)) {
+      : where_(where), ordinal_(where.ordinal), stream_(static_cast<cudaStream_t>(where.stream)) {
     DeviceScope on(ordinal_);
     check(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming), "creating the exchange's ready event");
     check(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming), "creating the exchange's done event");
@@ -42,12 +42,11 @@ class CudaCopier final : public RankCopier {
     check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream_), "copying a peer's slice");
   }
   bool copy_rows_from(std::span<const kernels::RowColumn> columns, int64_t rows, const int32_t* gate,
-                      const void* staged, void* peer_ready, int peer_device) override {
+                      void* peer_ready, int peer_device) override {
     DeviceScope on(ordinal_);
     check(cudaStreamWaitEvent(stream_, static_cast<cudaEvent_t>(peer_ready), 0), "waiting for a peer's sends");
-    if (reaches(peer_device)) {  // kernels: peer reads over the link
-      if (staged) kernels::scatter_staged_rows(where_, columns, rows, staged);
-      else kernels::copy_gated_rows(where_, columns, rows, gate);
+    if (reaches(peer_device)) {
+      kernels::copy_gated_rows(where_, columns, rows, gate);  // a kernel: peer reads over the link
       return true;
     }
     // Another GPU that this one cannot read directly (no peer access): every row, through the runtime.
@@ -78,6 +77,7 @@ class CudaCopier final : public RankCopier {
     return reach_[size_t(device)] == 1;
   }
 
+  kernels::ComputeContext where_;
   int ordinal_;
   cudaStream_t stream_;
   cudaEvent_t ready_ = nullptr, done_ = nullptr;

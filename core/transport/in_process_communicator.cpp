@@ -95,12 +95,8 @@ bool InProcessCommunicator::exchange(const char* op, std::span<const ExchangeBuf
   bool left_out = gate != nullptr;
   for (const ExchangeBuffer& b : buffers) check_slices(b.sends, b.recvs);
   Rendezvous::Post& mine = group_->post(rank_);
-  mine = Rendezvous::Post{.op = op, .buffers = buffers, .row_bytes = row_bytes, .gate = gate, .staged = {},
+  mine = Rendezvous::Post{.op = op, .buffers = buffers, .row_bytes = row_bytes, .gate = gate,
                           .cuda_device = where_.device == kernels::Device::CUDA ? where_.ordinal : -1};
-  if (gate) {
-    stage_sends(buffers, row_bytes, gate);
-    mine.staged = staged_;
-  }
   mine.ready = copier_->sends_ready();
   group_->arrive_and_wait(rank_, op);
 
@@ -135,26 +131,6 @@ bool InProcessCommunicator::exchange(const char* op, std::span<const ExchangeBuf
   return left_out;
 }
 
-// Packing the rows a peer keeps is what lets it read them contiguously across the link. Slices that
-// do not hold the same rows in every buffer are left to the receiver to refuse (copy_gated_from).
-void InProcessCommunicator::stage_sends(std::span<const ExchangeBuffer> buffers, std::span<const int64_t> row_bytes,
-                                        const int32_t* gate) {
-  staged_.assign(size_t(size()), nullptr);
-  if (buffers.empty() || row_bytes.size() != buffers.size()) return;
-  for (int q = 0; q < size(); ++q) {
-    const int64_t w = row_bytes[0], rows = buffers[0].sends.counts[q] / w, first = buffers[0].sends.offsets[q] / w;
-    if (q == rank_ || rows <= 0) continue;
-    std::vector<kernels::RowColumn> columns;
-    bool same_rows = true;
-    for (size_t b = 0; b < buffers.size(); ++b) {
-      const int64_t wb = row_bytes[b];
-      same_rows = same_rows && buffers[b].sends.counts[q] == rows * wb && buffers[b].sends.offsets[q] == first * wb;
-      columns.push_back({static_cast<const std::byte*>(buffers[b].send) + first * wb, nullptr, wb});
-    }
-    if (same_rows) staged_[size_t(q)] = copier_->stage_rows(q, columns, rows, gate + first);
-  }
-}
-
 // Every buffer's slice from p must hold the same rows (the same first send row and count): one gated
 // copy moves them all, reading p's gate from that first row.
 bool InProcessCommunicator::copy_gated_from(int p, std::span<const ExchangeBuffer> buffers,
@@ -176,8 +152,7 @@ bool InProcessCommunicator::copy_gated_from(int p, std::span<const ExchangeBuffe
     columns.push_back({static_cast<const std::byte*>(theirs.send) + at,
                        static_cast<std::byte*>(buffers[b].recv) + buffers[b].recvs.offsets[p], w, int(b) == zeroed});
   }
-  const void* staged = size_t(rank_) < from.staged.size() ? from.staged[size_t(rank_)] : nullptr;
-  return rows <= 0 || copier_->copy_rows_from(columns, rows, from.gate + first, staged, from.ready, from.cuda_device);
+  return rows <= 0 || copier_->copy_rows_from(columns, rows, from.gate + first, from.ready, from.cuda_device);
 }
 
 template <class T>

@@ -4,7 +4,6 @@
 // GPU where NCCL is absent) exchange device memory with stream-ordered device copies (rank_copier.h).
 // Each rank pulls its receive slices out of its peers' send buffers.
 #include <memory>
-#include <vector>
 
 #include "core/transport/communicator.h"
 #include "core/transport/rank_copier.h"
@@ -34,9 +33,6 @@ class InProcessCommunicator final : public Communicator {
   // all_to_all_buffers, gated where `gate` is given; whether every gated row was left out.
   bool exchange(const char* op, std::span<const ExchangeBuffer> buffers, std::span<const int64_t> row_bytes,
                 const int32_t* gate, int zeroed);
-  // Before posting a gated exchange: packs the kept rows bound for each peer (RankCopier::stage_rows)
-  // into staged_, which the post points to.
-  void stage_sends(std::span<const ExchangeBuffer> buffers, std::span<const int64_t> row_bytes, const int32_t* gate);
   // Pulls peer p's gated rows for this rank (after the first barrier); whether they were gated.
   bool copy_gated_from(int p, std::span<const ExchangeBuffer> buffers, std::span<const int64_t> row_bytes,
                        int zeroed);
@@ -55,7 +51,6 @@ class InProcessCommunicator final : public Communicator {
   int rank_;
   kernels::ComputeContext where_;
   std::unique_ptr<RankCopier> copier_;
-  std::vector<const void*> staged_;  // the last gated exchange's staging area per peer (null: none)
 };
 
 }  // namespace splat::transport

@@ -36,7 +36,6 @@ class Rendezvous {
     std::span<const ExchangeBuffer> buffers;  // an exchange's buffers (the caller's, valid until it returns)
     std::span<const int64_t> row_bytes;      // a gated exchange's row widths, one per buffer
     const int32_t* gate = nullptr;           // a gated exchange's flags, one per send row
-    std::span<const void* const> staged;     // a gated exchange's packed rows per receiving rank (null: none)
     int cuda_device = -1;                    // where the send buffers live: a CUDA ordinal (-1: host)
     const void* values = nullptr;  // all_reduce_sum's host values
     size_t value_count = 0;

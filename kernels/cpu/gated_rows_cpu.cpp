@@ -1,5 +1,4 @@
 // CPU reference of the gated row copy and its run counts (kernels/gated_rows.h).
-#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -30,32 +29,6 @@ void check_gated_runs(std::span<const int64_t> starts, std::span<const int64_t> 
 void copy_gated_rows_reference(std::span<const RowColumn> columns, int64_t rows, const int32_t* gate) {
   check_gated_rows(columns, rows);
   for (int64_t r = 0; r < rows; ++r) copy_gated_row(columns.data(), int(columns.size()), r, gate);
-}
-
-int64_t staged_rows_bytes(std::span<const RowColumn> columns, int64_t rows) {
-  check_gated_rows(columns, rows);
-  if (rows >= (int64_t(1) << 31))
-    throw std::invalid_argument("stage_gated_rows: " + std::to_string(rows) + " rows (int32 row numbers)");
-  return staged_layout(columns.data(), int(columns.size()), rows).bytes;
-}
-
-void stage_gated_rows_reference(std::span<const RowColumn> columns, int64_t rows, const int32_t* gate, void* staging) {
-  const StagedLayout l = staged_layout(columns.data(), int(columns.size()), rows);
-  auto* bytes = static_cast<std::byte*>(staging);
-  int64_t kept = 0;
-  for (int64_t r = 0; r < rows; ++r)
-    if (gate[r] != 0) stage_row(columns.data(), int(columns.size()), l, r, kept++, bytes);
-  std::memcpy(bytes, &kept, sizeof kept);
-}
-
-void scatter_staged_rows_reference(std::span<const RowColumn> columns, int64_t rows, const void* staging) {
-  const StagedLayout l = staged_layout(columns.data(), int(columns.size()), rows);
-  for (const RowColumn& c : columns)
-    if (c.zero_gated) std::memset(c.to, 0, size_t(rows * c.row_bytes));
-  int64_t kept = 0;
-  std::memcpy(&kept, staging, sizeof kept);
-  for (int64_t k = 0; k < kept; ++k)
-    scatter_row(columns.data(), int(columns.size()), l, k, static_cast<const std::byte*>(staging));
 }
 
 void count_gated_runs_reference(const int32_t* gate, std::span<const int64_t> starts, std::span<const int64_t> lengths,

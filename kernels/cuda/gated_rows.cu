@@ -1,9 +1,7 @@
-// CUDA backend of the gated row copy, its staged halves and its run counts (kernels/gated_rows.h), and
-// the device-agnostic entry points. The copy is a grid-stride loop over rows, one row of every column
-// per thread, so that each column's accesses are coalesced across a warp; where the sources lie on a
-// peer GPU, only the gate and the rows it keeps are read over the link. The staged halves pack the kept
-// rows on the sender (a warp's kept rows take consecutive places) and write them out on the receiver,
-// whose reads of the packed area are contiguous.
+// CUDA backend of the gated row copy and its run counts (kernels/gated_rows.h), and the
+// device-agnostic entry points. The copy is a grid-stride loop over rows, one row of every column per
+// thread, so that each column's accesses are coalesced across a warp; where the sources lie on a peer
+// GPU, only the gate and the rows it keeps are read over the link.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -31,38 +29,6 @@ __global__ void gated_copy_kernel(Columns columns, int64_t rows, const int32_t* 
     copy_gated_row(columns.c, columns.n, r, gate);
 }
 
-// A warp per 32 consecutive rows: the kept ones take the next places of the staging area, one atomic
-// per warp, in row order within the warp.
-__global__ void stage_kernel(Columns columns, StagedLayout layout, int64_t rows, const int32_t* gate,
-                             std::byte* staging) {
-  const unsigned full = 0xffffffffu;
-  const int lane = threadIdx.x % 32;
-  auto* kept = reinterpret_cast<unsigned long long*>(staging);
-  const int64_t warps = int64_t(gridDim.x) * blockDim.x / 32;
-  for (int64_t base = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32 * 32; base < rows; base += warps * 32) {
-    const int64_t r = base + lane;
-    const bool keep = r < rows && gate[r] != 0;
-    const unsigned mask = __ballot_sync(full, keep);
-    if (!mask) continue;
-    unsigned long long at = 0;
-    if (lane == 0) at = atomicAdd(kept, static_cast<unsigned long long>(__popc(mask)));
-    at = __shfl_sync(full, at, 0);
-    if (keep)
-      stage_row(columns.c, columns.n, layout, r, int64_t(at) + __popc(mask & ((1u << lane) - 1u)), staging);
-  }
-}
-
-// The staging area's count is read once a block (it may lie across the link), then its places are
-// written out by a grid-stride loop: contiguous reads of the area, scattered writes here.
-__global__ void scatter_kernel(Columns columns, StagedLayout layout, const std::byte* staging) {
-  __shared__ int64_t s_kept;
-  if (threadIdx.x == 0) s_kept = *reinterpret_cast<const int64_t*>(staging);
-  __syncthreads();
-  const int64_t kept = s_kept;
-  for (int64_t k = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; k < kept; k += int64_t(gridDim.x) * blockDim.x)
-    scatter_row(columns.c, columns.n, layout, k, staging);
-}
-
 // Block (x, k) counts its share of run k; one atomic add per warp.
 __global__ void gated_count_kernel(const int32_t* gate, Runs runs, int64_t* counts) {
   const int k = blockIdx.y;
@@ -76,13 +42,6 @@ __global__ void gated_count_kernel(const int32_t* gate, Runs runs, int64_t* coun
 // Enough blocks to fill the device a few times over, no more (grid-stride loops do the rest).
 unsigned blocks_for(int64_t rows) { return unsigned(std::min<int64_t>(cuda::stride_blocks(rows, kThreads), 4096)); }
 
-Columns columns_of(std::span<const RowColumn> columns) {
-  Columns cs{};
-  for (size_t k = 0; k < columns.size(); ++k) cs.c[k] = columns[k];
-  cs.n = int(columns.size());
-  return cs;
-}
-
 }  // namespace
 
 void copy_gated_rows(const ComputeContext& where, std::span<const RowColumn> columns, int64_t rows,
@@ -90,40 +49,12 @@ void copy_gated_rows(const ComputeContext& where, std::span<const RowColumn> col
   if (where.device == Device::CPU) return copy_gated_rows_reference(columns, rows, gate);
   check_gated_rows(columns, rows);
   if (rows == 0) return;
+  Columns cs{};
+  for (size_t k = 0; k < columns.size(); ++k) cs.c[k] = columns[k];
+  cs.n = int(columns.size());
   const cuda::DeviceScope scope(where.ordinal);
-  gated_copy_kernel<<<blocks_for(rows), kThreads, 0, static_cast<cudaStream_t>(where.stream)>>>(
-      columns_of(columns), rows, gate);
+  gated_copy_kernel<<<blocks_for(rows), kThreads, 0, static_cast<cudaStream_t>(where.stream)>>>(cs, rows, gate);
   cuda::check_launch("copy_gated_rows");
-}
-
-void stage_gated_rows(const ComputeContext& where, std::span<const RowColumn> columns, int64_t rows,
-                      const int32_t* gate, void* staging) {
-  staged_rows_bytes(columns, rows);  // checks the arguments
-  if (where.device == Device::CPU) return stage_gated_rows_reference(columns, rows, gate, staging);
-  const cuda::DeviceScope scope(where.ordinal);
-  const auto stream = static_cast<cudaStream_t>(where.stream);
-  cuda::check(cudaMemsetAsync(staging, 0, sizeof(int64_t), stream), "clearing the staged row count");
-  if (rows == 0) return;
-  const StagedLayout layout = staged_layout(columns.data(), int(columns.size()), rows);
-  stage_kernel<<<blocks_for(rows), kThreads, 0, stream>>>(columns_of(columns), layout, rows, gate,
-                                                          static_cast<std::byte*>(staging));
-  cuda::check_launch("stage_gated_rows");
-}
-
-void scatter_staged_rows(const ComputeContext& where, std::span<const RowColumn> columns, int64_t rows,
-                         const void* staging) {
-  staged_rows_bytes(columns, rows);
-  if (where.device == Device::CPU) return scatter_staged_rows_reference(columns, rows, staging);
-  if (rows == 0) return;
-  const cuda::DeviceScope scope(where.ordinal);
-  const auto stream = static_cast<cudaStream_t>(where.stream);
-  for (const RowColumn& c : columns)
-    if (c.zero_gated)
-      cuda::check(cudaMemsetAsync(c.to, 0, size_t(rows * c.row_bytes), stream), "zeroing the rows left out");
-  const StagedLayout layout = staged_layout(columns.data(), int(columns.size()), rows);
-  scatter_kernel<<<blocks_for(rows), kThreads, 0, stream>>>(columns_of(columns), layout,
-                                                            static_cast<const std::byte*>(staging));
-  cuda::check_launch("scatter_staged_rows");
 }
 
 void count_gated_runs(const ComputeContext& where, const int32_t* gate, std::span<const int64_t> starts,

@@ -4,7 +4,6 @@
 // GPU's rows.
 #include <catch2/catch.hpp>
 
-#include <algorithm>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -82,39 +81,6 @@ TEST_CASE("a gated row copy moves the kept rows of every column, zeros for the r
   CHECK(counts[0] + counts[1] + counts[2] == kept);
 }
 
-// The staged halves of a copy of `in`: its columns packed from `in` by `stage` into `staging`, then
-// scattered into `out` (prefilled with 0x77) by `scatter`.
-std::vector<RowColumn> columns_between(const Rows& in, std::vector<std::vector<uint8_t>>& out) {
-  std::vector<RowColumn> columns;
-  for (size_t c = 0; c < in.columns.size(); ++c) out.emplace_back(in.columns[c].size(), uint8_t(0x77));
-  for (size_t c = 0; c < in.columns.size(); ++c)
-    columns.push_back({in.columns[c].data(), out[c].data(), kWidths[c], c == kZeroed});
-  return columns;
-}
-
-TEST_CASE("a gated copy in two halves, packed then scattered, writes what the one copy writes", "[gated_rows]") {
-  for (const double keep : {0.0, 0.15, 0.6, 1.0}) {
-    INFO("kept share " << keep);
-    const int64_t rows = 517;
-    const Rows in = random_rows(rows, keep, 3);
-    std::vector<std::vector<uint8_t>> want, got;
-    const std::vector<RowColumn> one = columns_between(in, want), halves = columns_between(in, got);
-    k::copy_gated_rows(Device::CPU, one, rows, in.gate.data());
-    Buffer<std::byte> staging(Device::CPU, size_t(k::staged_rows_bytes(halves, rows)));
-    k::stage_gated_rows(Device::CPU, halves, rows, in.gate.data(), staging.data());
-    int64_t kept = -1;
-    std::memcpy(&kept, staging.data(), sizeof kept);
-    CHECK(kept == std::count_if(in.gate.begin(), in.gate.end(), [](int32_t g) { return g != 0; }));
-    k::scatter_staged_rows(Device::CPU, halves, rows, staging.data());
-    CHECK(got == want);
-  }
-  // The area holds the row numbers and every column's rows, each run 16-byte aligned.
-  std::vector<uint8_t> a(64), b(64);
-  const std::vector<RowColumn> two{{a.data(), b.data(), 4}, {a.data(), b.data(), 16}};
-  CHECK(k::staged_rows_bytes(two, 3) == 16 + 16 + 16 + 48);
-  CHECK_THROWS_WITH(k::staged_rows_bytes(two, int64_t(1) << 31), Catch::Contains("int32 row numbers"));
-}
-
 TEST_CASE("a gated row copy refuses row widths and column counts it does not move", "[gated_rows]") {
   std::vector<uint8_t> a(64), b(64);
   const int32_t gate[4] = {1, 1, 1, 1};
@@ -160,16 +126,6 @@ TEST_CASE("the CUDA gated row copy and its counts match the CPU reference, from 
     for (size_t c = 0; c < in.columns.size(); ++c)
       columns.push_back({src[c].data(), dst[c].data(), kWidths[c], c == kZeroed});
     k::copy_gated_rows(here, columns, rows, gate.data());
-    for (size_t c = 0; c < in.columns.size(); ++c) CHECK(dst[c].download() == want[c]);
-    // In two halves: packed where the rows lie, scattered by device 0 (reading the packed area across
-    // the link when they lie on the peer).
-    for (size_t c = 0; c < in.columns.size(); ++c) dst[c].upload(std::vector<uint8_t>(in.columns[c].size(), 0x77));
-    Buffer<std::byte> staging(there, size_t(k::staged_rows_bytes(columns, rows)));
-    k::stage_gated_rows(there, columns, rows, gate.data(), staging.data());
-    int64_t kept = -1;  // read on the host: the packing has finished before device 0 reads it
-    k::copy_to_host(&kept, staging.data(), there, sizeof kept);
-    CHECK(kept == std::count_if(in.gate.begin(), in.gate.end(), [](int32_t g) { return g != 0; }));
-    k::scatter_staged_rows(here, columns, rows, staging.data());
     for (size_t c = 0; c < in.columns.size(); ++c) CHECK(dst[c].download() == want[c]);
     Buffer<int64_t> counts(here, 3);
     k::count_gated_runs(here, gate.data(), starts, lengths, counts.data());
