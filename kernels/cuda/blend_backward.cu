@@ -99,148 +99,114 @@ __device__ inline ThreadPixels load_pixels(std::index_sequence<I...>, int px, in
   return {{load_pixel(px, py0 + 4 * int(I), im, bg, state, dout, chunks, resume_at, chunk_end)...}};
 }
 
-// kAbs: the AbsGS statistic is wanted; kDepthAlpha: a depth or an alpha gradient is given.
-// A ring per warp: lane k holds the warp's Gaussians k, k + 32, ... of its walk (back to front) in
-// registers with their gradient sums, and the 32 pixels' replay states travel round the lanes, one
-// lane a step: pixel j meets Gaussian i at step i + j on lane i % 32. A lane takes its next Gaussian
-// from shared memory at the step its previous one has met every pixel, adding that one's sums to
-// global memory (three float4 atomics) if any pixel composited it. No sums across the warp.
+// kAbs: the AbsGS statistic is wanted; kDepthAlpha: a depth or an alpha gradient is given (the
+// replay's terms for them are skipped otherwise).
+// Training's variants (no depth or alpha gradient) are held to 40 registers, 6 blocks an SM: 48 would
+// cost a block an SM. The AbsGS one (which training runs: the statistics always include it) fits 40
+// without a spill only because the replay loop walks positions relative to the list's start.
 template <bool kAbs, bool kDepthAlpha>
-__global__ void __launch_bounds__(kThreads, 4)
+__global__ void __launch_bounds__(kThreads, kDepthAlpha ? 5 : 6)
     blend_backward_kernel(ProjectedSlots slots, TileBins bins, TileChunks chunks, TileGrid grid, Background bg,
                           PixelState state, RenderOutputGrads dout, ProjectedGrads dslots) {
   __shared__ int32_t s_slot[kThreads];
   __shared__ float2 s_mean[kThreads];
   __shared__ float4 s_conic_opacity[kThreads];
   __shared__ float4 s_color_depth[kThreads];
-  __shared__ float4 s_pixel[kThreads];        // per pixel: d rgb, contributors (as int bits)
-  __shared__ float4 s_pixel_depth[kDepthAlpha ? kThreads : 1];  // t_final, d depth sum, d alpha out
   __shared__ int s_max_contributors;
+  __shared__ int s_list_begin;
 
+  // This block's work: a heavy-first position and a chunk of its tile's list (the whole list unsplit).
   int position = blockIdx.x, chunk = 0;
   if (chunks.work) {
     const int2 w = chunks.work[blockIdx.x];
-    if (w.x < 0) return;
+    if (w.x < 0) return;  // past the call's work items (the launch is an upper bound)
     position = w.x, chunk = w.y;
   }
   const int2 split = chunks.per_tile ? chunks.per_tile[position] : make_int2(0, 1);
   const int64_t tile = bins.heavy_first ? bins.heavy_first[position] : position;
   const int2 range = bins.ranges[tile];
-  const int chunk_begin = range.x + chunk * chunks.entries;
+  const int chunk_begin = range.x + chunk * chunks.entries;  // entries of slot_of_entry
   const bool last_chunk = chunk + 1 == split.y;
   const int chunk_end = last_chunk ? range.y : chunk_begin + chunks.entries;
   const int64_t resume_at = last_chunk ? -1 : int64_t(split.x + chunk) * kBlockPixels;
   const TilePlace at = tile_place(grid, tile);
   const ImageLayout im = grid.images[at.camera];
+  // Each warp covers an 8 x 4kP pixel block, lane l the column l % 8 at rows l / 8 + 4i: a compact
+  // footprint leaves more warps with no pixel touched by a small Gaussian, and those skip it.
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int px0 = at.x * raster::kTileSize + (warp % 2) * 8, py0 = at.y * raster::kTileSize + (warp / 2) * 4;
-  // Lane k starts with pixel -k mod 32, so that pixel j reaches lane 0 at step j.
-  const int j0 = (32 - lane) & 31;
-  PixelBackward p = load_pixel(px0 + j0 % 8, py0 + j0 / 8, im, bg, state, dout, chunks, resume_at,
+  const int px = at.x * raster::kTileSize + (warp % 2) * 8 + lane % 8;
+  const int py0 = at.y * raster::kTileSize + (warp / 2) * 4 * kP + lane / 8;
+  ThreadPixels t = load_pixels(std::make_index_sequence<kP>{}, px, py0, im, bg, state, dout, chunks, resume_at,
                                last_chunk ? INT_MAX : chunk_end - range.x);
-  s_pixel[warp * 32 + j0] = make_float4(p.replay.drgb[0], p.replay.drgb[1], p.replay.drgb[2],
-                                        __int_as_float(p.contributors));
-  if constexpr (kDepthAlpha)
-    s_pixel_depth[warp * 32 + j0] = make_float4(p.replay.t_final, p.replay.ddepth_sum, p.replay.dalpha_out, 0.f);
+  auto& pixels = t.p;
+  int thread_max = 0;
+#pragma unroll
+  for (int i = 0; i < kP; ++i) thread_max = max(thread_max, pixels[i].contributors);
 
   if (threadIdx.x == 0) s_max_contributors = 0;
   __syncthreads();
-  const int warp_max = __reduce_max_sync(0xffffffffu, p.contributors);
+  const int warp_max = __reduce_max_sync(0xffffffffu, thread_max);  // uniform skip bound of the warp
   if (lane == 0) atomicMax(&s_max_contributors, warp_max);
   __syncthreads();
+  // The replay walks positions in the tile's list; its start comes from shared memory where a batch
+  // is loaded (see the register note above the kernel).
+  if (threadIdx.x == 0) s_list_begin = range.x;  // read after the loop's first barrier
   const int first = chunk_begin - range.x;
+  // One past the last position of the chunk any pixel composited.
   const int last = min(s_max_contributors, chunk_end - range.x);
-  // This warp's walk: positions wlast - 1 down to first, n of them.
-  const int wlast = min(warp_max, last);
-  const int n = max(0, wlast - first);
 
-  // The Gaussian this lane holds (its walk index, -1: none) and its sums.
-  int held = -1;
-  int32_t held_slot = 0;
-  Vec2f mean{};
-  raster::Sym2<float> conic{};
-  float opacity = 0.f;
-  float4 cd{};
-  bool touched = false;
-  float g[kGradValues] = {};
-  auto flush = [&] {
-    if (held >= 0 && touched) {
-      atomicAdd(&dslots.mean2d[held_slot], make_float4(g[0], g[1], g[2], g[3]));
-      atomicAdd(&dslots.conic_opacity[held_slot], make_float4(g[4], g[5], g[6], g[7]));
-      atomicAdd(&dslots.color_depth[held_slot], make_float4(g[8], g[9], g[10], g[11]));
-    }
-#pragma unroll
-    for (int k = 0; k < kGradValues; ++k) g[k] = 0.f;
-    touched = false;
-  };
-  // One step of the ring; `entry`: the shared index of walk entry t where this is the step that takes
-  // it (-1: past the walk's end).
-  auto step = [&](int t, int entry) {
-    if (entry >= 0 && lane == (t & 31)) {
-      flush();
-      held = t;
-      held_slot = s_slot[entry];
-      mean = Vec2f{s_mean[entry].x, s_mean[entry].y};
-      const float4 co = s_conic_opacity[entry];
-      conic = raster::Sym2<float>{co.x, co.y, co.z};
-      opacity = co.w;
-      cd = s_color_depth[entry];
-    }
-    const int j = (t - lane) & 31, i = t - j;
-    const float4 px = s_pixel[warp * 32 + j];
-    const int contributors = __float_as_int(px.w);
-    if (i >= 0 && i < n && wlast - 1 - i < contributors) {
-      const Vec2f centre{px0 + (j % 8) + 0.5f, py0 + (j / 8) + 0.5f};
-      float gauss;
-      const float alpha = raster::gaussian_alpha(mean, conic, opacity, centre, gauss);
-      if (alpha != 0.f) {
-        touched = true;
-        p.replay.drgb[0] = px.x, p.replay.drgb[1] = px.y, p.replay.drgb[2] = px.z;
-        if constexpr (kDepthAlpha) {
-          const float4 pd = s_pixel_depth[warp * 32 + j];
-          p.replay.t_final = pd.x, p.replay.ddepth_sum = pd.y, p.replay.dalpha_out = pd.z;
-        }
-        float da, dz = 0.f;
-        Vec3f dcolor;
-        p.replay.template step<kDepthAlpha>(alpha, Vec3f{cd.x, cd.y, cd.z}, cd.w, da, dcolor, dz);
-        Vec2f dmean{};
-        raster::Sym2<float> dconic{};
-        float dopacity = 0.f;
-        raster::gaussian_alpha_vjp(mean, conic, opacity, centre, gauss, da, dmean, dconic, dopacity);
-        g[0] += dmean.x, g[1] += dmean.y;
-        if constexpr (kAbs) g[2] += fabsf(dmean.x), g[3] += fabsf(dmean.y);
-        g[4] += dconic.xx, g[5] += dconic.xy, g[6] += dconic.yy, g[7] += dopacity;
-        g[8] += dcolor.x, g[9] += dcolor.y, g[10] += dcolor.z;
-        if constexpr (kDepthAlpha) g[11] += dz;
-      }
-    }
-    // The pixel moves on to the next lane (lane 0 takes lane 31's).
-    const int from = (lane + 31) & 31;
-    p.replay.transmittance = __shfl_sync(0xffffffffu, p.replay.transmittance, from);
-#pragma unroll
-    for (int c = 0; c < 3; ++c) p.replay.acc_rgb[c] = __shfl_sync(0xffffffffu, p.replay.acc_rgb[c], from);
-    if constexpr (kDepthAlpha) p.replay.acc_depth = __shfl_sync(0xffffffffu, p.replay.acc_depth, from);
-  };
-
-  int t = 0;
   for (int batch_end = last; batch_end > first; batch_end -= kThreads) {
     __syncthreads();  // the previous batch is fully consumed before it is overwritten
     const int batch_begin = max(first, batch_end - kThreads);
     const int e = batch_end - 1 - threadIdx.x;  // shared index j holds position batch_end - 1 - j
     if (e >= batch_begin) {
-      const int32_t s = bins.slot_of_entry[range.x + e];
+      const int32_t s = bins.slot_of_entry[s_list_begin + e];
       s_slot[threadIdx.x] = s;
       s_mean[threadIdx.x] = slots.mean2d[s];
       s_conic_opacity[threadIdx.x] = slots.conic_opacity[s];
       s_color_depth[threadIdx.x] = slots.color_depth[s];
     }
     __syncthreads();
-    // Steps whose entry lies in this batch: walk entry t is position wlast - 1 - t.
-    const int t_stop = min(n, wlast - batch_begin);
-    for (; t < t_stop; ++t) step(t, batch_end - wlast + t);
+    const int n = batch_end - batch_begin;
+    for (int j = 0; j < n; ++j) {
+      const int index = batch_end - 1 - j;  // position in the tile's list
+      if (index >= warp_max) continue;      // no pixel of this warp composited it
+      float g[kGradValues] = {};
+      bool composited = false;
+      const float4 co = s_conic_opacity[j];
+      const Vec2f mean{s_mean[j].x, s_mean[j].y};
+      const raster::Sym2<float> conic{co.x, co.y, co.z};
+#pragma unroll
+      for (int i = 0; i < kP; ++i) {
+        if (index >= pixels[i].contributors) continue;
+        float gauss;
+        const float alpha = raster::gaussian_alpha(mean, conic, co.w, pixels[i].centre, gauss);
+        if (alpha == 0.f) continue;
+        composited = true;
+        const float4 cd = s_color_depth[j];
+        float da, dz = 0.f;
+        Vec3f dcolor;
+        pixels[i].replay.template step<kDepthAlpha>(alpha, Vec3f{cd.x, cd.y, cd.z}, cd.w, da, dcolor, dz);
+        Vec2f dmean{};
+        raster::Sym2<float> dconic{};
+        float dopacity = 0.f;
+        raster::gaussian_alpha_vjp(mean, conic, co.w, pixels[i].centre, gauss, da, dmean, dconic, dopacity);
+        g[0] += dmean.x, g[1] += dmean.y;
+        if constexpr (kAbs) g[2] += fabsf(dmean.x), g[3] += fabsf(dmean.y);
+        g[4] += dconic.xx, g[5] += dconic.xy, g[6] += dconic.yy, g[7] += dopacity;
+        g[8] += dcolor.x, g[9] += dcolor.y, g[10] += dcolor.z;
+        if constexpr (kDepthAlpha) g[11] += dz;
+      }
+      if (!__any_sync(0xffffffffu, composited)) continue;
+      warp_sum<kAbs, kDepthAlpha>(g);
+      if (lane == 0) {
+        const int32_t s = s_slot[j];
+        atomicAdd(&dslots.mean2d[s], make_float4(g[0], g[1], g[2], g[3]));
+        atomicAdd(&dslots.conic_opacity[s], make_float4(g[4], g[5], g[6], g[7]));
+        atomicAdd(&dslots.color_depth[s], make_float4(g[8], g[9], g[10], g[11]));
+      }
+    }
   }
-  for (; t < n + 31; ++t) step(t, -1);
-  flush();
 }
 
 }  // namespace
