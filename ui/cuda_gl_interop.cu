@@ -23,6 +23,18 @@ __global__ void colorize_to_surface(const float* rgb, const float* alpha, const 
 }
 }  // namespace
 
+bool current_gl_on_cuda_device(int ordinal) {
+  unsigned count = 0;
+  int devices[16];
+  if (cudaGLGetDevices(&count, devices, 16, cudaGLDeviceListAll) != cudaSuccess) {
+    cudaGetLastError();  // not a failure of this thread's CUDA work: only the answer "no"
+    return false;
+  }
+  for (unsigned i = 0; i < count; ++i)
+    if (devices[i] == ordinal) return true;
+  return false;
+}
+
 CudaGlTexture::CudaGlTexture(unsigned gl_texture) {
   cudaGraphicsResource_t r = nullptr;
   check(cudaGraphicsGLRegisterImage(&r, gl_texture, GL_TEXTURE_2D, cudaGraphicsRegisterFlagsSurfaceLoadStore),

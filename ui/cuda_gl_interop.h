@@ -8,6 +8,11 @@
 
 namespace splat::ui {
 
+// Whether the GL context current on this thread runs on CUDA device `ordinal`, the device whose
+// textures CudaGlTexture registers: not where CUDA cannot see that GPU (a CUDA_VISIBLE_DEVICES that
+// leaves out the GPU that GL picked) or sees it under another ordinal.
+bool current_gl_on_cuda_device(int ordinal);
+
 class CudaGlTexture {
  public:
   // Registers the GL texture (name as GLuint) with the current CUDA device; throws on failure.

@@ -6,6 +6,8 @@
 
 #include <stdexcept>
 
+#include "ui/cuda_gl_interop.h"
+
 namespace splat::ui {
 
 HeadlessGl::HeadlessGl() {
@@ -16,22 +18,26 @@ HeadlessGl::HeadlessGl() {
   EGLint count = 0;
   if (!eglQueryDevicesEXT(16, devices, &count) || count == 0)
     throw std::runtime_error("headless GL: EGL lists no devices");
-  for (EGLint i = 0; i < count && !context_; ++i) try_device(devices[i]);
+  for (EGLint i = 0; i < count && !context_; ++i) try_device(devices[i], true);
+  for (EGLint i = 0; i < count && !context_; ++i) try_device(devices[i], false);
   if (!context_) throw std::runtime_error("headless GL: no EGL device gives a desktop OpenGL 4.5 core context");
   if (!gladLoadGL(reinterpret_cast<GLADloadfunc>(eglGetProcAddress)))
     throw std::runtime_error("headless GL: cannot load the OpenGL 4.5 functions");
 }
 
-HeadlessGl::~HeadlessGl() {
+HeadlessGl::~HeadlessGl() { release(); }
+
+void HeadlessGl::release() {
   const auto d = static_cast<EGLDisplay>(display_);
   eglMakeCurrent(d, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
   eglDestroyContext(d, static_cast<EGLContext>(context_));
   eglTerminate(d);
+  display_ = context_ = nullptr;
 }
 
 std::string HeadlessGl::renderer() const { return reinterpret_cast<const char*>(glGetString(GL_RENDERER)); }
 
-bool HeadlessGl::try_device(void* egl_device) {
+bool HeadlessGl::try_device(void* egl_device, bool on_cuda_device_0) {
   EGLDisplay d = eglGetPlatformDisplayEXT(EGL_PLATFORM_DEVICE_EXT, egl_device, nullptr);
   if (d == EGL_NO_DISPLAY || !eglInitialize(d, nullptr, nullptr)) return false;
   gladLoaderLoadEGL(d);  // the display's extensions and EGL 1.5 entry points
@@ -54,6 +60,10 @@ bool HeadlessGl::try_device(void* egl_device) {
   }
   display_ = d;
   context_ = c;
+  if (on_cuda_device_0 && !current_gl_on_cuda_device(0)) {
+    release();
+    return false;
+  }
   return true;
 }
 

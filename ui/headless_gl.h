@@ -1,6 +1,8 @@
 #pragma once
 // A desktop GL 4.5 core context with no window or display server: the EGL device platform
-// (eglQueryDevicesEXT -> eglGetPlatformDisplayEXT) on the first device that gives one. This is how
+// (eglQueryDevicesEXT -> eglGetPlatformDisplayEXT) on the first device that gives one, preferring
+// the GPU that is CUDA device 0 (where the viewport's CUDA path registers its textures; on a
+// machine with several GPUs EGL may list first one that CUDA_VISIBLE_DEVICES hides). This is how
 // the viewport's CUDA-GL path runs on the headless GPU machines (GLFW's EGL/null platform does
 // not work there, see /work/shared/GPU.md). The context is current on the constructing thread
 // and GL entry points are loaded; it is released on destruction.
@@ -19,7 +21,9 @@ class HeadlessGl {
   std::string renderer() const;  // GL_RENDERER
 
  private:
-  bool try_device(void* egl_device);
+  // Makes a context on the device current; with `on_cuda_device_0`, only if that GPU is CUDA device 0.
+  bool try_device(void* egl_device, bool on_cuda_device_0);
+  void release();
   void* display_ = nullptr;  // EGLDisplay
   void* context_ = nullptr;  // EGLContext
 };
