@@ -265,8 +265,10 @@ class Rasterizer {
   virtual void rasterize(const ProjectedGaussians& pairs, std::span<const Camera> cameras, int first_camera,
                          const RasterSettings& settings, const RenderOutputs& out) = 0;
   // Back-propagates the last rasterize into `d`, aligned with its pairs: overwritten for the pairs
-  // that cover a tile; a culled pair's (tiles 0) rows are not written (nothing reads them).
-  virtual void rasterize_backward(const RenderOutputGrads& dout, const ProjectedGrads& d) = 0;
+  // that cover a tile; a culled pair's (tiles 0) rows are not written (nothing reads them). The AbsGS
+  // sums (mean2d's last two values) only when `abs_sums`, zeros otherwise: they cost the CUDA backward
+  // a sixth of its cross-lane sums, and only a strategy growing by AbsGS reads them.
+  virtual void rasterize_backward(const RenderOutputGrads& dout, const ProjectedGrads& d, bool abs_sums) = 0;
 };
 
 // threads = 0 uses every hardware thread.

@@ -40,6 +40,11 @@ class Strategy {
   // Whether backward should accumulate kernels::DensifyStats in the step that starts after
   // `first_image` images (they cost time).
   virtual bool wants_stats(int first_image) const = 0;
+  // Whether those statistics include the AbsGS sums (DensifyStats::grad2d_abs_norm), which only a
+  // strategy growing by them reads: without them the CUDA backward blend skips a sixth of its
+  // cross-lane sums. Read at every step, so a change of options takes effect at the next one (the
+  // refinement window then under way has the sums from that step on).
+  virtual bool wants_abs_stats() const { return false; }
 
   // After backward, before the optimizer: add gradients of the strategy's own loss terms
   // (MCMC's regularisers) to g.grad(). The default adds none.

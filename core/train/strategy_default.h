@@ -88,6 +88,7 @@ class DefaultStrategy final : public Strategy {
   explicit DefaultStrategy(const DefaultStrategyOptions& o = {}, uint64_t seed = 0);
   std::string name() const override { return "default"; }
   bool wants_stats(int first_image) const override;
+  bool wants_abs_stats() const override { return o_.absgrad; }
   bool after_step(const StepInfo& info, DeviceGaussians& g) override;
   bool budget_per_shard() const override { return o_.max_gaussians > 0; }
   void add_loss_gradients(const StepInfo& info, DeviceGaussians& g) override;

@@ -4,8 +4,10 @@
 
 namespace splat {
 
-StepRows step_rows(DeviceGaussians& g, bool stats) {
-  return {g.view(), [&g](GradWrite how) { return g.grad(how); }, stats ? g.stats() : kernels::DensifyStats{}};
+StepRows step_rows(DeviceGaussians& g, bool stats, bool abs_stats) {
+  kernels::DensifyStats s = stats ? g.stats() : kernels::DensifyStats{};
+  if (!abs_stats) s.grad2d_abs_norm = nullptr;
+  return {g.view(), [&g](GradWrite how) { return g.grad(how); }, s};
 }
 
 void check_batch_covers_ranks(int batch_size, int ranks, const std::string& batch_name) {

@@ -54,8 +54,9 @@ struct StepRows {
   std::function<kernels::GaussiansGrad(GradWrite)> grad;
   kernels::DensifyStats stats;
 };
-// A trainer's rows: `g`'s arrays, with its statistics when `stats`.
-StepRows step_rows(DeviceGaussians& g, bool stats);
+// A trainer's rows: `g`'s arrays, with its statistics when `stats` (the AbsGS sums among them when
+// `abs_stats`).
+StepRows step_rows(DeviceGaussians& g, bool stats, bool abs_stats);
 
 // Throws std::invalid_argument unless every one of `ranks` ranks gets an image of a batch of `batch_size`
 // (the sharded step splits a batch's cameras over the ranks). `batch_name` names the setting. The one

@@ -188,7 +188,7 @@ void Trainer::run_batch(const std::vector<int>& views) {
     targets.push_back(images_[v].data());
     if (!masks_.empty()) masks.push_back(masks_[v].data());
   }
-  StepRows rows = step_rows(*g_, strategy_->wants_stats(images_done_));
+  StepRows rows = step_rows(*g_, strategy_->wants_stats(images_done_), strategy_->wants_abs_stats());
   rows.view.first_id = first_id_;
   StepBatch::ColorMaps color;
   if (opt_.exposure) {

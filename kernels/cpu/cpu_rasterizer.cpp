@@ -34,8 +34,8 @@ class CpuRasterizer final : public Rasterizer {
                  const RasterSettings& settings, const RenderOutputs& out) override {
     ref_.rasterize(pairs, cameras, first_camera, settings, out);
   }
-  void rasterize_backward(const RenderOutputGrads& dout, const ProjectedGrads& d) override {
-    ref_.rasterize_backward(dout, d);
+  void rasterize_backward(const RenderOutputGrads& dout, const ProjectedGrads& d, bool abs_sums) override {
+    ref_.rasterize_backward(dout, d, abs_sums);
   }
 
  private:

@@ -47,7 +47,7 @@ class ReferenceRasterizer {
     pair_grads_.assign(size_t(kProjectedGradFloats) * proj_.count, T(0));
     const size_t n = size_t(proj_.count);
     T* d = pair_grads_.data();
-    rasterize_backward(dout, {d, d + 4 * n, d + 8 * n});
+    rasterize_backward(dout, {d, d + 4 * n, d + 8 * n}, stats.grad2d_abs_norm != nullptr);
     project_backward({d, d + 4 * n, d + 8 * n}, grad, stats);
   }
 
@@ -84,10 +84,11 @@ class ReferenceRasterizer {
     has_raster_ = true;
   }
 
-  void rasterize_backward(const BasicRenderOutputGrads<T>& dout, const BasicProjectedGrads<T>& d) {
+  // The AbsGS sums only when `abs_sums` (zeros otherwise), as the CUDA backend.
+  void rasterize_backward(const BasicRenderOutputGrads<T>& dout, const BasicProjectedGrads<T>& d, bool abs_sums) {
     if (!has_raster_) throw std::logic_error("ReferenceRasterizer::rasterize_backward called before rasterize");
     backward_pixels(dout);
-    reduce_slots(d);
+    reduce_slots(d, abs_sums);
   }
 
   // Total number of (camera, tile, pair) intersections of the last rasterize.
@@ -386,7 +387,7 @@ class ReferenceRasterizer {
 
   // Slots -> one Grad2d per pair, in slot order. A pair's slots all lie in its camera's tiles,
   // so cameras are independent jobs. A culled pair's rows are not written (as the CUDA backend).
-  void reduce_slots(const BasicProjectedGrads<T>& d) {
+  void reduce_slots(const BasicProjectedGrads<T>& d, bool abs_sums) {
     std::vector<Grad2d> per_pair(size_t(pairs_.count));
     parallel_for(int64_t(raster_cameras_.size()), threads_, [&](int64_t c) {
       for (int64_t e = tile_offsets_[tile_base_[c]]; e < tile_offsets_[tile_base_[c + 1]]; ++e)
@@ -395,7 +396,7 @@ class ReferenceRasterizer {
     parallel_for(pairs_.count, threads_, [&](int64_t k) {
       if (pairs_.tiles[k] <= 0) return;
       const Grad2d& g = per_pair[k];
-      const T m[4] = {g.mean2d.x, g.mean2d.y, g.abs_mean2d.x, g.abs_mean2d.y};
+      const T m[4] = {g.mean2d.x, g.mean2d.y, abs_sums ? g.abs_mean2d.x : T(0), abs_sums ? g.abs_mean2d.y : T(0)};
       const T co[4] = {g.conic.xx, g.conic.xy, g.conic.yy, g.opacity};
       const T cd[4] = {g.color.x, g.color.y, g.color.z, g.depth};
       std::copy_n(m, 4, d.mean2d + 4 * k);

@@ -234,7 +234,7 @@ class CudaRasterizer final : public Rasterizer {
     rasterize_pairs(input, grid, std::nullopt, settings, out);
   }
 
-  void rasterize_backward(const RenderOutputGrads& dout, const kernels::ProjectedGrads& d) override {
+  void rasterize_backward(const RenderOutputGrads& dout, const kernels::ProjectedGrads& d, bool abs_sums) override {
     if (!have_raster_) throw std::logic_error("CUDA rasterizer: rasterize_backward called without a successful rasterize");
     const DeviceScope scope(where_.ordinal);
     if (raster_slots_.count == 0) return;
@@ -243,8 +243,7 @@ class CudaRasterizer final : public Rasterizer {
     clear_covering_grads<<<stride_blocks(raster_slots_.count, 256), 256, 0, stream_>>>(raster_slots_.tile_count,
                                                                                       raster_slots_.count, dslots);
     check_launch("clear_covering_grads");
-    blend_backward(raster_slots_, bins_, chunks_, grid_, background_, state_, dout, dslots, /*abs_stats=*/true,
-                   stream_);
+    blend_backward(raster_slots_, bins_, chunks_, grid_, background_, state_, dout, dslots, abs_sums, stream_);
     stage("blend backward");
   }
 

@@ -7,6 +7,9 @@
 
 #include "core/train/strategy_default.h"
 #include "core/train/strategy_mcmc.h"
+#include "core/train/train_step.h"
+#include "core/model/device_gaussians.h"
+#include "core/model/gaussian_model.h"
 #include "kernels/hd_math.h"
 #include "kernels/refine_plan.h"
 #include "tests/support/test_support.h"
@@ -562,4 +565,24 @@ TEST_CASE("default strategy: the new rows are the kept old rows, then the clones
   const RowPlan checked = plan_rows(s, st, true);
   CHECK(checked.params == std::vector<int32_t>{0, 1});
   CHECK(checked.moments == std::vector<int32_t>{-1, -1});
+}
+
+TEST_CASE("default strategy: the AbsGS sums are gathered only when it grows by them", "[strategy_default]") {
+  DefaultStrategyOptions o;
+  CHECK_FALSE(DefaultStrategy(o).wants_abs_stats());
+  CHECK_FALSE(McmcStrategy(McmcStrategyOptions{}).wants_abs_stats());
+  o.absgrad = true;
+  CHECK(DefaultStrategy(o).wants_abs_stats());
+
+  // A step's rows carry the sums' array only when asked (the backward then skips their cross-lane sums).
+  RandomInitOptions init;
+  init.count = 8;
+  DeviceGaussians g(kernels::Device::CPU, GaussianState::from_model(init_random(init)));
+  const StepRows with = step_rows(g, true, true), without = step_rows(g, true, false), none = step_rows(g, false, true);
+  CHECK(with.stats.grad2d_abs_norm != nullptr);
+  CHECK(without.stats.grad2d_abs_norm == nullptr);
+  CHECK(without.stats.grad2d_norm == with.stats.grad2d_norm);
+  CHECK(without.stats.visible_count != nullptr);
+  CHECK(none.stats.grad2d_norm == nullptr);
+  CHECK(none.stats.grad2d_abs_norm == nullptr);
 }

@@ -243,7 +243,7 @@ Render sharded(Device d, const Scene& s, int shards, bool packed, const OutputGr
     auto drgb = on(d, slice(up.rgb, 3 * p0, 3 * px)), dalpha = on(d, slice(up.alpha, p0, px)),
          ddepth = on(d, slice(up.depth, p0, px));
     PairGrads dpairs(d, gathered.count());
-    renderer->rasterize_backward({drgb.data(), dalpha.data(), ddepth.data()}, dpairs.grads());
+    renderer->rasterize_backward({drgb.data(), dalpha.data(), ddepth.data()}, dpairs.grads(), true);
     auto put = [](Floats& to, int64_t at, const Floats& v) { std::copy(v.begin(), v.end(), to.begin() + at); };
     put(out.rgb, 3 * p0, rgb.download()), put(out.alpha, p0, alpha.download()), put(out.depth, p0, depth.download());
     // The reverse exchange: each rank's pair gradients in its own pair order.
@@ -394,6 +394,42 @@ void check_gradient_writes(Device d) {
 
 }  // namespace
 
+// rasterize_backward without the AbsGS sums: the pair gradients of a run with them, zeros where the sums
+// were (which a scene of overlapping Gaussians does fill), culled pairs' rows untouched.
+void check_abs_sums_optional(Device d) {
+  const Scene s = random_scene(5, 150, /*mixed_sizes=*/true);
+  const Shard shard(Device::CPU, s, 0, s.n);
+  const HostPairs pairs = HostPairs::of(Device::CPU, make_cpu_rasterizer(2)->project(shard.view(), s.cameras, s.settings));
+  const DevicePairs on_d(d, pairs);
+  const OutputGrads up(s.pixels(), 3);
+  auto drgb = on(d, up.rgb), dalpha = on(d, up.alpha), ddepth = on(d, up.depth);
+  Floats grads[2];
+  for (const bool abs_sums : {true, false}) {
+    auto r = rasterizer(d);
+    Buffer<float> rgb(d, 3 * s.pixels()), alpha(d, s.pixels()), depth(d, s.pixels());
+    r->rasterize(on_d.view(), s.cameras, 0, s.settings, {rgb.data(), alpha.data(), depth.data()});
+    PairGrads g(d, pairs.count());
+    r->rasterize_backward({drgb.data(), dalpha.data(), ddepth.data()}, g.grads(), abs_sums);
+    grads[abs_sums ? 0 : 1] = g.host();
+  }
+  Floats want = grads[0];
+  size_t sums = 0;
+  for (size_t k = 0; k < pairs.count(); ++k) {
+    if (pairs.tiles[k] == 0) continue;
+    sums += want[4 * k + 2] != 0.f;
+    want[4 * k + 2] = want[4 * k + 3] = 0.f;
+  }
+  CHECK(sums > pairs.count() / 4);
+  if (d == Device::CPU) CHECK(grads[1] == want);  // sums in a fixed order: the same bits
+  else CHECK(rel_err(grads[1], want) < 1e-5);    // atomics
+  for (size_t k = 0; k < pairs.count(); ++k)
+    if (pairs.tiles[k] > 0) CHECK((grads[1][4 * k + 2] == 0.f && grads[1][4 * k + 3] == 0.f));
+}
+
+TEST_CASE("rasterize_backward leaves the AbsGS sums out when not asked for (CPU)", "[raster_cpu][stages]") {
+  check_abs_sums_optional(Device::CPU);
+}
+
 TEST_CASE("an overwriting backward stores what zeroed arrays accumulate, bf16 SH rest to nearest (CPU)",
           "[raster_cpu][stages]") {
   check_gradient_writes(Device::CPU);
@@ -509,8 +545,8 @@ TEST_CASE("CUDA stages match the CPU reference stage by stage", "[raster][gpu][s
     CHECK(rel_err(depth_g.download(), depth_c) < 1e-6);
     PairGrads dc(Device::CPU, pc.count()), dg(Device::CUDA, pc.count());
     auto drgb = on(Device::CUDA, up.rgb), dalpha = on(Device::CUDA, up.alpha), ddepth = on(Device::CUDA, up.depth);
-    cpu->rasterize_backward({up.rgb.data(), up.alpha.data(), up.depth.data()}, dc.grads());
-    gpu->rasterize_backward({drgb.data(), dalpha.data(), ddepth.data()}, dg.grads());
+    cpu->rasterize_backward({up.rgb.data(), up.alpha.data(), up.depth.data()}, dc.grads(), true);
+    gpu->rasterize_backward({drgb.data(), dalpha.data(), ddepth.data()}, dg.grads(), true);
     CHECK(rel_err(dg.host(), dc.host()) < 1e-5);
     const Floats dg_host = dg.host();
     size_t culled = 0, kept_as_was = 0;
@@ -529,6 +565,11 @@ TEST_CASE("CUDA stages match the CPU reference stage by stage", "[raster][gpu][s
     CHECK(rel_err(gg.all(), gc.all()) < 1e-5);
     CHECK(gg.visible.download() == gc.visible.download());
   }
+}
+
+TEST_CASE("CUDA rasterize_backward leaves the AbsGS sums out when not asked for", "[raster][gpu][stages]") {
+  if (!splat::test::gpu_or_skip("CUDA backward without the AbsGS sums")) return;
+  check_abs_sums_optional(Device::CUDA);
 }
 
 TEST_CASE("CUDA sharded stages render and differentiate like the whole model", "[raster][gpu][stages]") {

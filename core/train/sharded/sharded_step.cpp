@@ -114,7 +114,8 @@ void ShardedStep::run(const StepBatch& batch, const StepRows& rows) {
   const int64_t m = sizes_.pairs_received;
   d_received_.resize(size_t(kernels::kProjectedGradFloats * m));
   float* d = d_received_.data();
-  raster_->rasterize_backward({grad_rgb_.data(), nullptr, nullptr}, {d, d + 4 * m, d + 8 * m});
+  raster_->rasterize_backward({grad_rgb_.data(), nullptr, nullptr}, {d, d + 4 * m, d + 8 * m},
+                              rows.stats.grad2d_abs_norm != nullptr);
   marks_.mark(kRenderEnd);
   mark("sharded: rasterize backward");
   const int64_t n = mine.count;
