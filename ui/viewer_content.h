@@ -31,7 +31,7 @@ struct ViewerContent {
   // How a bare PLY is drawn: as its run trained where it sits in a run folder (config.json beside it),
   // else without the anti-aliased filter, as the original 3DGS renderer draws the PLYs most tools
   // write. Unset for a scene, whose training decides.
-  std::optional<bool> antialiased;
+  std::optional<bool> antialiased = std::nullopt;
 };
 
 // How far a load has got, reported from the loading threads: (images decoded, images to decode).
