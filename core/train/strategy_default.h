@@ -8,7 +8,8 @@
 //
 // A refinement is planned and carried out on the device that holds the model (kernels/refine_plan.h:
 // a code per row, prefix counts, the source lists of one DeviceGaussians gather, the split halves drawn
-// and the grown copies' opacities revised in place); the host reads the new row count. The same plan runs on the CPU backend.
+// and the grown copies' opacities revised in place); the host reads the new row count. The same plan
+// runs on the CPU backend.
 #include <cstdint>
 
 #include "core/train/rng_state.h"
