@@ -5,8 +5,8 @@
 // projecting rank reads none for a pair that covers no tile). A row whose flag is 0 is written only
 // in the columns that ask for it (RowColumn::zero_gated: the receiver's tile counts), as zeros; the
 // others are left as they were, so the copy writes a few bytes per left-out row instead of the whole
-// row. Where the columns and the gate lie in a peer GPU's memory (peer access enabled), the rows that
-// are not needed never cross the link.
+// row. Where the destinations lie in a peer GPU's memory (peer access enabled), the rows that are not
+// needed never cross the link.
 #include <cstdint>
 #include <span>
 
@@ -18,7 +18,7 @@ namespace splat::kernels {
 // For every row r < rows of every column: its bytes where gate[r] != 0, else zeros where the column
 // is zero_gated and nothing where it is not. At most
 // kMostRowColumns columns of 4, 8 or 16 bytes a row; destinations must not overlap the sources.
-// On CUDA enqueued on the context's stream (sources and gate may lie on a peer device), not waited
+// On CUDA enqueued on the context's stream (any of the pointers may lie on a peer device), not waited
 // for. Throws std::invalid_argument for a column count or row width outside those.
 void copy_gated_rows(const ComputeContext& where, std::span<const RowColumn> columns, int64_t rows,
                      const int32_t* gate);

@@ -30,7 +30,7 @@ class CudaCopier final : public RankCopier {
     cudaEventDestroy(done_);
   }
 
-  void* sends_ready() override {
+  void* ready() override {
     DeviceScope on(ordinal_);
     check(cudaEventRecord(ready_, stream_), "recording the exchange's ready event");
     return ready_;
@@ -41,32 +41,32 @@ class CudaCopier final : public RankCopier {
     // cudaMemcpyDefault: unified addressing finds both devices (one GPU, or a peer copy between two).
     check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream_), "copying a peer's slice");
   }
-  bool copy_rows_from(std::span<const kernels::RowColumn> columns, int64_t rows, const int32_t* gate,
-                      void* peer_ready, int peer_device) override {
+  bool copy_rows_to(std::span<const kernels::RowColumn> columns, int64_t rows, const int32_t* gate,
+                    void* peer_ready, int peer_device) override {
     DeviceScope on(ordinal_);
-    check(cudaStreamWaitEvent(stream_, static_cast<cudaEvent_t>(peer_ready), 0), "waiting for a peer's sends");
+    check(cudaStreamWaitEvent(stream_, static_cast<cudaEvent_t>(peer_ready), 0), "waiting for a peer's buffers");
     if (reaches(peer_device)) {
-      kernels::copy_gated_rows(where_, columns, rows, gate);  // a kernel: peer reads over the link
+      kernels::copy_gated_rows(where_, columns, rows, gate);  // a kernel: writes over the link
       return true;
     }
-    // Another GPU that this one cannot read directly (no peer access): every row, through the runtime.
+    // Another GPU that this one cannot write directly (no peer access): every row, through the runtime.
     for (const kernels::RowColumn& c : columns)
       check(cudaMemcpyAsync(c.to, c.from, size_t(rows * c.row_bytes), cudaMemcpyDefault, stream_),
             "copying a peer's rows");
     return false;
   }
-  void* reads_done() override {
+  void* copies_done() override {
     DeviceScope on(ordinal_);
     check(cudaEventRecord(done_, stream_), "recording the exchange's done event");
     return done_;
   }
-  void after_reader(void* reader_done) override {
+  void after_peer(void* peer_done) override {
     DeviceScope on(ordinal_);
-    check(cudaStreamWaitEvent(stream_, static_cast<cudaEvent_t>(reader_done), 0), "waiting for a peer's reads");
+    check(cudaStreamWaitEvent(stream_, static_cast<cudaEvent_t>(peer_done), 0), "waiting for a peer's copies");
   }
 
  private:
-  // Whether a kernel on this rank's device may read CUDA device `device`'s memory: its own, or a peer's
+  // Whether a kernel on this rank's device may reach CUDA device `device`'s memory: its own, or a peer's
   // that it reaches directly (run_ranks enables peer access wherever the GPUs support it). Asked once
   // per device.
   bool reaches(int device) {

@@ -95,16 +95,16 @@ bool InProcessCommunicator::exchange(const char* op, std::span<const ExchangeBuf
   bool left_out = gate != nullptr;
   for (const ExchangeBuffer& b : buffers) check_slices(b.sends, b.recvs);
   Rendezvous::Post& mine = group_->post(rank_);
-  mine = Rendezvous::Post{.op = op, .buffers = buffers, .row_bytes = row_bytes, .gate = gate,
+  mine = Rendezvous::Post{.op = op, .buffers = buffers, .row_bytes = row_bytes,
                           .cuda_device = where_.device == kernels::Device::CUDA ? where_.ordinal : -1};
-  mine.ready = copier_->sends_ready();
+  mine.ready = copier_->ready();
   group_->arrive_and_wait(rank_, op);
 
   then_second_barrier(op, [&] {
     check_posts_agree(op);
     for (int p = 0; p < size(); ++p) {
       if (gate) {
-        left_out = copy_gated_from(p, buffers, row_bytes, zeroed) && left_out;
+        left_out = copy_gated_to(p, buffers, row_bytes, gate, zeroed) && left_out;
         continue;
       }
       for (size_t b = 0; b < buffers.size(); ++b) {
@@ -117,42 +117,45 @@ bool InProcessCommunicator::exchange(const char* op, std::span<const ExchangeBuf
                            static_cast<size_t>(bytes), from.ready);
       }
     }
-    mine.done = copier_->reads_done();
+    mine.done = copier_->copies_done();
   });
 
   // Every done token is recorded now (each rank records before the second barrier), and this
-  // collective's posts stay put until this rank moves on to its next one (rendezvous.h).
+  // collective's posts stay put until this rank moves on to its next one (rendezvous.h). A gated
+  // exchange's peers wrote into this rank's receive buffers; another's read its send buffers.
   for (int q = 0; q < size(); ++q) {
-    bool read = false;
-    for (const ExchangeBuffer& b : buffers) read = read || b.sends.counts[q] > 0;
-    if (read) copier_->after_reader(group_->posted(rank_, q).done);
+    bool touched = false;
+    for (const ExchangeBuffer& b : buffers) touched = touched || (gate ? b.recvs : b.sends).counts[q] > 0;
+    if (touched) copier_->after_peer(group_->posted(rank_, q).done);
   }
   group_->finish(rank_);
   return left_out;
 }
 
-// Every buffer's slice from p must hold the same rows (the same first send row and count): one gated
-// copy moves them all, reading p's gate from that first row.
-bool InProcessCommunicator::copy_gated_from(int p, std::span<const ExchangeBuffer> buffers,
-                                            std::span<const int64_t> row_bytes, int zeroed) {
-  const Rendezvous::Post& from = group_->posted(rank_, p);
+// Every buffer's slice for p must hold the same rows (the same first send row and count): one gated
+// copy moves them all, reading this rank's gate from that first row. The sender writes into the
+// receiver's buffers rather than the receiver reading the sender's: across a link, a read waits for
+// its round trip and a write does not, and the gate is then read where it lies.
+bool InProcessCommunicator::copy_gated_to(int p, std::span<const ExchangeBuffer> buffers,
+                                          std::span<const int64_t> row_bytes, const int32_t* gate, int zeroed) {
+  const Rendezvous::Post& to = group_->posted(rank_, p);
   std::vector<kernels::RowColumn> columns;
   int64_t rows = -1, first = -1;
   for (size_t b = 0; b < buffers.size(); ++b) {
-    const ExchangeBuffer& theirs = from.buffers[b];
-    const int64_t w = row_bytes[b], bytes = buffers[b].recvs.counts[p], at = theirs.sends.offsets[rank_];
-    if (from.row_bytes.size() != row_bytes.size() || from.row_bytes[b] != w)
+    const ExchangeBuffer& theirs = to.buffers[b];
+    const int64_t w = row_bytes[b], bytes = buffers[b].sends.counts[p], at = buffers[b].sends.offsets[p];
+    if (to.row_bytes.size() != row_bytes.size() || to.row_bytes[b] != w)
       disagree("all_to_all_gated row widths of buffer " + std::to_string(b) + " on " + group_->rank_name(rank_) +
                " and " + group_->rank_name(p));
     if (w <= 0 || bytes % w != 0 || at % w != 0 || (rows >= 0 && (bytes / w != rows || at / w != first)))
-      disagree("all_to_all_gated: the slices " + group_->rank_name(p) + " sends " + group_->rank_name(rank_) +
+      disagree("all_to_all_gated: the slices " + group_->rank_name(rank_) + " sends " + group_->rank_name(p) +
                " are not the same rows in every buffer");
     rows = bytes / w;
     first = at / w;
-    columns.push_back({static_cast<const std::byte*>(theirs.send) + at,
-                       static_cast<std::byte*>(buffers[b].recv) + buffers[b].recvs.offsets[p], w, int(b) == zeroed});
+    columns.push_back({static_cast<const std::byte*>(buffers[b].send) + at,
+                       static_cast<std::byte*>(theirs.recv) + theirs.recvs.offsets[rank_], w, int(b) == zeroed});
   }
-  return rows <= 0 || copier_->copy_rows_from(columns, rows, from.gate + first, from.ready, from.cuda_device);
+  return rows <= 0 || copier_->copy_rows_to(columns, rows, gate + first, to.ready, to.cuda_device);
 }
 
 template <class T>

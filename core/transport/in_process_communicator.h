@@ -2,7 +2,8 @@
 // The in-process backend: R ranks as threads of one process, meeting at a shared Rendezvous. CPU ranks
 // exchange host memory with memcpy; CUDA ranks (several on one GPU, each with its own stream, or one per
 // GPU where NCCL is absent) exchange device memory with stream-ordered device copies (rank_copier.h).
-// Each rank pulls its receive slices out of its peers' send buffers.
+// Each rank pulls its receive slices out of its peers' send buffers, except in a gated exchange, where
+// each rank writes its send slices into its peers' receive buffers (rank_copier.h says why).
 #include <memory>
 
 #include "core/transport/communicator.h"
@@ -33,9 +34,10 @@ class InProcessCommunicator final : public Communicator {
   // all_to_all_buffers, gated where `gate` is given; whether every gated row was left out.
   bool exchange(const char* op, std::span<const ExchangeBuffer> buffers, std::span<const int64_t> row_bytes,
                 const int32_t* gate, int zeroed);
-  // Pulls peer p's gated rows for this rank (after the first barrier); whether they were gated.
-  bool copy_gated_from(int p, std::span<const ExchangeBuffer> buffers, std::span<const int64_t> row_bytes,
-                       int zeroed);
+  // Writes this rank's gated rows for peer p into p's receive buffers (after the first barrier);
+  // whether they were gated.
+  bool copy_gated_to(int p, std::span<const ExchangeBuffer> buffers, std::span<const int64_t> row_bytes,
+                     const int32_t* gate, int zeroed);
   template <class T>
   void reduce(std::span<T> host_values, const char* op);
   // After the first barrier: every rank checks every rank's post, so they all take the same decision.

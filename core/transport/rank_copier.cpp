@@ -11,15 +11,15 @@ namespace {
 // Host memory: the barriers already order the threads, so a copy is a memcpy and tokens are not needed.
 class HostCopier final : public RankCopier {
  public:
-  void* sends_ready() override { return nullptr; }
+  void* ready() override { return nullptr; }
   void copy_from(void* dst, const void* src, size_t bytes, void*) override { std::memcpy(dst, src, bytes); }
-  bool copy_rows_from(std::span<const kernels::RowColumn> columns, int64_t rows, const int32_t* gate, void*,
-                      int) override {
+  bool copy_rows_to(std::span<const kernels::RowColumn> columns, int64_t rows, const int32_t* gate, void*,
+                    int) override {
     kernels::copy_gated_rows_reference(columns, rows, gate);
     return true;
   }
-  void* reads_done() override { return nullptr; }
-  void after_reader(void*) override {}
+  void* copies_done() override { return nullptr; }
+  void after_peer(void*) override {}
 };
 
 }  // namespace

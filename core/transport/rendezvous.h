@@ -35,12 +35,11 @@ class Rendezvous {
     const char* op = nullptr;  // the collective's name: ranks calling different ones are caught
     std::span<const ExchangeBuffer> buffers;  // an exchange's buffers (the caller's, valid until it returns)
     std::span<const int64_t> row_bytes;      // a gated exchange's row widths, one per buffer
-    const int32_t* gate = nullptr;           // a gated exchange's flags, one per send row
-    int cuda_device = -1;                    // where the send buffers live: a CUDA ordinal (-1: host)
+    int cuda_device = -1;                    // where the buffers live: a CUDA ordinal (-1: host)
     const void* values = nullptr;  // all_reduce_sum's host values
     size_t value_count = 0;
-    void* ready = nullptr;  // copier token: this rank's send buffer is written (a CUDA event)
-    void* done = nullptr;   // copier token: this rank's reads of its peers are enqueued
+    void* ready = nullptr;  // copier token: this rank's send buffers are written, its receive buffers free
+    void* done = nullptr;   // copier token: this rank's copies from and to its peers are enqueued
   };
   // This rank's post for its current collective.
   Post& post(int rank) { return posts_[calls_[rank] % 2][rank]; }

@@ -24,7 +24,7 @@ using PeerQuery = std::function<bool(int from, int to)>;
 
 // What Auto means for these contexts: in-process for CPU ranks, for ranks sharing a GPU, and for one
 // rank per GPU where every pair of the GPUs reaches each other peer to peer (`peers`; the ranks then
-// pull each other's slices with direct device copies, which measured faster than NCCL's sends on two
+// copy each other's slices with direct device copies, which measured faster than NCCL's sends on two
 // NVLink GPUs, bench/NCCL_OR_THREADS.md, and the host waits for no collective); NCCL for one rank per
 // GPU where some pair cannot (it finds a path), when it is built in. Throws std::invalid_argument for
 // contexts that no backend takes (CPU and CUDA ranks mixed) and for Nccl where it cannot run, saying

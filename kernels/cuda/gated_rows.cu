@@ -1,7 +1,7 @@
 // CUDA backend of the gated row copy and its run counts (kernels/gated_rows.h), and the
 // device-agnostic entry points. The copy is a grid-stride loop over rows, one row of every column per
-// thread, so that each column's accesses are coalesced across a warp; where the sources lie on a peer
-// GPU, only the gate and the rows it keeps are read over the link.
+// thread, so that each column's accesses are coalesced across a warp; where the destinations lie on a
+// peer GPU, only the rows the gate keeps (and the zeroed column) are written over the link.
 #include <cuda_runtime.h>
 
 #include <algorithm>

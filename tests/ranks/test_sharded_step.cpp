@@ -363,7 +363,7 @@ TEST_CASE("in-process CUDA ranks exchange only the pairs that cover a tile, on o
     check_only_needed_pairs_move([&](int r) { return ComputeContext(Device::CUDA, 0, on_first[size_t(r)]); },
                                  Device::CUDA);
   }
-  // Two GPUs that read each other's memory: rank 1's kernel pulls rank 0's kept rows over the link.
+  // Two GPUs that reach each other's memory: rank 0's kernel writes its kept rows into rank 1's over the link.
   if (kernels::cuda_device_count() >= 2 && kernels::can_access_peer(1, 0) && kernels::can_access_peer(0, 1)) {
     INFO("2 ranks on GPUs 0 and 1");
     cudaStream_t on_second = nullptr;
@@ -377,7 +377,7 @@ TEST_CASE("in-process CUDA ranks exchange only the pairs that cover a tile, on o
     cudaStreamDestroy(on_second);
     cudaSetDevice(0);
   } else {
-    std::printf("(one GPU, or two without peer access: the gated reads between GPUs were not exercised)\n");
+    std::printf("(one GPU, or two without peer access: the gated copies between GPUs were not exercised)\n");
   }
   for (auto x : on_first) cudaStreamDestroy(x);
 }
