@@ -1,7 +1,6 @@
 #pragma once
 // One row of a gated row copy (kernels/gated_rows.h), shared by the CPU reference and the CUDA kernel:
 // each column's row is 4, 8 or 16 bytes, copied as one aligned word of that width.
-#include <cstddef>
 #include <cstdint>
 
 #include "kernels/hd.h"
@@ -28,46 +27,23 @@ struct alignas(16) RowWord16 {
   uint32_t v[4];
 };
 
-// One column's row as a 16-byte word: a 4- or 8-byte row uses the first one or two of its values.
 template <class Word>
-SPLAT_HD RowWord16 load_row_word(const void* from, int64_t row) {
-  const Word w = static_cast<const Word*>(from)[row];
-  RowWord16 out{};
-  for (size_t i = 0; i < sizeof(Word) / 4; ++i) out.v[i] = reinterpret_cast<const uint32_t*>(&w)[i];
-  return out;
-}
-
-template <class Word>
-SPLAT_HD void store_row_word(void* to, int64_t row, const RowWord16& in) {
-  Word w;
-  for (size_t i = 0; i < sizeof(Word) / 4; ++i) reinterpret_cast<uint32_t*>(&w)[i] = in.v[i];
-  static_cast<Word*>(to)[row] = w;
+SPLAT_HD void copy_or_zero(const RowColumn& c, int64_t row, bool keep) {
+  if (!keep && !c.zero_gated) return;
+  Word w{};
+  if (keep) w = static_cast<const Word*>(c.from)[row];
+  static_cast<Word*>(c.to)[row] = w;
 }
 
 // Row `row` of every column: its bytes where gate[row] != 0; where it is 0, zeros in the columns that
-// ask for them and nothing in the others. Every column's load is issued before any store: where the
-// sources lie across a link, a row then waits for one round trip rather than one per column (a
-// store between two loads would hold the second back until the first had arrived).
+// ask for them and nothing in the others.
 SPLAT_HD void copy_gated_row(const RowColumn* columns, int n_columns, int64_t row, const int32_t* gate) {
   const bool keep = gate[row] != 0;
-  RowWord16 words[kMostRowColumns];
-  SPLAT_UNROLL
-  for (int k = 0; k < kMostRowColumns; ++k) {
-    words[k] = RowWord16{};
-    if (k >= n_columns || !keep) continue;
+  for (int k = 0; k < n_columns; ++k) {
     const RowColumn& c = columns[k];
-    if (c.row_bytes == 16) words[k] = load_row_word<RowWord16>(c.from, row);
-    else if (c.row_bytes == 8) words[k] = load_row_word<RowWord8>(c.from, row);
-    else words[k] = load_row_word<uint32_t>(c.from, row);
-  }
-  SPLAT_UNROLL
-  for (int k = 0; k < kMostRowColumns; ++k) {
-    if (k >= n_columns) continue;
-    const RowColumn& c = columns[k];
-    if (!keep && !c.zero_gated) continue;
-    if (c.row_bytes == 16) store_row_word<RowWord16>(c.to, row, words[k]);
-    else if (c.row_bytes == 8) store_row_word<RowWord8>(c.to, row, words[k]);
-    else store_row_word<uint32_t>(c.to, row, words[k]);
+    if (c.row_bytes == 16) copy_or_zero<RowWord16>(c, row, keep);
+    else if (c.row_bytes == 8) copy_or_zero<RowWord8>(c, row, keep);
+    else copy_or_zero<uint32_t>(c, row, keep);
   }
 }
 

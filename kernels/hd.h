@@ -6,10 +6,3 @@
 #else
 #define SPLAT_HD inline
 #endif
-// SPLAT_UNROLL asks the CUDA compiler to unroll the loop that follows (a small fixed trip count whose
-// per-iteration values should stay in registers); host compilers ignore it.
-#if defined(__CUDA_ARCH__)
-#define SPLAT_UNROLL _Pragma("unroll")
-#else
-#define SPLAT_UNROLL
-#endif
