@@ -186,11 +186,8 @@ class CudaRasterizer final : public Rasterizer {
     if (slots_.count == 0) return cuda::project_backward(g_, setup_, slots_, {}, grad, stats, stream_);  // zeros
     const size_t n = static_cast<size_t>(slots_.count);
     float4* all = ws_.get<float4>(kSlotGrads, 3 * n);
-    check(cudaMemsetAsync(all, 0, 3 * n * sizeof(float4), stream_), "clearing gradients");
     const ProjectedGrads d{all, all + n, all + 2 * n};
-    blend_backward(raster_slots_, bins_, chunks_, grid_, background_, state_, dout, d,
-                   stats.grad2d_abs_norm != nullptr, stream_);
-    stage("blend backward");
+    blend_covering(dout, d, stats.grad2d_abs_norm != nullptr);
     cuda::project_backward(g_, setup_, slots_, d, grad, stats, stream_);
     stage("project backward");
   }
@@ -211,6 +208,7 @@ class CudaRasterizer final : public Rasterizer {
     if (!have_project_) throw std::logic_error("CUDA rasterizer: project_backward called without a successful project");
     check_gradient_targets(grad, slots_.packed, "CUDA rasterizer");
     const DeviceScope scope(where_.ordinal);
+    if (timer_ && timer_->started()) timer_->skip();  // the caller's work since the last stage (the return)
     const ProjectedGrads dslots{reinterpret_cast<float4*>(const_cast<float*>(d.mean2d)),
                                 reinterpret_cast<float4*>(const_cast<float*>(d.conic_opacity)),
                                 reinterpret_cast<float4*>(const_cast<float*>(d.color_depth))};
@@ -238,16 +236,24 @@ class CudaRasterizer final : public Rasterizer {
     if (!have_raster_) throw std::logic_error("CUDA rasterizer: rasterize_backward called without a successful rasterize");
     const DeviceScope scope(where_.ordinal);
     if (raster_slots_.count == 0) return;
-    const ProjectedGrads dslots{reinterpret_cast<float4*>(d.mean2d), reinterpret_cast<float4*>(d.conic_opacity),
-                                reinterpret_cast<float4*>(d.color_depth)};
-    clear_covering_grads<<<stride_blocks(raster_slots_.count, 256), 256, 0, stream_>>>(raster_slots_.tile_count,
-                                                                                      raster_slots_.count, dslots);
-    check_launch("clear_covering_grads");
-    blend_backward(raster_slots_, bins_, chunks_, grid_, background_, state_, dout, dslots, abs_sums, stream_);
-    stage("blend backward");
+    if (timer_ && timer_->started()) timer_->skip();  // the caller's work since the last stage (the loss)
+    blend_covering(dout,
+                   {reinterpret_cast<float4*>(d.mean2d), reinterpret_cast<float4*>(d.conic_opacity),
+                    reinterpret_cast<float4*>(d.color_depth)},
+                   abs_sums);
   }
 
  private:
+  // The blend backward into the pair gradients `d`: only the pairs that cover a tile get any (the
+  // others are never read: project_backward skips them), so only theirs are cleared first.
+  void blend_covering(const RenderOutputGrads& dout, const ProjectedGrads& d, bool abs_sums) {
+    clear_covering_grads<<<stride_blocks(raster_slots_.count, 256), 256, 0, stream_>>>(raster_slots_.tile_count,
+                                                                                      raster_slots_.count, d);
+    check_launch("clear_covering_grads");
+    blend_backward(raster_slots_, bins_, chunks_, grid_, background_, state_, dout, d, abs_sums, stream_);
+    stage("blend backward");
+  }
+
   // Copies `bytes` from the host into workspace slot `slot` through a ring of pinned staging
   // buffers. A buffer is rewritten only once its previous copy has run (its event): that copy was
   // queued kStagings uploads ago, so the host waits there only when it has run that far ahead of the
