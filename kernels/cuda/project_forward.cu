@@ -41,102 +41,66 @@ __device__ void write_slot(const GaussiansView& g, const ProjectionSetup& setup,
   slots.half[slot] = make_int2(pg.half_x, pg.half_y);
 }
 
-// Pair (camera c, Gaussian i) of the call, from its Gaussian's parameters.
-template <Pass pass>
-__device__ void project_pair(const GaussiansView& g, const ProjectionSetup& setup, ProjectedSlots& slots,
-                             int32_t* pair_tiles, const int32_t* pair_slot_end, const GaussianParams& p, int64_t i,
-                             int c) {
-  const int64_t pair = c * g.n + i;
-  if constexpr (pass == Pass::PackedWrite) {
-    if (pair_tiles[pair] == 0) return;  // culled in the counting pass
-  }
-  const Camera cam = setup.cameras[c];
-  const raster::ProjectedGaussian<float> pg = raster::project_gaussian<float>(
-      cam, p.mean, p.quat, p.log_scale, p.logit, setup.near_plane, setup.far_plane, setup.eps2d, setup.antialiased);
-  const int tiles = pg.visible ? pg.tile_count : 0;
-  if constexpr (pass == Pass::PackedCount) {
-    pair_tiles[pair] = tiles;
-  } else if constexpr (pass == Pass::Dense) {
-    slots.tile_count[pair] = tiles;
-    if (slots.camera_of) {  // public pairs name every pair explicitly
-      slots.camera_of[pair] = c;
-      slots.id_of[pair] = slots.first_id + i;
-    }
-    if (tiles) write_slot(g, setup, cam, i, p, pg, slots, pair);
-  } else {
-    // The slot keeps the counting pass's tile count: that is what the intersection buffer was
-    // sized with (binning pads should this recomputation ever disagree).
-    const int64_t slot = pair_slot_end[pair] - 1;
-    slots.tile_count[slot] = pair_tiles[pair];
-    slots.camera_of[slot] = c;
-    slots.id_of[slot] = slots.first_id + i;
-    write_slot(g, setup, cam, i, p, pg, slots, slot);
-  }
-}
-
-// One thread per Gaussian, looping over the cameras, so its parameters are read once per call: where
-// the Gaussians alone fill the device.
+// One thread per Gaussian, looping over the cameras, so its parameters are read once per call.
 template <Pass pass>
 __global__ void project_kernel(GaussiansView g, ProjectionSetup setup, ProjectedSlots slots, int32_t* pair_tiles,
                                const int32_t* pair_slot_end) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < g.n; i += int64_t(gridDim.x) * blockDim.x) {
+  const int64_t n = g.n;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
     const GaussianParams p = load_params(g, i);
-    for (int c = 0; c < setup.cameras_count; ++c) project_pair<pass>(g, setup, slots, pair_tiles, pair_slot_end, p, i, c);
-  }
-}
-
-// One thread per pair, camera-major (a warp's Gaussians are consecutive): where they do not fill it
-// (a small scene, a rank's shard), the cameras' pairs run side by side instead of one after another,
-// at the price of reading each Gaussian's parameters once per camera (from L2 after the first).
-template <Pass pass>
-__global__ void project_pairs_kernel(GaussiansView g, ProjectionSetup setup, ProjectedSlots slots, int32_t* pair_tiles,
-                                     const int32_t* pair_slot_end) {
-  const int64_t pairs = g.n * setup.cameras_count;
-  for (int64_t k = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; k < pairs; k += int64_t(gridDim.x) * blockDim.x) {
-    const int c = int(k / g.n);
-    const int64_t i = k - c * g.n;
-    project_pair<pass>(g, setup, slots, pair_tiles, pair_slot_end, load_params(g, i), i, c);
+    for (int c = 0; c < setup.cameras_count; ++c) {
+      const int64_t pair = c * n + i;
+      if constexpr (pass == Pass::PackedWrite) {
+        if (pair_tiles[pair] == 0) continue;  // culled in the counting pass
+      }
+      const Camera cam = setup.cameras[c];
+      const raster::ProjectedGaussian<float> pg =
+          raster::project_gaussian<float>(cam, p.mean, p.quat, p.log_scale, p.logit, setup.near_plane,
+                                          setup.far_plane, setup.eps2d, setup.antialiased);
+      const int tiles = pg.visible ? pg.tile_count : 0;
+      if constexpr (pass == Pass::PackedCount) {
+        pair_tiles[pair] = tiles;
+      } else if constexpr (pass == Pass::Dense) {
+        slots.tile_count[pair] = tiles;
+        if (slots.camera_of) {  // public pairs name every pair explicitly
+          slots.camera_of[pair] = c;
+          slots.id_of[pair] = slots.first_id + i;
+        }
+        if (tiles) write_slot(g, setup, cam, i, p, pg, slots, pair);
+      } else {
+        // The slot keeps the counting pass's tile count: that is what the intersection buffer was
+        // sized with (binning pads should this recomputation ever disagree).
+        const int64_t slot = pair_slot_end[pair] - 1;
+        slots.tile_count[slot] = pair_tiles[pair];
+        slots.camera_of[slot] = c;
+        slots.id_of[slot] = slots.first_id + i;
+        write_slot(g, setup, cam, i, p, pg, slots, slot);
+      }
+    }
   }
 }
 
 constexpr int kThreads = 256;
 
-// Whether one thread per Gaussian leaves the device short of threads: fewer Gaussians than the
-// threads it holds at once (its multiprocessors x 2048).
-bool few_gaussians(int64_t n, int cameras) {
-  if (cameras <= 1) return false;
-  int device = 0, sms = 0;
-  check(cudaGetDevice(&device), "asking the current device");
-  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "asking the multiprocessor count");
-  return n < int64_t(sms) * 2048;
-}
-
-template <Pass pass>
-void launch_project(const GaussiansView& g, const ProjectionSetup& setup, ProjectedSlots slots, int32_t* pair_tiles,
-                    const int32_t* pair_slot_end, cudaStream_t stream, const char* what) {
-  if (few_gaussians(g.n, setup.cameras_count))
-    project_pairs_kernel<pass><<<stride_blocks(g.n * setup.cameras_count, kThreads), kThreads, 0, stream>>>(
-        g, setup, slots, pair_tiles, pair_slot_end);
-  else
-    project_kernel<pass><<<stride_blocks(g.n, kThreads), kThreads, 0, stream>>>(g, setup, slots, pair_tiles,
-                                                                                pair_slot_end);
-  check_launch(what);
-}
-
 }  // namespace
 
 void project_dense(const GaussiansView& g, const ProjectionSetup& setup, ProjectedSlots& slots, cudaStream_t stream) {
-  launch_project<Pass::Dense>(g, setup, slots, nullptr, nullptr, stream, "project (dense)");
+  project_kernel<Pass::Dense>
+      <<<stride_blocks(g.n, kThreads), kThreads, 0, stream>>>(g, setup, slots, nullptr, nullptr);
+  check_launch("project (dense)");
 }
 
 void count_pair_tiles(const GaussiansView& g, const ProjectionSetup& setup, int32_t* pair_tiles, cudaStream_t stream) {
-  launch_project<Pass::PackedCount>(g, setup, ProjectedSlots{}, pair_tiles, nullptr, stream, "project (packed count)");
+  project_kernel<Pass::PackedCount>
+      <<<stride_blocks(g.n, kThreads), kThreads, 0, stream>>>(g, setup, ProjectedSlots{}, pair_tiles, nullptr);
+  check_launch("project (packed count)");
 }
 
 void project_packed(const GaussiansView& g, const ProjectionSetup& setup, const int32_t* pair_tiles,
                     const int32_t* pair_slot_end, ProjectedSlots& slots, cudaStream_t stream) {
-  launch_project<Pass::PackedWrite>(g, setup, slots, const_cast<int32_t*>(pair_tiles), pair_slot_end, stream,
-                                    "project (packed write)");
+  project_kernel<Pass::PackedWrite><<<stride_blocks(g.n, kThreads), kThreads, 0, stream>>>(
+      g, setup, slots, const_cast<int32_t*>(pair_tiles), pair_slot_end);
+  check_launch("project (packed write)");
 }
 
 }  // namespace splat::kernels::cuda

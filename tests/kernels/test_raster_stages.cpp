@@ -502,32 +502,6 @@ TEST_CASE("the rasterize stage refuses pairs it cannot render correctly (CPU)", 
   CHECK_THROWS_WITH(try_render(bad_camera), Catch::Contains("names camera 3, outside this call's cameras 0..2"));
 }
 
-// project on both backends: the same pairs in the same order, attributes to float rounding. Returns
-// the CPU's pairs.
-HostPairs check_projections_agree(kernels::Rasterizer& cpu, kernels::Rasterizer& gpu, const Shard& cpu_shard,
-                                  const Shard& gpu_shard, std::span<const Camera> cameras,
-                                  const RasterSettings& settings) {
-  const HostPairs pc = HostPairs::of(Device::CPU, cpu.project(cpu_shard.view(), cameras, settings));
-  const HostPairs pg = HostPairs::of(Device::CUDA, gpu.project(gpu_shard.view(), cameras, settings));
-  REQUIRE(pg.count() == pc.count());
-  CHECK(pg.camera == pc.camera);
-  CHECK(pg.id == pc.id);
-  CHECK(pg.tiles == pc.tiles);
-  std::vector<int32_t> half_c, half_g;
-  Floats attr_c, attr_g;
-  for (size_t k = 0; k < pc.count(); ++k) {
-    if (pc.tiles[k] == 0) continue;  // culled: attributes undefined
-    for (int v = 0; v < 2; ++v) half_c.push_back(pc.half[2 * k + v]), half_g.push_back(pg.half[2 * k + v]);
-    for (int v = 0; v < 2; ++v) attr_c.push_back(pc.mean2d[2 * k + v]), attr_g.push_back(pg.mean2d[2 * k + v]);
-    for (int v = 0; v < 4; ++v)
-      attr_c.push_back(pc.conic_opacity[4 * k + v]), attr_g.push_back(pg.conic_opacity[4 * k + v]),
-          attr_c.push_back(pc.color_depth[4 * k + v]), attr_g.push_back(pg.color_depth[4 * k + v]);
-  }
-  CHECK(half_g == half_c);
-  CHECK(rel_err(attr_g, attr_c) < 1e-5);
-  return pc;
-}
-
 TEST_CASE("CUDA stages match the CPU reference stage by stage", "[raster][gpu][stages]") {
   if (!splat::test::gpu_or_skip("CUDA rasterizer stages vs CPU")) return;
   for (const bool packed : {false, true}) {
@@ -538,7 +512,25 @@ TEST_CASE("CUDA stages match the CPU reference stage by stage", "[raster][gpu][s
     const Shard cpu_shard(Device::CPU, s, 0, s.n), gpu_shard(Device::CUDA, s, 0, s.n);
     auto cpu = kernels::make_cpu_rasterizer(2);
     auto gpu = kernels::make_cuda_rasterizer();
-    const HostPairs pc = check_projections_agree(*cpu, *gpu, cpu_shard, gpu_shard, s.cameras, settings);
+    // project: the same pairs in the same order, attributes to float rounding.
+    const HostPairs pc = HostPairs::of(Device::CPU, cpu->project(cpu_shard.view(), s.cameras, settings));
+    const HostPairs pg = HostPairs::of(Device::CUDA, gpu->project(gpu_shard.view(), s.cameras, settings));
+    REQUIRE(pg.count() == pc.count());
+    CHECK(pg.camera == pc.camera);
+    CHECK(pg.id == pc.id);
+    CHECK(pg.tiles == pc.tiles);
+    std::vector<int32_t> half_c, half_g;
+    Floats attr_c, attr_g;
+    for (size_t k = 0; k < pc.count(); ++k) {
+      if (pc.tiles[k] == 0) continue;  // culled: attributes undefined
+      for (int v = 0; v < 2; ++v) half_c.push_back(pc.half[2 * k + v]), half_g.push_back(pg.half[2 * k + v]);
+      for (int v = 0; v < 2; ++v) attr_c.push_back(pc.mean2d[2 * k + v]), attr_g.push_back(pg.mean2d[2 * k + v]);
+      for (int v = 0; v < 4; ++v)
+        attr_c.push_back(pc.conic_opacity[4 * k + v]), attr_g.push_back(pg.conic_opacity[4 * k + v]),
+            attr_c.push_back(pc.color_depth[4 * k + v]), attr_g.push_back(pg.color_depth[4 * k + v]);
+    }
+    CHECK(half_g == half_c);
+    CHECK(rel_err(attr_g, attr_c) < 1e-5);
 
     // rasterize + rasterize_backward on the CPU's pairs, uploaded.
     const DevicePairs on_cpu(Device::CPU, pc), on_gpu(Device::CUDA, pc);
@@ -572,24 +564,6 @@ TEST_CASE("CUDA stages match the CPU reference stage by stage", "[raster][gpu][s
     gpu->project_backward({d_gpu.data(), d_gpu.data() + 4 * m, d_gpu.data() + 8 * m}, gg.grad(), gg.stats());
     CHECK(rel_err(gg.all(), gc.all()) < 1e-5);
     CHECK(gg.visible.download() == gc.visible.download());
-  }
-}
-
-TEST_CASE("CUDA projection matches the CPU reference with more Gaussians than the GPU holds threads",
-          "[raster][gpu][stages]") {
-  // Few Gaussians run one thread per (camera, Gaussian) pair, many one thread per Gaussian looping over
-  // the cameras: the stage test above takes the first way, this one the second (an H100 holds 270,336
-  // threads at once).
-  if (!splat::test::gpu_or_skip("CUDA projection of many Gaussians")) return;
-  const Scene s = random_scene(5, 400000, /*mixed_sizes=*/true);
-  const Shard cpu_shard(Device::CPU, s, 0, s.n), gpu_shard(Device::CUDA, s, 0, s.n);
-  auto cpu = kernels::make_cpu_rasterizer(0);
-  auto gpu = kernels::make_cuda_rasterizer();
-  for (const bool packed : {false, true}) {
-    INFO("packed " << packed);
-    RasterSettings settings = s.settings;
-    settings.packed = packed;
-    check_projections_agree(*cpu, *gpu, cpu_shard, gpu_shard, s.cameras, settings);
   }
 }
 
