@@ -3,8 +3,8 @@
 // (eglQueryDevicesEXT -> eglGetPlatformDisplayEXT) on the first device that gives one, preferring
 // the GPU that is CUDA device 0 (where the viewport's CUDA path registers its textures; on a
 // machine with several GPUs EGL may list first one that CUDA_VISIBLE_DEVICES hides). This is how
-// the viewport's CUDA-GL path runs on the headless GPU machines (GLFW's EGL/null platform does
-// not work there, see /work/shared/GPU.md). The context is current on the constructing thread
+// the viewport's CUDA-GL path runs on headless GPU machines (GLFW's EGL/null platform does not
+// work on a GPU server with no display). The context is current on the constructing thread
 // and GL entry points are loaded; it is released on destruction.
 #include <string>
 

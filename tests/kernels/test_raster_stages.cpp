@@ -392,8 +392,6 @@ void check_gradient_writes(Device d) {
     }
 }
 
-}  // namespace
-
 // rasterize_backward without the AbsGS sums: the pair gradients of a run with them, zeros where the sums
 // were (which a scene of overlapping Gaussians does fill), culled pairs' rows untouched.
 void check_abs_sums_optional(Device d) {
@@ -425,6 +423,8 @@ void check_abs_sums_optional(Device d) {
   for (size_t k = 0; k < pairs.count(); ++k)
     if (pairs.tiles[k] > 0) CHECK((grads[1][4 * k + 2] == 0.f && grads[1][4 * k + 3] == 0.f));
 }
+
+}  // namespace
 
 TEST_CASE("rasterize_backward leaves the AbsGS sums out when not asked for (CPU)", "[raster_cpu][stages]") {
   check_abs_sums_optional(Device::CPU);
