@@ -275,6 +275,11 @@ void check_close_json(const nlohmann::json& a, const nlohmann::json& b, const st
   }
 }
 
+// The same for the trained models. Adam moves a parameter by about its learning rate whatever the size
+// of its gradient, so where a gradient sums to nearly zero the order of the sums can flip a step's sign
+// (seen: one quaternion value 0.005 apart after 10 steps on two H200s). So nearly every value must agree
+// to 1e-3 and none may be further apart than ten such steps of the largest learning rate (opacity's
+// 0.05) could take it; a wrong exchange or a different model moves most values, not a few.
 void check_close_models(const fs::path& a, const fs::path& b) {
   const splat::GaussianModel x = splat::read_ply(a), y = splat::read_ply(b);
   REQUIRE(x.size() == y.size());
@@ -283,8 +288,15 @@ void check_close_models(const fs::path& a, const fs::path& b) {
     const std::vector<float>&u = x.column(g), &v = y.column(g);
     REQUIRE(u.size() == v.size());
     double worst = 0;
-    for (size_t i = 0; i < u.size(); ++i) worst = std::max(worst, double(std::abs(u[i] - v[i])));
-    CHECK(worst <= 1e-3);
+    size_t apart = 0;
+    for (size_t i = 0; i < u.size(); ++i) {
+      const double d = std::abs(double(u[i]) - double(v[i]));
+      worst = std::max(worst, d);
+      apart += d > 1e-3;
+    }
+    INFO(apart << " of " << u.size() << " values more than 1e-3 apart, the furthest " << worst);
+    CHECK(apart * 200 <= u.size());
+    CHECK(worst <= 0.5);
   }
 }
 
