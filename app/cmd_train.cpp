@@ -70,7 +70,6 @@ struct TrainArgs {
   float opacity_reg = DefaultStrategyOptions{}.opacity_reg;
   float scale_reg = DefaultStrategyOptions{}.scale_reg;
   int64_t max_gaussians = 0;
-  int budget_full_at = DefaultStrategyOptions{}.budget_full_at;
   std::string photos = kPhotoPlacementNames[int(PhotoPlacement::Auto)];
   bool exposure = false;
   std::string adam = kAdamModeNames[int(TrainerOptions{}.adam)];
@@ -192,11 +191,6 @@ void add_train_options(CLI::App* sub, TrainArgs& a) {
                   "room, the Gaussians with the largest gradient grow (mcmc: --cap-max)")
       ->capture_default_str()
       ->check(at_least(0));
-  sub->add_option("--budget-full-at", a.budget_full_at,
-                  "default: the image by which growth may reach --max-gaussians; each refinement before it grows "
-                  "at most an even share of the room left (0: at once)")
-      ->capture_default_str()
-      ->check(at_least(0));
   sub->add_option("--photos", a.photos,
                   "With ranks: 'every' rank holds every training photo, or each holds its 'own' share (draws its "
                   "images from it; for captures whose photos fill much of a GPU); 'auto': own where every photo "
@@ -278,7 +272,6 @@ TrainerOptions trainer_options(const TrainArgs& a, kernels::Device dev) {
   o.default_strategy.opacity_reg = a.opacity_reg;
   o.default_strategy.scale_reg = a.scale_reg;
   o.default_strategy.max_gaussians = a.max_gaussians;
-  o.default_strategy.budget_full_at = a.budget_full_at;
   o.photos = PhotoPlacement(std::find(std::begin(kPhotoPlacementNames), std::end(kPhotoPlacementNames), a.photos) -
                             std::begin(kPhotoPlacementNames));
   o.adam = AdamMode(std::find(std::begin(kAdamModeNames), std::end(kAdamModeNames), a.adam) - std::begin(kAdamModeNames));

@@ -36,7 +36,6 @@ void for_each_trainer_setting(Config& c, Options& o, F&& f) {
   f(c.opacity_reg, o.default_strategy.opacity_reg);
   f(c.scale_reg, o.default_strategy.scale_reg);
   f(c.max_gaussians, o.default_strategy.max_gaussians);
-  f(c.budget_full_at, o.default_strategy.budget_full_at);
   f(c.photos, o.photos);
   f(c.exposure, o.exposure);
   f(c.adam, o.adam);

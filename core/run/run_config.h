@@ -75,7 +75,6 @@ struct RunConfig {
   float opacity_reg = DefaultStrategyOptions{}.opacity_reg;      // default strategy's regularisers (0: none)
   float scale_reg = DefaultStrategyOptions{}.scale_reg;
   int64_t max_gaussians = DefaultStrategyOptions{}.max_gaussians;  // default strategy (0: no limit)
-  int budget_full_at = DefaultStrategyOptions{}.budget_full_at;      // image by which growth may reach it
   PhotoPlacement photos = TrainerOptions{}.photos;  // with ranks: every photo on every rank, or its own
   bool exposure = TrainerOptions{}.exposure;        // per-image colour maps
   AdamMode adam = TrainerOptions{}.adam;             // dense, sparse, or sparse at batch 1 (auto)
@@ -148,7 +147,6 @@ void for_each_setting(Config& c, Visit&& visit) {
   visit("opacity_reg", c.opacity_reg, SettingRule{.lo = 0});
   visit("scale_reg", c.scale_reg, SettingRule{.lo = 0});
   visit("max_gaussians", c.max_gaussians, SettingRule{.lo = 0});
-  visit("budget_full_at", c.budget_full_at, SettingRule{.lo = 0});
   visit("photos", c.photos, SettingRule{});
   visit("exposure", c.exposure, SettingRule{});
   visit("adam", c.adam, SettingRule{});

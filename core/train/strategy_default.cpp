@@ -53,14 +53,10 @@ float log_scale_cut(double max_scale) {
   return first_true([&](float x) { return double(std::exp(x)) > max_scale; });
 }
 
-int64_t growth_room(const DefaultStrategyOptions& o, int64_t rows, int64_t model_rows, int event) {
+int64_t growth_room(const DefaultStrategyOptions& o, int64_t rows, int64_t model_rows) {
   if (o.max_gaussians <= 0) return -1;
   const double share = model_rows > 0 ? double(rows) / double(model_rows) : 1.0;
-  const int64_t room = std::max<int64_t>(0, std::llround(double(o.max_gaussians) * share) - rows);
-  // Refinements at event, event + refine_every, ... up to budget_full_at (the last one before refine_stop).
-  const int last = std::min(o.budget_full_at, o.refine_stop - 1);
-  const int64_t left = event < last ? (last - event) / std::max(o.refine_every, 1) + 1 : 1;
-  return (room + left - 1) / left;
+  return std::max<int64_t>(0, std::llround(double(o.max_gaussians) * share) - rows);
 }
 
 kernels::RefineRule refine_rule(const DefaultStrategyOptions& o, int batch_size, double extent, bool check_size) {
@@ -77,8 +73,8 @@ kernels::RefineRule refine_rule(const DefaultStrategyOptions& o, int batch_size,
   return r;
 }
 
-void refine_rows(DeviceGaussians& g, const DefaultStrategyOptions& o, const StepInfo& info, int event,
-                 bool check_size, uint64_t key) {
+void refine_rows(DeviceGaussians& g, const DefaultStrategyOptions& o, const StepInfo& info, bool check_size,
+                 uint64_t key) {
   static_assert(stored_fp32(Group::Means) && stored_fp32(Group::LogScales) && stored_fp32(Group::Opacity),
                 "the grown rows are written in fp32");
   const kernels::ComputeContext& where = g.context();
@@ -92,7 +88,7 @@ void refine_rows(DeviceGaussians& g, const DefaultStrategyOptions& o, const Step
   int32_t* at = static_cast<int32_t*>(plan.data());
   uint8_t* code = reinterpret_cast<uint8_t*>(at + 3 * n);
   const kernels::RefineRule rule = refine_rule(o, info.batch_size, info.scene_extent, check_size);
-  kernels::refine_codes(where, in, rule, growth_room(o, n, info.model_rows, event), code);
+  kernels::refine_codes(where, in, rule, growth_room(o, n, info.model_rows), code);
   const kernels::RefineCounts counts = kernels::refine_places(where, code, n, at);
   info.mark("refinement: rows planned");
   if (counts.rows() > std::numeric_limits<int32_t>::max())
@@ -129,7 +125,7 @@ bool DefaultStrategy::after_step(const StepInfo& info, DeviceGaussians& g) {
   // Size pruning waits for the first opacity reset, as in 3DGS: before it, large Gaussians are
   // still what covers the background.
   if (refine) {
-    this->refine(info, g, *refine, *refine > o_.reset_every);  // zeroes the statistics too
+    this->refine(info, g, *refine > o_.reset_every);  // zeroes the statistics too
   } else {
     // Each refinement looks at the window since the last refinement or reset.
     g.zero_stats();
@@ -138,8 +134,8 @@ bool DefaultStrategy::after_step(const StepInfo& info, DeviceGaussians& g) {
   return refine.has_value();
 }
 
-void DefaultStrategy::refine(const StepInfo& info, DeviceGaussians& g, int event, bool check_size) {
-  refine_rows(g, o_, info, event, check_size, rng_());
+void DefaultStrategy::refine(const StepInfo& info, DeviceGaussians& g, bool check_size) {
+  refine_rows(g, o_, info, check_size, rng_());
 }
 
 nlohmann::json DefaultStrategy::state() const { return {{"rng", rng_to_string(rng_)}}; }

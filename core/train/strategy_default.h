@@ -48,10 +48,6 @@ struct DefaultStrategyOptions {
   // Most Gaussians growth may reach (0: no limit): a refinement with less room grows the rows whose
   // gradient is largest. With ranks each shard gets its share of it, in proportion to its rows.
   int64_t max_gaussians = 0;
-  // The image by which growth may reach max_gaussians: a refinement before it grows at most an even
-  // share of the room left over the refinements left until then, so that the budget's rows go where
-  // the gradients of later images point too, not all to the first few refinements (0: at once).
-  int budget_full_at = 0;
 };
 
 // The thresholds of the rules moved from opacity and world scale onto the stored logits and log
@@ -67,11 +63,10 @@ float opacity_logit_cut(float min_opacity);
 // Log scales x < log_scale_cut(s) are exactly those with exp(x) <= s (so x >= cut: exp(x) > s).
 float log_scale_cut(double max_scale);
 
-// The room growth has at the refinement of image `event` in a shard of `rows` rows of a model of
-// `model_rows` (0: the shard is the whole model) under o.max_gaussians: negative when there is no
-// limit, else the shard's share of the limit less its rows (at least 0), divided evenly over the
-// refinements from this one to o.budget_full_at.
-int64_t growth_room(const DefaultStrategyOptions& o, int64_t rows, int64_t model_rows, int event);
+// The room growth has in a shard of `rows` rows of a model of `model_rows` (0: the shard is the whole
+// model) under o.max_gaussians: negative when there is no limit, else the shard's share of the limit
+// less its rows, at least 0.
+int64_t growth_room(const DefaultStrategyOptions& o, int64_t rows, int64_t model_rows);
 
 // The rules of one refinement on the stored columns (kernels::RefineRule): a row grows when its mean 2D
 // gradient over the cameras that saw it (accumulated norm / visible count, both summed per camera, times
@@ -82,12 +77,12 @@ int64_t growth_room(const DefaultStrategyOptions& o, int64_t rows, int64_t model
 // prune_scale3d * extent or a screen radius > prune_scale2d (only rows seen on screen have one).
 kernels::RefineRule refine_rule(const DefaultStrategyOptions& o, int batch_size, double extent, bool check_size);
 
-// One refinement of g at image `event`, where it lives: growth (within growth_room: the rows with the
-// largest gradient), then pruning of the grown rows (kernels/refine_plan.h gives the new rows' order). `key` keys the split
+// One refinement of g, where it lives: growth (within growth_room: the rows with the largest gradient),
+// then pruning of the grown rows (kernels/refine_plan.h gives the new rows' order). `key` keys the split
 // halves' draws, with info.first_row as the global id of g's row 0. Gradients and statistics are zeroed,
 // as after every row edit. Marks its parts on info.
-void refine_rows(DeviceGaussians& g, const DefaultStrategyOptions& o, const StepInfo& info, int event,
-                 bool check_size, uint64_t key);
+void refine_rows(DeviceGaussians& g, const DefaultStrategyOptions& o, const StepInfo& info, bool check_size,
+                 uint64_t key);
 
 class DefaultStrategy final : public Strategy {
  public:
@@ -105,7 +100,7 @@ class DefaultStrategy final : public Strategy {
 
  private:
   // Growth then pruning (refine_rows), keyed by the next draw of rng_.
-  void refine(const StepInfo& info, DeviceGaussians& g, int event, bool check_size);
+  void refine(const StepInfo& info, DeviceGaussians& g, bool check_size);
 
   DefaultStrategyOptions o_;
   Rng rng_;  // one draw per refinement keys its split halves

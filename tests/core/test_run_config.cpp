@@ -23,7 +23,7 @@ namespace {
 const std::set<std::string> kKeys = {
     "scene",       "scene_folder", "started_by", "data_factor", "undistort", "fisheye_fov",      "mask_mode", "device",
     "images",      "strategy",     "batch_size", "packed",      "amp",       "antialiased",      "seed",
-    "sh_degree",   "background",   "cap_max",    "ssim_weight", "grow_grad2d", "absgrad",     "absgrad_threshold", "prune_scale2d", "revised_opacity", "opacity_reg", "scale_reg", "max_gaussians", "budget_full_at", "eval_every",
+    "sh_degree",   "background",   "cap_max",    "ssim_weight", "grow_grad2d", "absgrad",     "absgrad_threshold", "prune_scale2d", "revised_opacity", "opacity_reg", "scale_reg", "max_gaussians", "eval_every",
     "log_every", "checkpoint_every", "up", "photos", "exposure", "adam"};
 
 // The number of members of an aggregate: the most initializers T{...} takes (each AnyValue converts
@@ -145,7 +145,6 @@ TEST_CASE("a run config maps onto TrainerOptions and SceneLoadOptions and back w
   CHECK(o.default_strategy.opacity_reg == c.opacity_reg);
   CHECK(o.default_strategy.scale_reg == c.scale_reg);
   CHECK(o.default_strategy.max_gaussians == c.max_gaussians);
-  CHECK(o.default_strategy.budget_full_at == c.budget_full_at);
   CHECK(o.photos == c.photos);
   CHECK(o.exposure == c.exposure);
   CHECK(o.adam == c.adam);
@@ -162,7 +161,7 @@ TEST_CASE("a config as train writes it reads into its settings, an older one tak
     "scene": "data/garden", "scene_folder": "/data/garden", "data_factor": 4, "undistort": "crop",
     "fisheye_fov": 120.0, "device": "cuda", "images": 7000, "strategy": "mcmc", "batch_size": 4,
     "packed": true, "amp": true, "antialiased": true, "seed": 18446744073709551615, "sh_degree": 2,
-    "background": [1.0, 0.5, 0.0], "cap_max": 3000000, "ssim_weight": 0.3, "grow_grad2d": 0.00015, "absgrad": true, "absgrad_threshold": 0.0004, "prune_scale2d": 0.0, "revised_opacity": true, "opacity_reg": 0.01, "scale_reg": 0.02, "max_gaussians": 500000, "budget_full_at": 9000, "eval_every": 1000,
+    "background": [1.0, 0.5, 0.0], "cap_max": 3000000, "ssim_weight": 0.3, "grow_grad2d": 0.00015, "absgrad": true, "absgrad_threshold": 0.0004, "prune_scale2d": 0.0, "revised_opacity": true, "opacity_reg": 0.01, "scale_reg": 0.02, "max_gaussians": 500000, "eval_every": 1000,
     "log_every": 50, "checkpoint_every": 2000, "up": "-z", "a key from a newer splatlab": 1})");
   const RunConfig c = run_config_from_json(cli, "run/config.json");
   CHECK(c.scene == "data/garden");
@@ -192,7 +191,6 @@ TEST_CASE("a config as train writes it reads into its settings, an older one tak
   CHECK(c.opacity_reg == 0.01f);
   CHECK(c.scale_reg == 0.02f);
   CHECK(c.max_gaussians == 500000);
-  CHECK(c.budget_full_at == 9000);
   CHECK(c.eval_every == 1000);
   CHECK(c.log_every == 50);
   CHECK(c.checkpoint_every == 2000);

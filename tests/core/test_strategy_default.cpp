@@ -172,49 +172,13 @@ TEST_CASE("default strategy: a refinement under a Gaussian budget stops growing 
 
 TEST_CASE("default strategy: the room a budget leaves, for one rank and for a shard", "[strategy_default][budget]") {
   DefaultStrategyOptions o;
-  CHECK(growth_room(o, 500, 0, 600) < 0);  // no limit
+  CHECK(growth_room(o, 500, 0) < 0);  // no limit
   o.max_gaussians = 1000;
-  CHECK(growth_room(o, 600, 0, 600) == 400);
-  CHECK(growth_room(o, 600, 600, 600) == 400);
-  CHECK(growth_room(o, 1200, 0, 600) == 0);  // over it (a budget lowered on resume): no growth, no negative room
+  CHECK(growth_room(o, 600, 0) == 400);
+  CHECK(growth_room(o, 600, 600) == 400);
+  CHECK(growth_room(o, 1200, 0) == 0);  // over it (a budget lowered on resume): no growth, no negative room
   // A shard of a quarter of the model gets a quarter of the budget.
-  CHECK(growth_room(o, 150, 600, 600) == 100);
-}
-
-TEST_CASE("default strategy: a budget reached by a given image spreads its room over the refinements left",
-          "[strategy_default][budget]") {
-  DefaultStrategyOptions o;
-  o.max_gaussians = 1000;
-  o.budget_full_at = 1000;  // refinements every 100 images: at 600, 700, 800, 900 and 1000 five are left
-  CHECK(growth_room(o, 600, 0, 600) == 80);
-  CHECK(growth_room(o, 600, 0, 650) == 100);   // 700..1000 after a refinement at 650: four
-  CHECK(growth_room(o, 601, 0, 600) == 80);    // 399 / 5, rounded up
-  CHECK(growth_room(o, 900, 0, 1000) == 100);  // the last one: all that is left
-  CHECK(growth_room(o, 900, 0, 1200) == 100);  // and any after it
-  CHECK(growth_room(o, 150, 600, 600) == 20);  // a quarter shard: its 100 over five
-  // Past the end of refinement the last refinement is the last before refine_stop.
-  o.refine_stop = 800;
-  CHECK(growth_room(o, 600, 0, 600) == 200);  // at 600 and 700
-  // Rows pruned since are room again: the next refinement divides what is left, whatever was grown.
-  o.refine_stop = 15000;
-  CHECK(growth_room(o, 500, 0, 700) == 125);
-
-  // Through the strategy: ten rows over the threshold, a budget of 30 reached at image 1000 grows four
-  // at the refinement of image 600 (20 over five refinements), the rows of largest gradient.
-  o.max_gaussians = 30;
-  DefaultStrategy strat(o, 3);
-  DeviceGaussians g(kernels::Device::CPU, make_state(std::vector<float>(10, 0.05f), std::vector<float>(10, 0.5f)));
-  HostDensifyStats st = make_stats(std::vector<float>(10, 0.f), std::vector<int32_t>(10, 1));
-  for (int i = 0; i < 10; ++i) st.grad2d_norm[i] = 3e-4f + 1e-5f * float(i);
-  put_stats(g, st);
-  StepInfo info;
-  info.scene_extent = 10;
-  info.first_image = 600;
-  info.model_rows = 10;
-  REQUIRE(strat.after_step(info, g));
-  REQUIRE(g.size() == 14);
-  const GaussianState after = g.download();
-  for (int k = 0; k < 4; ++k) CHECK(after.row(Group::Means, 10 + k)[0] == float(6 + k));
+  CHECK(growth_room(o, 150, 600) == 100);
 }
 
 TEST_CASE("default strategy: growth appends clones and replaces split parents by two shrunk samples",
