@@ -23,7 +23,6 @@
 #include <string>
 #include <vector>
 
-#include "kernels/adam_math.h"
 #include "kernels/device_context.h"
 #include "kernels/storage_math.h"
 
@@ -72,34 +71,10 @@ bool sh_rest_given(const BasicGaussiansView<T>& g) {
   return g.sh_rest_coeffs == 0 || g.n == 0 || g.sh_rest || g.sh_rest_bf16;
 }
 
-// One parameter array's Adam state, for a backward call that takes the optimizer step itself
-// (BasicGaussiansGrad::adam_step): the fp32 parameters (the view's array), both moments, and the step's
-// constants of its group. A null param skips the array.
-template <class T>
-struct BasicAdamTarget {
-  T* param = nullptr;
-  T* exp_avg = nullptr;
-  T* exp_avg_sq = nullptr;
-  AdamStepConstants<T> k{};
-};
-template <class T>
-struct BasicFusedAdam {
-  BasicAdamTarget<T> means, quats, log_scales, opacity_logits, sh_dc, sh_rest;
-};
-using AdamTarget = BasicAdamTarget<float>;
-using FusedAdam = BasicFusedAdam<float>;
-
 // Gradient buffers with the same shapes as GaussiansView. A backward call ACCUMULATES (+=) into
 // them, or with `overwrite` replaces what they hold (rows no pair reaches get 0): a step's first
 // call overwrites, so no pass zeroes them, and later calls (a batch split into calls) add.
 // A null pointer skips that parameter.
-//
-// With `adam_step` the call is the step's only one and takes the optimizer step itself: each
-// Gaussian's summed gradient goes straight into kernels/adam_math.h's update of `adam`'s arrays (every
-// row, as a dense Adam step over the whole arrays would) and is not stored, which saves writing and
-// reading back 59 values a Gaussian. The gradient pointers are then not used. Only an overwriting call
-// of the dense layout, fp32 throughout, may do it, and only where the SH rest gradients of the stored
-// coefficients are all computed (active degree above 0, or no rest coefficients): check_gradient_targets.
 template <class T>
 struct BasicGaussiansGrad {
   T* means = nullptr;
@@ -114,8 +89,6 @@ struct BasicGaussiansGrad {
   // meet in atomics. check_gradient_targets says so.
   Bf16* sh_rest_bf16 = nullptr;
   bool overwrite = false;
-  bool adam_step = false;
-  BasicFusedAdam<T> adam{};
 };
 using GaussiansGrad = BasicGaussiansGrad<float>;
 
@@ -128,16 +101,6 @@ void check_gradient_targets(const BasicGaussiansGrad<T>& grad, bool packed, cons
   if (grad.sh_rest_bf16 && (!grad.overwrite || packed))
     throw std::invalid_argument(std::string(who) + ": bf16 SH rest gradients are stored once, by an overwriting "
                                 "call of the dense layout (they are never accumulated in bf16)");
-  if (grad.adam_step && (!grad.overwrite || packed || grad.sh_rest_bf16))
-    throw std::invalid_argument(std::string(who) + ": a backward call takes the Adam step only as the step's one "
-                                "overwriting call of the dense layout, in fp32");
-}
-// The same for the projection a backward call differentiates: an Adam step needs the gradients of every
-// stored SH rest coefficient, which a call at SH degree 0 does not compute.
-inline void check_adam_step_degree(bool adam_step, int sh_degree, int sh_rest_coeffs, const char* who) {
-  if (adam_step && sh_degree == 0 && sh_rest_coeffs > 0)
-    throw std::invalid_argument(std::string(who) + ": a backward call at SH degree 0 does not take the Adam step of "
-                                "stored SH rest coefficients");
 }
 
 // Statistics the densification strategies read; backward ACCUMULATES into them as well.

@@ -47,10 +47,8 @@ class Strategy {
   virtual bool wants_abs_stats() const { return false; }
 
   // After backward, before the optimizer: add gradients of the strategy's own loss terms
-  // (MCMC's regularisers) to g.grad(). The default adds none. Where a strategy adds none, the
-  // trainer may let the backward take the optimizer step itself (kernels::GaussiansGrad::adam_step).
+  // (MCMC's regularisers) to g.grad(). The default adds none.
   virtual void add_loss_gradients(const StepInfo&, DeviceGaussians&) {}
-  virtual bool adds_loss_gradients() const { return false; }
 
   // After the optimizer step: densify, prune, relocate, perturb. Returns true when the number
   // or order of rows changed (the trainer then drops anything sized by the old count).

@@ -93,7 +93,6 @@ class DefaultStrategy final : public Strategy {
   bool after_step(const StepInfo& info, DeviceGaussians& g) override;
   bool budget_per_shard() const override { return o_.max_gaussians > 0; }
   void add_loss_gradients(const StepInfo& info, DeviceGaussians& g) override;
-  bool adds_loss_gradients() const override { return o_.opacity_reg != 0.f || o_.scale_reg != 0.f; }
   nlohmann::json state() const override;
   void load_state(const nlohmann::json& s) override;
 

@@ -63,7 +63,6 @@ class McmcStrategy final : public Strategy {
   std::string name() const override { return "mcmc"; }
   bool wants_stats(int) const override { return false; }
   void add_loss_gradients(const StepInfo& info, DeviceGaussians& g) override;
-  bool adds_loss_gradients() const override { return o_.opacity_reg != 0.f || o_.scale_reg != 0.f; }
   bool after_step(const StepInfo& info, DeviceGaussians& g) override;
   bool budget_per_shard() const override { return true; }
   nlohmann::json state() const override;

@@ -4,21 +4,10 @@
 
 namespace splat {
 
-StepRows step_rows(DeviceGaussians& g, bool stats, bool abs_stats, const kernels::FusedAdam* adam, bool* adam_taken) {
+StepRows step_rows(DeviceGaussians& g, bool stats, bool abs_stats) {
   kernels::DensifyStats s = stats ? g.stats() : kernels::DensifyStats{};
   if (!abs_stats) s.grad2d_abs_norm = nullptr;
-  if (adam_taken) *adam_taken = false;
-  return {g.view(),
-          [&g, adam, adam_taken](GradWrite how) {
-            kernels::GaussiansGrad grad = g.grad(how);
-            if (adam && how == GradWrite::OnlyCall) {
-              grad.adam_step = true;
-              grad.adam = *adam;
-              if (adam_taken) *adam_taken = true;
-            }
-            return grad;
-          },
-          s};
+  return {g.view(), [&g](GradWrite how) { return g.grad(how); }, s};
 }
 
 void check_batch_covers_ranks(int batch_size, int ranks, const std::string& batch_name) {

@@ -48,20 +48,15 @@ struct StepBatch {
 
 // The rows a step reads and the arrays it writes: their parameters, their gradient arrays for each way
 // a backward call writes them (DeviceGaussians::grad), and the densification statistics to add to
-// (null pointers: not wanted; they cost time). A step's backward that is its only call
-// (GradWrite::OnlyCall) may be handed the optimizer step too (kernels::GaussiansGrad::adam_step):
-// step_rows below.
+// (null pointers: not wanted; they cost time).
 struct StepRows {
   kernels::GaussiansView view;  // first_id: the global id of row 0 (0 for one rank)
   std::function<kernels::GaussiansGrad(GradWrite)> grad;
   kernels::DensifyStats stats;
 };
 // A trainer's rows: `g`'s arrays, with its statistics when `stats` (the AbsGS sums among them when
-// `abs_stats`). With `adam` (which must outlive the step), a backward call that writes the step's
-// gradients in one call takes that Adam step instead of storing them, and sets *adam_taken; the
-// trainer steps the optimizer itself otherwise.
-StepRows step_rows(DeviceGaussians& g, bool stats, bool abs_stats, const kernels::FusedAdam* adam = nullptr,
-                   bool* adam_taken = nullptr);
+// `abs_stats`).
+StepRows step_rows(DeviceGaussians& g, bool stats, bool abs_stats);
 
 // Throws std::invalid_argument unless every one of `ranks` ranks gets an image of a batch of `batch_size`
 // (the sharded step splits a batch's cameras over the ranks). `batch_name` names the setting. The one

@@ -105,7 +105,7 @@ void Trainer::color_maps_step(int batch) {
   kernels::AdamHyperParams h;
   h.lr = static_cast<float>(opt_.lr.color_maps);
   h.eps = static_cast<float>(opt_.lr.color_maps_eps);
-  const int64_t t = (int64_t(images_done_) + batch + batch - 1) / batch;  // as adam_groups counts
+  const int64_t t = (int64_t(images_done_) + batch + batch - 1) / batch;  // as optimizer_step counts
   kernels::adam_step(where_, color_maps_.data(), color_grads_.data(), color_m_.data(), color_v_.data(),
                      int64_t(color_maps_.size()), kernels::scale_for_batch(h, batch), t);
   kernels::color_affine_centre(where_, color_maps_.data(), color_train_views_.data(),
@@ -179,7 +179,7 @@ double Trainer::means_lr(double images) const {
 
 // The batch's cameras, photos and masks go to the step path, which leaves this rank's gradients (and
 // statistics) in g_.
-void Trainer::run_batch(const std::vector<int>& views, const kernels::FusedAdam* adam) {
+void Trainer::run_batch(const std::vector<int>& views) {
   std::vector<kernels::Camera> cams;
   std::vector<const uint8_t*> targets;
   std::vector<const uint8_t*> masks;
@@ -188,8 +188,7 @@ void Trainer::run_batch(const std::vector<int>& views, const kernels::FusedAdam*
     targets.push_back(images_[v].data());
     if (!masks_.empty()) masks.push_back(masks_[v].data());
   }
-  StepRows rows =
-      step_rows(*g_, strategy_->wants_stats(images_done_), strategy_->wants_abs_stats(), adam, &adam_taken_);
+  StepRows rows = step_rows(*g_, strategy_->wants_stats(images_done_), strategy_->wants_abs_stats());
   rows.view.first_id = first_id_;
   StepBatch::ColorMaps color;
   if (opt_.exposure) {
@@ -207,15 +206,16 @@ void Trainer::run_batch(const std::vector<int>& views, const kernels::FusedAdam*
                   rows);
 }
 
-Trainer::AdamGroups Trainer::adam_groups(int B) const {
+void Trainer::optimizer_step(int B) {
   const double lrs[kGroupCount] = {means_lr(images_done_), opt_.lr.log_scales, opt_.lr.quats,
                                    opt_.lr.opacity, opt_.lr.sh_dc,      opt_.lr.sh_rest};
   // Adam's bias corrections are 1 - beta_B^t with beta_B = beta^B (kernels::scale_for_batch). Each
   // step decays the moments by beta^B, so whatever mix of batch sizes came before, they have decayed
   // by beta^(images seen): t = images seen / B matches that, also after a batch change. Rounded up
   // to a whole t (exact while the count is a multiple of B); at one batch size, t = step + 1.
-  AdamGroups out;
-  out.t = (int64_t(images_done_) + B + B - 1) / B;
+  const int64_t t = (int64_t(images_done_) + B + B - 1) / B;
+  std::array<kernels::AdamGroup, kGroupCount> groups;
+  size_t count = 0;
   for (Group grp : kAllGroups) {
     kernels::AdamGroup a = g_->adam_group(grp);
     if (a.n == 0) continue;
@@ -228,33 +228,10 @@ Trainer::AdamGroups Trainer::adam_groups(int B) const {
     a.seed = ((uint64_t(images_done_) * kGroupCount + uint64_t(grp)) * 3) ^ (opt_.seed << 40);
     a.first = first_id_ * group_width(grp, g_->sh_degree());  // a shard rounds as the whole model; 0 for one rank
     a.skip_zero_grads = sparse_adam(opt_.adam, B);
-    out.which[out.count] = grp;
-    out.groups[out.count++] = a;
+    groups[count++] = a;
   }
-  return out;
-}
-
-std::optional<kernels::FusedAdam> Trainer::fused_adam(const AdamGroups& a) const {
-  if (!opt_.backward_adam || strategy_->adds_loss_gradients() || (active_sh_degree() == 0 && g_->sh_rest_coeffs() > 0))
-    return std::nullopt;
-  const auto fp32 = [](const kernels::StoredArray& s) { return s.f32 && !s.bf16 && s.precision == Precision::F32; };
-  kernels::FusedAdam f;
-  for (size_t k = 0; k < a.count; ++k) {
-    const kernels::AdamGroup& grp = a.groups[k];
-    if (grp.skip_zero_grads || !fp32(grp.params) || !fp32(grp.exp_avg) || !fp32(grp.exp_avg_sq) || grp.grads.bf16)
-      return std::nullopt;
-    const kernels::AdamTarget target{grp.params.f32, grp.exp_avg.f32, grp.exp_avg_sq.f32,
-                                     kernels::adam_step_constants<float>(grp.h, a.t)};
-    switch (a.which[k]) {
-      case Group::Means: f.means = target; break;
-      case Group::Quats: f.quats = target; break;
-      case Group::LogScales: f.log_scales = target; break;
-      case Group::Opacity: f.opacity_logits = target; break;
-      case Group::ShDc: f.sh_dc = target; break;
-      case Group::ShRest: f.sh_rest = target; break;
-    }
-  }
-  return f;
+  // All groups in one launch: separately, six launches cost about as much as the update itself.
+  kernels::adam_step_groups(where_, std::span<const kernels::AdamGroup>(groups.data(), count), t);
 }
 
 void Trainer::set_profiling(bool on) {
@@ -284,9 +261,7 @@ StepResult Trainer::step() {
                                 " ranks: choose a budget whose last step has no fewer images than ranks");
   refresh_shard_sizes(false);
   const std::vector<int> views = draw_.next(B);
-  const AdamGroups adam = adam_groups(B);
-  const std::optional<kernels::FusedAdam> fused = fused_adam(adam);
-  run_batch(views, fused ? &*fused : nullptr);  // its first backward call overwrites the gradients
+  run_batch(views);  // its first backward call overwrites the gradients
   // Each rank's maps saw its block of the batch: the sum makes every copy take the same step.
   if (opt_.exposure) sharding_->sum_on_device(color_grads_.data(), int64_t(color_grads_.size()));
   StepInfo info;
@@ -302,8 +277,7 @@ StepResult Trainer::step() {
   info.means_lr = kernels::scale_for_batch(means_h, B).lr;
   strategy_->add_loss_gradients(info, *g_);
   mark("strategy loss terms");
-  // All groups in one launch: separately, six launches cost about as much as the update itself.
-  if (!adam_taken_) kernels::adam_step_groups(where_, std::span<const kernels::AdamGroup>(adam.groups.data(), adam.count), adam.t);
+  optimizer_step(B);
   if (opt_.exposure) color_maps_step(B);
   mark("adam");
   StepResult r;

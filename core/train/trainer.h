@@ -23,7 +23,6 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -125,9 +124,6 @@ struct TrainerOptions {
   bool exposure = false;
   // Dense or sparse Adam (AdamMode); auto: sparse while a step trains one image.
   AdamMode adam = AdamMode::Dense;
-  // Whether the backward takes the Adam step where it can (Trainer::fused_adam): the same step without
-  // storing and reading back the gradients. Off: always a separate step (for comparisons of the two).
-  bool backward_adam = true;
 };
 
 struct StepResult {
@@ -233,23 +229,10 @@ class Trainer {
   void load_state(const nlohmann::json& s);
 
  private:
-  // The step's Adam over the parameter groups that have rows, at step count t.
-  struct AdamGroups {
-    std::array<kernels::AdamGroup, kGroupCount> groups;
-    std::array<Group, kGroupCount> which;  // each one's parameter group
-    size_t count = 0;
-    int64_t t = 0;
-  };
-  AdamGroups adam_groups(int batch) const;
-  // The same step for the backward call to take (kernels::GaussiansGrad::adam_step), where it can: every
-  // group fp32 and dense, nothing added to the gradients between the backward and the optimizer (no
-  // strategy loss terms), and the SH rest gradients all computed. Null otherwise.
-  std::optional<kernels::FusedAdam> fused_adam(const AdamGroups& a) const;
-  // Leaves this rank's gradients (and statistics) in g_, or, given `adam`, its Adam step taken where the
-  // step's backward could (adam_taken_).
-  void run_batch(const std::vector<int>& views, const kernels::FusedAdam* adam);
+  void run_batch(const std::vector<int>& views);
   void refresh_shard_sizes(bool changed);  // collective when `changed` or none known
   int64_t known_total() const;             // the sum of shard_sizes_
+  void optimizer_step(int batch);
   void mark(const char* phase) {
     if (timer_) timer_->mark(phase);
   }
@@ -264,7 +247,6 @@ class Trainer {
   kernels::ComputeContext where_;  // where every buffer and kernel of this trainer lives
   int step_ = 0;
   int images_done_ = 0;  // training images of the steps taken
-  bool adam_taken_ = false;  // the last step's backward took its Adam step (run_batch)
   std::unique_ptr<DeviceGaussians> g_;
   std::unique_ptr<Strategy> strategy_;
   std::unique_ptr<TrainStep> step_path_;

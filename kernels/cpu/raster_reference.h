@@ -44,7 +44,6 @@ class ReferenceRasterizer {
                 const BasicDensifyStats<T>& stats) {
     if (!has_project_ || !has_raster_) throw std::logic_error("ReferenceRasterizer::backward called before forward");
     check_gradient_targets(grad, proj_settings_.packed, "CPU rasterizer");
-    check_adam_step_degree(grad.adam_step, proj_settings_.sh_degree, g_.sh_rest_coeffs, "CPU rasterizer");
     pair_grads_.assign(size_t(kProjectedGradFloats) * proj_.count, T(0));
     const size_t n = size_t(proj_.count);
     T* d = pair_grads_.data();
@@ -68,7 +67,6 @@ class ReferenceRasterizer {
                         const BasicDensifyStats<T>& stats) {
     if (!has_project_) throw std::logic_error("ReferenceRasterizer::project_backward called before project");
     check_gradient_targets(grad, proj_settings_.packed, "CPU rasterizer");
-    check_adam_step_degree(grad.adam_step, proj_settings_.sh_degree, g_.sh_rest_coeffs, "CPU rasterizer");
     backward_gaussians(d, grad, stats);
   }
 
@@ -439,18 +437,7 @@ class ReferenceRasterizer {
                                                                   proj_.half[2 * k], proj_.half[2 * k + 1],
                                                                   cam.width, cam.height));
       }
-      // Overwriting stores every row (zeros where no pair reached it), as the CUDA kernels do; with
-      // adam_step every row's values take the Adam step instead, its gradient zero where no pair reached it.
-      if (grad.adam_step) {
-        const T dm[3] = {dmean.x, dmean.y, dmean.z}, dqa[4] = {dq.w, dq.x, dq.y, dq.z}, ds[3] = {dls.x, dls.y, dls.z};
-        adam_row(grad.adam.means, 3 * i, dm, 3);
-        adam_row(grad.adam.quats, 4 * i, dqa, 4);
-        adam_row(grad.adam.log_scales, 3 * i, ds, 3);
-        adam_row(grad.adam.opacity_logits, i, &dlogit, 1);
-        adam_row(grad.adam.sh_dc, 3 * i, ddc, 3);
-        adam_row(grad.adam.sh_rest, i * g_.sh_rest_coeffs * 3, drest, 3 * g_.sh_rest_coeffs);
-        return;
-      }
+      // Overwriting stores every row (zeros where no pair reached it), as the CUDA kernels do.
       const auto put = [&](T* p, T v) { *p = grad.overwrite ? v : *p + v; };
       if (grad.means)
         for (int k = 0; k < 3; ++k) put(&grad.means[3 * i + k], dmean[k]);
@@ -471,12 +458,6 @@ class ReferenceRasterizer {
       else if (grad.sh_rest)
         for (int k = 0; k < written; ++k) put(&grad.sh_rest[row + k], drest[k]);
     });
-  }
-
-  // Elements at..at+count of one Adam target (none when its param is null) take the step with gradients d.
-  static void adam_row(const BasicAdamTarget<T>& a, int64_t at, const T* d, int count) {
-    if (!a.param) return;
-    for (int k = 0; k < count; ++k) adam_update(a.param[at + k], d[k], a.exp_avg[at + k], a.exp_avg_sq[at + k], a.k);
   }
 
   int threads_;

@@ -181,7 +181,6 @@ class CudaRasterizer final : public Rasterizer {
     if (!have_project_ || !have_raster_)
       throw std::logic_error("CUDA rasterizer: backward called without a successful forward");
     check_gradient_targets(grad, slots_.packed, "CUDA rasterizer");
-    check_adam_step_degree(grad.adam_step, setup_.sh_degree, g_.sh_rest_coeffs, "CUDA rasterizer");
     const DeviceScope scope(where_.ordinal);
     if (timer_ && timer_->started()) timer_->skip();  // the caller's work since the last stage
     if (slots_.count == 0) return cuda::project_backward(g_, setup_, slots_, {}, grad, stats, stream_);  // zeros
@@ -208,7 +207,6 @@ class CudaRasterizer final : public Rasterizer {
   void project_backward(const ConstProjectedGrads& d, const GaussiansGrad& grad, const DensifyStats& stats) override {
     if (!have_project_) throw std::logic_error("CUDA rasterizer: project_backward called without a successful project");
     check_gradient_targets(grad, slots_.packed, "CUDA rasterizer");
-    check_adam_step_degree(grad.adam_step, setup_.sh_degree, g_.sh_rest_coeffs, "CUDA rasterizer");
     const DeviceScope scope(where_.ordinal);
     if (timer_ && timer_->started()) timer_->skip();  // the caller's work since the last stage (the return)
     const ProjectedGrads dslots{reinterpret_cast<float4*>(const_cast<float*>(d.mean2d)),

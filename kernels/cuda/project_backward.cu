@@ -69,12 +69,6 @@ __device__ void put(float* p, float v, bool overwrite) {
   else atomicAdd(p, v);
 }
 
-// Elements at..at+count of one Adam target (none when its param is null) take the step with gradients d.
-__device__ void adam_row(const AdamTarget& a, int64_t at, const float* d, int count) {
-  if (!a.param) return;
-  for (int k = 0; k < count; ++k) adam_update(a.param[at + k], d[k], a.exp_avg[at + k], a.exp_avg_sq[at + k], a.k);
-}
-
 // Writes the sums into the Gaussian's gradients and adds them to its statistics; a null array is
 // skipped (as the CPU reference does), so callers may leave out what they do not train. Adding uses
 // atomics even where one thread owns the Gaussian (dense layout): a fire-and-forget atomic add beats
@@ -83,25 +77,17 @@ __device__ void adam_row(const AdamTarget& a, int64_t at, const float* d, int co
 __device__ void flush(const GaussiansGrad& grad, const DensifyStats& stats, int64_t i, const GaussianGradSum& a) {
   const bool ow = grad.overwrite;
   if (a.visible == 0 && !ow) return;
-  const float dm[3] = {a.mean.x, a.mean.y, a.mean.z}, dq[4] = {a.quat.w, a.quat.x, a.quat.y, a.quat.z},
-              ds[3] = {a.log_scale.x, a.log_scale.y, a.log_scale.z};
-  if (grad.adam_step) {  // every row takes the step (an overwriting call); the SH rest rows after the block's sums
-    adam_row(grad.adam.means, 3 * i, dm, 3);
-    adam_row(grad.adam.quats, 4 * i, dq, 4);
-    adam_row(grad.adam.log_scales, 3 * i, ds, 3);
-    adam_row(grad.adam.opacity_logits, i, &a.logit, 1);
-    adam_row(grad.adam.sh_dc, 3 * i, a.dc, 3);
-  } else {
-    if (grad.means)
-      for (int k = 0; k < 3; ++k) put(&grad.means[3 * i + k], dm[k], ow);
-    if (grad.quats)
-      for (int k = 0; k < 4; ++k) put(&grad.quats[4 * i + k], dq[k], ow);
-    if (grad.log_scales)
-      for (int k = 0; k < 3; ++k) put(&grad.log_scales[3 * i + k], ds[k], ow);
-    if (grad.opacity_logits) put(&grad.opacity_logits[i], a.logit, ow);
-    if (grad.sh_dc)
-      for (int k = 0; k < 3; ++k) put(&grad.sh_dc[3 * i + k], a.dc[k], ow);
+  if (grad.means)
+    for (int k = 0; k < 3; ++k) put(&grad.means[3 * i + k], a.mean[k], ow);
+  if (grad.quats) {
+    const float q[4] = {a.quat.w, a.quat.x, a.quat.y, a.quat.z};
+    for (int k = 0; k < 4; ++k) put(&grad.quats[4 * i + k], q[k], ow);
   }
+  if (grad.log_scales)
+    for (int k = 0; k < 3; ++k) put(&grad.log_scales[3 * i + k], a.log_scale[k], ow);
+  if (grad.opacity_logits) put(&grad.opacity_logits[i], a.logit, ow);
+  if (grad.sh_dc)
+    for (int k = 0; k < 3; ++k) put(&grad.sh_dc[3 * i + k], a.dc[k], ow);
   if (a.visible == 0) return;
   if (stats.grad2d_norm) atomicAdd(&stats.grad2d_norm[i], a.grad2d);
   if (stats.grad2d_abs_norm) atomicAdd(&stats.grad2d_abs_norm[i], a.grad2d_abs);
@@ -161,19 +147,6 @@ __device__ void write_rest(const float* src, Bf16* dst, int n) {
   for (int k = 8 * vectors + threadIdx.x; k < n; k += kThreads) dst[k] = Bf16{bf16_nearest(src[k])};
 }
 
-// The block's SH rest rows take the Adam step with their summed gradients (the fp32 values staged from
-// global memory, so the same as the stored ones), in coalesced passes like write_rest's.
-__device__ void step_rest(const AdamTarget& a, const float* values, const float* grads, int64_t at, int n) {
-  if (!a.param) return;
-  for (int k = threadIdx.x; k < n; k += kThreads) {
-    float p = values[k], m = a.exp_avg[at + k], v = a.exp_avg_sq[at + k];
-    adam_update(p, grads[k], m, v, a.k);
-    a.param[at + k] = p;
-    a.exp_avg[at + k] = m;
-    a.exp_avg_sq[at + k] = v;
-  }
-}
-
 template <int D>
 __global__ void __launch_bounds__(kThreads) project_backward_dense(GaussiansView g, ProjectionSetup setup,
                                                                   ProjectedSlots slots, ProjectedGrads dslots,
@@ -205,8 +178,7 @@ __global__ void __launch_bounds__(kThreads) project_backward_dense(GaussiansView
     if constexpr (D > 0) {
       __syncthreads();
       const int64_t at = first * row;
-      if (grad.adam_step) step_rest(grad.adam.sh_rest, s_rest, s_drest, at, count * row);
-      else if (grad.sh_rest_bf16) write_rest(s_drest, grad.sh_rest_bf16 + at, count * row);
+      if (grad.sh_rest_bf16) write_rest(s_drest, grad.sh_rest_bf16 + at, count * row);
       else if (grad.sh_rest) write_rest(s_drest, grad.sh_rest + at, count * row, grad.overwrite);
     }
   }

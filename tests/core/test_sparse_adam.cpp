@@ -66,36 +66,3 @@ TEST_CASE("auto Adam is sparse exactly while a step trains one image", "[adam][s
     CHECK(automatic.state.col(Group::Means).value != other.state.col(Group::Means).value);
   }
 }
-
-TEST_CASE("the backward takes a dense step's Adam step where it can, and trains as the separate step does",
-          "[adam][train]") {
-  const Scene scene = test::small_demo_scene(36, 27, 160);
-  TrainerOptions o = test::short_run_options(300);
-  o.cpu_threads = 1;
-  // After one step the gradients are what tells the two apart: the backward that took the step left
-  // them as they were (zeros), the separate step needed them written.
-  for (const bool fused : {true, false}) {
-    o.backward_adam = fused;
-    Trainer t(scene, init_from_points(scene.points), o);
-    // Past SH degree 0 (whose step has stored rest coefficients it computes no gradients for: a separate step).
-    while (t.active_sh_degree() == 0) t.step();
-    t.step();  // and past image 200, a refinement, which zeroes the gradients after the optimizer
-    t.gaussians().zero_grad();
-    REQUIRE_FALSE(t.step().structure_changed);
-    bool written = false;
-    for (Group grp : kAllGroups)
-      for (float g : t.gaussians().grad(grp).download()) written = written || g != 0.f;
-    INFO("backward_adam " << fused);
-    CHECK(written == !fused);
-  }
-  o.backward_adam = true;
-  const Trained fused = train(scene, o);
-  o.backward_adam = false;
-  const Trained separate = train(scene, o);
-  for (Group grp : kAllGroups) {
-    INFO(int(grp));
-    CHECK(fused.state.col(grp).value == separate.state.col(grp).value);
-    CHECK(fused.state.col(grp).exp_avg == separate.state.col(grp).exp_avg);
-  }
-  CHECK(fused.psnr == separate.psnr);
-}
