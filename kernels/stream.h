@@ -20,8 +20,7 @@ namespace splat::kernels {
 
 // Three levels, so that something can go before training as well as after it.
 enum class StreamPriority {
-  Interactive,  // the device's greatest: work a user is waiting for on screen, or peers are (a rank's
-                // exchange writes beside its stream, core/transport/rank_copier.h)
+  Interactive,  // the device's greatest: work a user is waiting for on screen
   Training,     // one below the greatest: training ranks
   Background,   // the device's least
 };

@@ -61,17 +61,6 @@ struct PeerSlices {
   std::span<const int64_t> offsets;
 };
 
-// What the caller of a gated exchange promises about its own stream, so that a backend may run the
-// exchange beside the caller's work rather than between it (the in-process backend's CUDA ranks do;
-// the other backends ignore it).
-//   InStream:   the exchange is ordered with the caller's stream like every other collective.
-//   Overlapped: (a) since entering its previous collective on this communicator, the caller's stream
-//               has not touched its receive slices, so peers may write them as soon as their own rows
-//               are ready, without waiting for this rank to arrive; and (b) the caller keeps its send
-//               slices and gate alive and unchanged until its next collective, so its writes into its
-//               peers may still be running beside its stream's next work when the call returns.
-enum class GatedOrder { InStream, Overlapped };
-
 // One buffer of an exchange over several buffers: all_to_all_v's arguments for that buffer.
 struct ExchangeBuffer {
   const void* send = nullptr;
@@ -103,10 +92,10 @@ class Communicator {
   // receiver needs. A row whose gate is 0 arrives as sent, or is left out: the in-process backend
   // leaves it out (no bytes over the link between GPUs, and none written on the receiver, whose bytes
   // of that row stay as they were), except in buffer `zeroed` (-1: none), where it arrives as zeros so
-  // that the receiver can tell the rows it holds. The default sends every row. `order`: what the
-  // caller promises (GatedOrder); every rank passes the same. Returns whether such rows were left out.
+  // that the receiver can tell the rows it holds. The default sends every row. Returns whether such
+  // rows were left out.
   virtual bool all_to_all_gated(std::span<const ExchangeBuffer> buffers, std::span<const int64_t> row_bytes,
-                                const int32_t* gate, int zeroed, GatedOrder order);
+                                const int32_t* gate, int zeroed);
 
   // Element-wise sum over ranks, in place, on host values; every rank gets the same bits (the in-process
   // backend adds in rank order; MPI and NCCL give every rank the same result). Sizes must agree.

@@ -2,13 +2,11 @@
 // touches the CUDA runtime.
 #include <cuda_runtime.h>
 
-#include <optional>
 #include <vector>
 
 #include "core/transport/rank_copier.h"
 #include "kernels/cuda_util.h"
 #include "kernels/device.h"
-#include "kernels/stream.h"
 
 namespace splat::transport {
 
@@ -28,16 +26,8 @@ class CudaCopier final : public RankCopier {
   ~CudaCopier() override {
     DeviceScope on(ordinal_, std::nothrow);
     if (!on.ok()) return;  // a lost device: nothing left to release
-    if (side_pending_) cudaStreamWaitEvent(stream_, done_, 0);  // later work on the stream follows them
     cudaEventDestroy(ready_);
     cudaEventDestroy(done_);
-  }
-
-  void begin() override {
-    if (!side_pending_) return;
-    DeviceScope on(ordinal_);
-    check(cudaStreamWaitEvent(stream_, done_, 0), "joining the exchange's writes beside the stream");
-    side_pending_ = false;
   }
 
   void* ready() override {
@@ -52,26 +42,22 @@ class CudaCopier final : public RankCopier {
     check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream_), "copying a peer's slice");
   }
   bool copy_rows_to(std::span<const kernels::RowColumn> columns, int64_t rows, const int32_t* gate,
-                    void* peer_ready, int peer_device, bool beside) override {
+                    void* peer_ready, int peer_device) override {
     DeviceScope on(ordinal_);
-    const cudaStream_t s = beside ? side_after_ready() : stream_;
-    const kernels::ComputeContext writer(where_.device, ordinal_, s);
-    if (peer_ready)
-      check(cudaStreamWaitEvent(s, static_cast<cudaEvent_t>(peer_ready), 0), "waiting for a peer's buffers");
+    check(cudaStreamWaitEvent(stream_, static_cast<cudaEvent_t>(peer_ready), 0), "waiting for a peer's buffers");
     if (reaches(peer_device)) {
-      kernels::copy_gated_rows(writer, columns, rows, gate);  // a kernel: writes over the link
+      kernels::copy_gated_rows(where_, columns, rows, gate);  // a kernel: writes over the link
       return true;
     }
     // Another GPU that this one cannot write directly (no peer access): every row, through the runtime.
     for (const kernels::RowColumn& c : columns)
-      check(cudaMemcpyAsync(c.to, c.from, size_t(rows * c.row_bytes), cudaMemcpyDefault, s), "copying a peer's rows");
+      check(cudaMemcpyAsync(c.to, c.from, size_t(rows * c.row_bytes), cudaMemcpyDefault, stream_),
+            "copying a peer's rows");
     return false;
   }
   void* copies_done() override {
     DeviceScope on(ordinal_);
-    check(cudaEventRecord(done_, side_used_ ? side_stream() : stream_), "recording the exchange's done event");
-    side_pending_ = side_used_;
-    side_used_ = false;
+    check(cudaEventRecord(done_, stream_), "recording the exchange's done event");
     return done_;
   }
   void after_peer(void* peer_done) override {
@@ -91,24 +77,10 @@ class CudaCopier final : public RankCopier {
     return reach_[size_t(device)] == 1;
   }
 
-  cudaStream_t side_stream() const { return static_cast<cudaStream_t>(side_->context().stream); }
-  // The second stream, made on first use, after this collective's ready token: the writes beside the
-  // rank's stream start once its rows are ready. Above the training priority, so that their blocks
-  // are scheduled between the blocks of the long kernels the rank's stream runs meanwhile.
-  cudaStream_t side_after_ready() {
-    if (!side_) side_.emplace(ordinal_, kernels::StreamPriority::Interactive);
-    if (!side_used_) check(cudaStreamWaitEvent(side_stream(), ready_, 0), "ordering the writes after the rows");
-    side_used_ = true;
-    return side_stream();
-  }
-
   kernels::ComputeContext where_;
   int ordinal_;
   cudaStream_t stream_;
   cudaEvent_t ready_ = nullptr, done_ = nullptr;
-  std::optional<kernels::PriorityStream> side_;  // writes still queued on it run to the end when it goes
-  bool side_used_ = false;     // this collective wrote beside the stream (done_ is recorded there)
-  bool side_pending_ = false;  // the previous collective did, and the stream has not joined it yet
   std::vector<int8_t> reach_;  // per CUDA device: -1 not asked yet, else whether reaches() holds
 };
 

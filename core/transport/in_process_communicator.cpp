@@ -52,9 +52,6 @@ void InProcessCommunicator::check_posts_agree(const char* op) const {
     if (from.buffers.size() != first.buffers.size())
       disagree(std::string(op) + " of " + std::to_string(first.buffers.size()) + " buffers on " +
                group_->rank_name(0) + ", " + std::to_string(from.buffers.size()) + " on " + group_->rank_name(p));
-    if (from.order != first.order)
-      disagree(std::string(op) + " overlapped on " + group_->rank_name(first.order == GatedOrder::Overlapped ? 0 : p) +
-               ", in stream order on " + group_->rank_name(first.order == GatedOrder::Overlapped ? p : 0));
   }
   for (size_t b = 0; b < first.buffers.size(); ++b)
     for (int p = 0; p < size(); ++p)
@@ -74,12 +71,11 @@ void InProcessCommunicator::all_to_all_v(const void* send, PeerSlices sends, voi
 }
 
 void InProcessCommunicator::all_to_all_buffers(std::span<const ExchangeBuffer> buffers) {
-  exchange("all_to_all_v", buffers, {}, nullptr, -1, GatedOrder::InStream);
+  exchange("all_to_all_v", buffers, {}, nullptr, -1);
 }
 
 bool InProcessCommunicator::all_to_all_gated(std::span<const ExchangeBuffer> buffers,
-                                             std::span<const int64_t> row_bytes, const int32_t* gate, int zeroed,
-                                             GatedOrder order) {
+                                             std::span<const int64_t> row_bytes, const int32_t* gate, int zeroed) {
   if (row_bytes.size() != buffers.size() || buffers.size() > size_t(kernels::kMostRowColumns))
     throw std::invalid_argument(describe_rank(rank_, where_) + ": all_to_all_gated of " +
                                 std::to_string(buffers.size()) + " buffers with " + std::to_string(row_bytes.size()) +
@@ -91,33 +87,24 @@ bool InProcessCommunicator::all_to_all_gated(std::span<const ExchangeBuffer> buf
   if (zeroed < -1 || zeroed >= int(buffers.size()))
     throw std::invalid_argument(describe_rank(rank_, where_) + ": all_to_all_gated zeroes buffer " +
                                 std::to_string(zeroed) + " of " + std::to_string(buffers.size()));
-  return exchange("all_to_all_gated", buffers, row_bytes, gate, zeroed, order);
+  return exchange("all_to_all_gated", buffers, row_bytes, gate, zeroed);
 }
 
 bool InProcessCommunicator::exchange(const char* op, std::span<const ExchangeBuffer> buffers,
-                                     std::span<const int64_t> row_bytes, const int32_t* gate, int zeroed,
-                                     GatedOrder order) {
+                                     std::span<const int64_t> row_bytes, const int32_t* gate, int zeroed) {
   bool left_out = gate != nullptr;
   for (const ExchangeBuffer& b : buffers) check_slices(b.sends, b.recvs);
-  copier_->begin();
   Rendezvous::Post& mine = group_->post(rank_);
   mine = Rendezvous::Post{.op = op, .buffers = buffers, .row_bytes = row_bytes,
-                          .cuda_device = where_.device == kernels::Device::CUDA ? where_.ordinal : -1,
-                          .order = order};
+                          .cuda_device = where_.device == kernels::Device::CUDA ? where_.ordinal : -1};
   mine.ready = copier_->ready();
   group_->arrive_and_wait(rank_, op);
 
-  // Overlapped (communicator.h, GatedOrder): a peer's receive buffers are free once this rank's
-  // stream has waited for the peer's done token of the previous collective (linked_), which the peer
-  // recorded after entering it, since when its stream has left them alone. So this rank writes them
-  // once its own rows are ready, beside its stream; its own rows stay on its stream, which needs them.
-  const bool overlapped = gate && order == GatedOrder::Overlapped;
   then_second_barrier(op, [&] {
     check_posts_agree(op);
     for (int p = 0; p < size(); ++p) {
       if (gate) {
-        const bool beside = overlapped && p != rank_;
-        left_out = copy_gated_to(p, buffers, row_bytes, gate, zeroed, beside && linked_, beside) && left_out;
+        left_out = copy_gated_to(p, buffers, row_bytes, gate, zeroed) && left_out;
         continue;
       }
       for (size_t b = 0; b < buffers.size(); ++b) {
@@ -135,13 +122,12 @@ bool InProcessCommunicator::exchange(const char* op, std::span<const ExchangeBuf
 
   // Every done token is recorded now (each rank records before the second barrier), and this
   // collective's posts stay put until this rank moves on to its next one (rendezvous.h). A gated
-  // exchange's peers wrote into this rank's receive buffers; another's read its send buffers. The
-  // stream waits for every peer, touched or not, which links the ranks' streams for the next
-  // collective (linked_). Its own done token it does not wait for: its own copies ran on its stream,
-  // except those it made beside it, which its next collective joins.
-  for (int q = 0; q < size(); ++q)
-    if (q != rank_) copier_->after_peer(group_->posted(rank_, q).done);
-  linked_ = true;
+  // exchange's peers wrote into this rank's receive buffers; another's read its send buffers.
+  for (int q = 0; q < size(); ++q) {
+    bool touched = false;
+    for (const ExchangeBuffer& b : buffers) touched = touched || (gate ? b.recvs : b.sends).counts[q] > 0;
+    if (touched) copier_->after_peer(group_->posted(rank_, q).done);
+  }
   group_->finish(rank_);
   return left_out;
 }
@@ -151,8 +137,7 @@ bool InProcessCommunicator::exchange(const char* op, std::span<const ExchangeBuf
 // receiver's buffers rather than the receiver reading the sender's: across a link, a read waits for
 // its round trip and a write does not, and the gate is then read where it lies.
 bool InProcessCommunicator::copy_gated_to(int p, std::span<const ExchangeBuffer> buffers,
-                                          std::span<const int64_t> row_bytes, const int32_t* gate, int zeroed,
-                                          bool early, bool beside) {
+                                          std::span<const int64_t> row_bytes, const int32_t* gate, int zeroed) {
   const Rendezvous::Post& to = group_->posted(rank_, p);
   std::vector<kernels::RowColumn> columns;
   int64_t rows = -1, first = -1;
@@ -170,14 +155,11 @@ bool InProcessCommunicator::copy_gated_to(int p, std::span<const ExchangeBuffer>
     columns.push_back({static_cast<const std::byte*>(buffers[b].send) + at,
                        static_cast<std::byte*>(theirs.recv) + theirs.recvs.offsets[rank_], w, int(b) == zeroed});
   }
-  return rows <= 0 || copier_->copy_rows_to(columns, rows, gate + first, early ? nullptr : to.ready, to.cuda_device,
-                                            beside);
+  return rows <= 0 || copier_->copy_rows_to(columns, rows, gate + first, to.ready, to.cuda_device);
 }
 
 template <class T>
 void InProcessCommunicator::reduce(std::span<T> host_values, const char* op) {
-  copier_->begin();
-  linked_ = false;  // host values only: the streams meet nowhere here
   Rendezvous::Post& mine = group_->post(rank_);
   mine = Rendezvous::Post{};
   mine.op = op;

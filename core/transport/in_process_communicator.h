@@ -24,24 +24,20 @@ class InProcessCommunicator final : public Communicator {
   void all_to_all_v(const void* send, PeerSlices sends, void* recv, PeerSlices recvs) override;
   // One collective for every buffer: one pair of barriers, one ready and one done token.
   void all_to_all_buffers(std::span<const ExchangeBuffer> buffers) override;
-  // One collective likewise; each peer's rows arrive through one gated copy (rank_copier.h). Overlapped
-  // (GatedOrder), a rank writes into its peers once its own rows are ready, without waiting for them to
-  // arrive, where the previous collective linked their streams; and on CUDA it writes beside its
-  // stream, which goes on to its next work once its peers' rows have arrived.
+  // One collective likewise; each peer's rows arrive through one gated copy (rank_copier.h).
   bool all_to_all_gated(std::span<const ExchangeBuffer> buffers, std::span<const int64_t> row_bytes,
-                        const int32_t* gate, int zeroed, GatedOrder order) override;
+                        const int32_t* gate, int zeroed) override;
   void all_reduce_sum(std::span<float> host_values) override;
   void all_reduce_sum(std::span<int64_t> host_values) override;
 
  private:
   // all_to_all_buffers, gated where `gate` is given; whether every gated row was left out.
   bool exchange(const char* op, std::span<const ExchangeBuffer> buffers, std::span<const int64_t> row_bytes,
-                const int32_t* gate, int zeroed, GatedOrder order);
+                const int32_t* gate, int zeroed);
   // Writes this rank's gated rows for peer p into p's receive buffers (after the first barrier);
-  // whether they were gated. `early`: without waiting for p to arrive (its receive buffers are free);
-  // `beside`: beside this rank's stream (rank_copier.h).
+  // whether they were gated.
   bool copy_gated_to(int p, std::span<const ExchangeBuffer> buffers, std::span<const int64_t> row_bytes,
-                     const int32_t* gate, int zeroed, bool early, bool beside);
+                     const int32_t* gate, int zeroed);
   template <class T>
   void reduce(std::span<T> host_values, const char* op);
   // After the first barrier: every rank checks every rank's post, so they all take the same decision.
@@ -57,9 +53,6 @@ class InProcessCommunicator final : public Communicator {
   int rank_;
   kernels::ComputeContext where_;
   std::unique_ptr<RankCopier> copier_;
-  // Whether this rank's previous collective was an exchange after which its stream waited for every
-  // peer's done token: then a peer's receive buffers that its stream left alone since are free.
-  bool linked_ = false;
 };
 
 }  // namespace splat::transport

@@ -11,11 +11,10 @@ namespace {
 // Host memory: the barriers already order the threads, so a copy is a memcpy and tokens are not needed.
 class HostCopier final : public RankCopier {
  public:
-  void begin() override {}
   void* ready() override { return nullptr; }
   void copy_from(void* dst, const void* src, size_t bytes, void*) override { std::memcpy(dst, src, bytes); }
-  bool copy_rows_to(std::span<const kernels::RowColumn> columns, int64_t rows, const int32_t* gate, void*, int,
-                    bool) override {
+  bool copy_rows_to(std::span<const kernels::RowColumn> columns, int64_t rows, const int32_t* gate, void*,
+                    int) override {
     kernels::copy_gated_rows_reference(columns, rows, gate);
     return true;
   }

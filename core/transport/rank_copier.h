@@ -5,15 +5,11 @@
 // own stream, ordered by events against the peers' streams, so that no rank waits on the host for
 // device work (ranks sharing one GPU keep it busy).
 //
-// Within one collective (see rendezvous.h) a rank calls: begin() first, ready() before posting,
-// copy_from() or copy_rows_to() for each peer slice after the first barrier, copies_done() before the
-// second barrier, and after_peer() for each peer after the second barrier. Tokens are opaque (a
-// cudaEvent_t on CUDA, null on the CPU) and stay valid until the rank's next collective.
-//
-// Writes beside the stream: copy_rows_to(..., beside = true) runs the write on a second stream of the
-// rank's device, after the rank's ready token, so that the rank's stream goes on to its next work
-// while its rows travel; the done token then covers them, and the next collective's begin() joins
-// them back into the rank's stream (the caller keeps the rows alive and unchanged until then).
+// Within one collective (see rendezvous.h) a rank calls: ready() before posting, copy_from() or
+// copy_rows_to() for each peer slice after the first barrier, copies_done() before the second
+// barrier, and after_peer() for each peer whose copies touched its buffers after the second barrier.
+// Tokens are opaque (a cudaEvent_t on CUDA, null on the CPU) and stay valid until the rank's next
+// collective.
 #include <cstddef>
 #include <memory>
 
@@ -27,24 +23,19 @@ namespace splat::transport {
 class RankCopier {
  public:
   virtual ~RankCopier() = default;
-  // This rank's stream waits for the writes that the previous collective left running beside it.
-  virtual void begin() = 0;
   // Token: this rank's send buffers hold what its stream wrote so far, and its receive buffers are no
   // longer read by its stream (peers may write them).
   virtual void* ready() = 0;
   // Copies `bytes` from a peer's buffer, once that peer's ready token has passed, into this rank's buffer.
   virtual void copy_from(void* dst, const void* src, size_t bytes, void* peer_ready) = 0;
   // Writes `rows` rows of several columns of this rank's, gated by its flags (kernels/gated_rows.h),
-  // into a peer's buffers once that peer's ready token has passed (null: the peer's buffers are known
-  // to be free, write once this rank's rows are ready): the rows whose gate is 0 are not read, and
-  // written (as zeros) only in the columns marked zero_gated. `peer_device`: the CUDA device holding
-  // the peer's buffers (-1: host memory). `beside`: on the second stream (above). Returns whether it
-  // could leave the rows out: a CUDA rank copies every row, as sent, to a GPU whose memory it cannot
-  // reach directly.
+  // into a peer's buffers once that peer's ready token has passed: the rows whose gate is 0 are not
+  // read, and written (as zeros) only in the columns marked zero_gated. `peer_device`: the CUDA device
+  // holding the peer's buffers (-1: host memory). Returns whether it could leave the rows out: a CUDA
+  // rank copies every row, as sent, to a GPU whose memory it cannot reach directly.
   virtual bool copy_rows_to(std::span<const kernels::RowColumn> columns, int64_t rows, const int32_t* gate,
-                            void* peer_ready, int peer_device, bool beside) = 0;
-  // Token: this rank's copies (reads of its peers' buffers, writes into them) are complete; where it
-  // wrote beside its stream, the token is those writes' (they follow the rank's ready token).
+                            void* peer_ready, int peer_device) = 0;
+  // Token: this rank's copies (reads of its peers' buffers, writes into them) are complete.
   virtual void* copies_done() = 0;
   // Later work on this rank's stream (writes into its send buffers, reads of its receive buffers)
   // waits for a peer's copies.

@@ -40,7 +40,6 @@ class Rendezvous {
     size_t value_count = 0;
     void* ready = nullptr;  // copier token: this rank's send buffers are written, its receive buffers free
     void* done = nullptr;   // copier token: this rank's copies from and to its peers are enqueued
-    GatedOrder order = GatedOrder::InStream;  // a gated exchange's (every rank passes the same)
   };
   // This rank's post for its current collective.
   Post& post(int rank) { return posts_[calls_[rank] % 2][rank]; }

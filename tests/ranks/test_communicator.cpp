@@ -105,15 +105,14 @@ TEST_CASE("all_to_all_buffers moves every buffer's bytes as all_to_all_v would, 
 }
 
 TEST_CASE("all_to_all_gated moves the rows their sender keeps, zeros for the rest in the zeroed buffer only "
-          "(2, 3 CPU ranks, in stream order and overlapped)",
+          "(2, 3 CPU ranks)",
           "[dist]") {
   // Two columns of rows (16 and 4 bytes); rank p sends rank q (p + 2 q) % 5 + 1 rows, its rows for the
   // peers back to back in rank order, and keeps row i of them where (i + p) % 3 != 0. The narrow
   // buffer is the zeroed one: a row left out is zeros there and untouched (0xee) in the wide one.
   constexpr int64_t kWide = 16, kNarrow = 4;
-  for (const GatedOrder order : {GatedOrder::InStream, GatedOrder::Overlapped})
   for (const int ranks : {2, 3}) {
-    INFO(ranks << " ranks, " << (order == GatedOrder::Overlapped ? "overlapped" : "in stream order"));
+    INFO(ranks << " ranks");
     auto rows = [](int p, int q) { return int64_t((p + 2 * q) % 5 + 1); };
     auto value = [](int p, int q, int64_t i, int64_t byte) { return uint8_t(1 + (64 * p + 16 * q + 4 * i + byte) % 250); };
     std::vector<std::array<std::vector<uint8_t>, 2>> received(ranks);
@@ -145,7 +144,7 @@ TEST_CASE("all_to_all_gated moves the rows their sender keeps, zeros for the res
       const std::vector<ExchangeBuffer> buffers{{wide.data(), {wo, wa}, recv[0].data(), {wi, wia}},
                                                 {narrow.data(), {no, na}, recv[1].data(), {ni, nia}}};
       const std::vector<int64_t> widths{kWide, kNarrow};
-      left_out[me] = comm.all_to_all_gated(buffers, widths, gate.data(), 1, order);
+      left_out[me] = comm.all_to_all_gated(buffers, widths, gate.data(), 1);
       received[me] = std::move(recv);
     });
     for (int me = 0; me < ranks; ++me) {
@@ -300,23 +299,15 @@ TEST_CASE("ranks that disagree on counts, collectives or sizes get an error sayi
     const std::vector<int64_t> zero{0, 0}, width{comm.rank() == 0 ? 4 : 8};
     const int32_t gate = 1;
     const std::vector<ExchangeBuffer> one{{nullptr, {zero, zero}, nullptr, {zero, zero}}};
-    comm.all_to_all_gated(one, width, &gate, -1, GatedOrder::InStream);
+    comm.all_to_all_gated(one, width, &gate, -1);
   });
   CHECK_THAT(widths, Catch::Contains("ranks disagree") && Catch::Contains("row widths of buffer 0"));
-  const std::string orders = message_of([](Communicator& comm) {
-    const std::vector<int64_t> zero{0, 0}, four{4};
-    const int32_t gate = 1;
-    const std::vector<ExchangeBuffer> one{{nullptr, {zero, zero}, nullptr, {zero, zero}}};
-    comm.all_to_all_gated(one, four, &gate, -1, comm.rank() == 0 ? GatedOrder::InStream : GatedOrder::Overlapped);
-  });
-  CHECK_THAT(orders, Catch::Contains("ranks disagree") &&
-                         Catch::Contains("all_to_all_gated overlapped on rank 1 (CPU), in stream order on rank 0 (CPU)"));
   CHECK_THROWS_WITH(run_ranks(2, on_cpu,
                               [](Communicator& comm) {
                                 const std::vector<int64_t> zero{0, 0}, twelve{12};
                                 const int32_t gate = 1;
                                 const std::vector<ExchangeBuffer> one{{nullptr, {zero, zero}, nullptr, {zero, zero}}};
-                                comm.all_to_all_gated(one, twelve, &gate, -1, GatedOrder::InStream);
+                                comm.all_to_all_gated(one, twelve, &gate, -1);
                               }),
                     Catch::Contains("all_to_all_gated rows of 12 bytes (4, 8 or 16)"));
   CHECK_THROWS_WITH(run_ranks(2, on_cpu,
@@ -324,7 +315,7 @@ TEST_CASE("ranks that disagree on counts, collectives or sizes get an error sayi
                                 const std::vector<int64_t> zero{0, 0}, four{4};
                                 const int32_t gate = 1;
                                 const std::vector<ExchangeBuffer> one{{nullptr, {zero, zero}, nullptr, {zero, zero}}};
-                                comm.all_to_all_gated(one, four, &gate, 1, GatedOrder::InStream);
+                                comm.all_to_all_gated(one, four, &gate, 1);
                               }),
                     Catch::Contains("all_to_all_gated zeroes buffer 1 of 1"));
 

@@ -41,14 +41,8 @@ class ColumnExchange {
     }
   }
   // Whether the rows whose gate is 0 were left out (transport::Communicator::all_to_all_gated).
-  // Overlapped (transport::GatedOrder), which the step's two exchanges allow: each one's receive
-  // columns are read only between it and the next collective (the received pairs by the render and
-  // its backward, which end before the gradients return; this rank's pair gradients by the
-  // project backward, which ends before the next step's pairs travel), and its send columns (the
-  // projection's columns, the received pairs' gradients and tiles) stay as they are until the next
-  // collective: the next step's projection and backward come after it.
   bool run(Communicator& comm, const int32_t* gate) const {
-    return comm.all_to_all_gated(buffers_, row_bytes_, gate, zeroed_, transport::GatedOrder::Overlapped);
+    return comm.all_to_all_gated(buffers_, row_bytes_, gate, zeroed_);
   }
 
  private:
