@@ -63,7 +63,6 @@ struct TrainArgs {
   int64_t cap_max = 1000000;
   float grow_grad2d = DefaultStrategyOptions{}.grad_threshold;
   float ssim_weight = TrainerOptions{}.ssim_weight;
-  double lr_batch_exponent = LearningRates{}.batch_exponent;
   bool absgrad = false;
   float absgrad_threshold = DefaultStrategyOptions{}.absgrad_threshold;
   float prune_scale2d = DefaultStrategyOptions{}.prune_scale2d;
@@ -159,9 +158,6 @@ void add_train_options(CLI::App* sub, TrainArgs& a) {
                   "Gaussians)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
-  sub->add_option("--lr-batch-exponent", a.lr_batch_exponent,
-                  "Learning rates at batch size B are scaled by B to this power (0.5: the sqrt(B) rule)")
-      ->capture_default_str();
   sub->add_option("--ssim-weight", a.ssim_weight,
                   "Weight of (1 - SSIM) in the photometric loss, the rest on the L1 difference")
       ->capture_default_str()
@@ -268,7 +264,6 @@ TrainerOptions trainer_options(const TrainArgs& a, kernels::Device dev) {
   for (int c = 0; c < 3; ++c) o.background[c] = a.background[c];
   o.mcmc.cap = a.cap_max;
   o.ssim_weight = a.ssim_weight;
-  o.lr.batch_exponent = a.lr_batch_exponent;
   o.default_strategy.grad_threshold = a.grow_grad2d;
   o.default_strategy.absgrad = a.absgrad;
   o.default_strategy.absgrad_threshold = a.absgrad_threshold;

@@ -101,19 +101,13 @@ Trainer::Trainer(const Scene& scene, const GaussianModel& init, const TrainerOpt
   }
 }
 
-kernels::AdamHyperParams Trainer::for_batch(const kernels::AdamHyperParams& h, int batch) const {
-  kernels::AdamHyperParams b = kernels::scale_for_batch(h, batch);
-  b.lr = float(b.lr * std::pow(double(batch), opt_.lr.batch_exponent - 0.5));
-  return b;
-}
-
 void Trainer::color_maps_step(int batch) {
   kernels::AdamHyperParams h;
   h.lr = static_cast<float>(opt_.lr.color_maps);
   h.eps = static_cast<float>(opt_.lr.color_maps_eps);
   const int64_t t = (int64_t(images_done_) + batch + batch - 1) / batch;  // as optimizer_step counts
   kernels::adam_step(where_, color_maps_.data(), color_grads_.data(), color_m_.data(), color_v_.data(),
-                     int64_t(color_maps_.size()), for_batch(h, batch), t);
+                     int64_t(color_maps_.size()), kernels::scale_for_batch(h, batch), t);
   kernels::color_affine_centre(where_, color_maps_.data(), color_train_views_.data(),
                                int(color_train_views_.size()));
 }
@@ -227,7 +221,7 @@ void Trainer::optimizer_step(int B) {
     if (a.n == 0) continue;
     kernels::AdamHyperParams h;
     h.lr = static_cast<float>(lrs[static_cast<int>(grp)]);
-    a.h = for_batch(h, B);
+    a.h = kernels::scale_for_batch(h, B);
     // Stochastic rounding of bf16 storage: fresh bits for every images count and group (one draw
     // per element rounds its parameter and both moments, kernels/adam_math.h; the factor 3 is only a
     // spacing between the groups' seeds).
@@ -280,7 +274,7 @@ StepResult Trainer::step() {
   info.timer = timer_.get();
   kernels::AdamHyperParams means_h;
   means_h.lr = static_cast<float>(means_lr(images_done_));
-  info.means_lr = for_batch(means_h, B).lr;
+  info.means_lr = kernels::scale_for_batch(means_h, B).lr;
   strategy_->add_loss_gradients(info, *g_);
   mark("strategy loss terms");
   optimizer_step(B);

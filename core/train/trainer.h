@@ -66,9 +66,6 @@ struct LearningRates {
   // at 0.1 the small gradients take small steps (30.44 dB) and an exposure change is still followed
   // (cup with every other photo darkened: 26.79 dB at 1e-15, 28.42 at 0.1; bench/QUALITY.md).
   double color_maps_eps = 0.1;
-  // The batch rule's exponent: at batch B every rate is scaled by B to this power (kernels::
-  // scale_for_batch's sqrt(B), then B^(exponent - 0.5) more).
-  double batch_exponent = 0.5;
 };
 
 // Sparse Adam (kernels::AdamGroup::skip_zero_grads): a Gaussian no camera of the step saw keeps its
@@ -261,8 +258,6 @@ class Trainer {
   kernels::Buffer<float> color_maps_, color_grads_, color_m_, color_v_;
   kernels::Buffer<int32_t> color_train_views_;  // the maps held at their mean (the training views')
   void color_maps_step(int batch);  // Adam on the maps
-  // Adam's hyper-parameters at batch `batch` (LearningRates::batch_exponent).
-  kernels::AdamHyperParams for_batch(const kernels::AdamHyperParams& h, int batch) const;
   void hold_photos();  // uploads the photos (and masks) draw_ gives this rank, frees the others
   std::vector<kernels::Buffer<uint8_t>> images_;  // per view, the photo's bytes (a quarter of fp32); empty for views not used
   std::vector<kernels::Buffer<uint8_t>> masks_;  // per view when the scene has masks, else none
