@@ -32,8 +32,16 @@ struct Background {
 constexpr int kP = 1;
 constexpr int kThreads = kBlockPixels / kP;  // also the entries per shared-memory batch
 
-// Sums the values over the warp; the AbsGS sums (2, 3) and the depth gradient (11) only when asked
-// for, since the shuffles are much of this kernel's cost.
+// Lanes that add a Gaussian's sums to its gradient: the warp's values are summed down to this many
+// partial sums (lanes 0 .. kSumLanes - 1, each the sum over the lanes of its class mod kSumLanes),
+// which trades shuffles for atomics.
+#ifndef SPLAT_SUM_LANES
+#define SPLAT_SUM_LANES 1
+#endif
+constexpr int kSumLanes = SPLAT_SUM_LANES;
+
+// Sums the values over the warp into its first kSumLanes lanes; the AbsGS sums (2, 3) and the depth
+// gradient (11) only when asked for, since the shuffles are much of this kernel's cost.
 template <bool kAbs, bool kDepthAlpha>
 __device__ inline void warp_sum(float (&v)[kGradValues]) {
 #pragma unroll
@@ -41,7 +49,7 @@ __device__ inline void warp_sum(float (&v)[kGradValues]) {
     if ((k == 2 || k == 3) && !kAbs) continue;
     if (k == 11 && !kDepthAlpha) continue;
 #pragma unroll
-    for (int off = 16; off > 0; off >>= 1) v[k] += __shfl_xor_sync(0xffffffffu, v[k], off);
+    for (int off = 16; off >= kSumLanes; off >>= 1) v[k] += __shfl_xor_sync(0xffffffffu, v[k], off);
   }
 }
 
@@ -200,7 +208,7 @@ __global__ void __launch_bounds__(kThreads, kDepthAlpha ? 5 : 6)
       }
       if (!__any_sync(0xffffffffu, composited)) continue;
       warp_sum<kAbs, kDepthAlpha>(g);
-      if (lane == 0) {
+      if (lane < kSumLanes) {
         const int32_t s = s_slot[j];
         atomicAdd(&dslots.mean2d[s], make_float4(g[0], g[1], g[2], g[3]));
         atomicAdd(&dslots.conic_opacity[s], make_float4(g[4], g[5], g[6], g[7]));
