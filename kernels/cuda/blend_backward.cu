@@ -4,8 +4,9 @@
 // replays its entries starting from the resume state forward kept at the next chunk's start, or
 // from the pixel's end where the pixel stopped compositing inside the chunk. Each thread owns kP pixels of one column and sums their gradients in registers,
 // so a warp covers 8 x 4kP pixels.
-// A Gaussian's gradient values are then summed across the warp with butterfly shuffles and added by
-// one lane with three float4 atomics; warps where no pixel composited a Gaussian skip it entirely.
+// A Gaussian's gradient values are then summed across the warp with butterfly shuffles down to four
+// partial sums, each added by its lane with three float4 atomics; warps where no pixel composited a
+// Gaussian skip it entirely.
 // The kernel is bound by issued instructions: the per-pixel replay and the shuffles per (warp,
 // Gaussian). Measured alternatives that were slower on trained scenes (bench/RESULTS.md,
 // bench/TRAINING.md): a shuffle reduce-scatter with scalar atomics, summing the block's warps in
@@ -34,11 +35,13 @@ constexpr int kThreads = kBlockPixels / kP;  // also the entries per shared-memo
 
 // Lanes that add a Gaussian's sums to its gradient: the warp's values are summed down to this many
 // partial sums (lanes 0 .. kSumLanes - 1, each the sum over the lanes of its class mod kSumLanes),
-// which trades shuffles for atomics.
-#ifndef SPLAT_SUM_LANES
-#define SPLAT_SUM_LANES 1
-#endif
-constexpr int kSumLanes = SPLAT_SUM_LANES;
+// which trades the butterfly's last two levels (18 shuffles and 18 adds a composited (warp, Gaussian))
+// for three float4 atomics from each of four lanes. The atomics' L2 traffic had room (14 % of L2
+// throughput with one lane) and the shuffles did not (the shared-memory pipe they share with the
+// staged Gaussians was the limit). Measured on an H100 (bench/TRAINING.md, "Four lanes add a
+// Gaussian's warp sums"): 1, 2, 4 and 8 lanes gave 1.56, 1.41, 1.29 and 1.75 ms on the synthetic
+// scene; at 8, same-address atomics queue.
+constexpr int kSumLanes = 4;
 
 // Sums the values over the warp into its first kSumLanes lanes; the AbsGS sums (2, 3) and the depth
 // gradient (11) only when asked for, since the shuffles are much of this kernel's cost.
@@ -112,7 +115,7 @@ __device__ inline ThreadPixels load_pixels(std::index_sequence<I...>, int px, in
 // Training's variants (no depth or alpha gradient) are held to 40 registers, 6 blocks an SM: 48 would
 // cost a block an SM. The AbsGS one (training runs it where the strategy grows by AbsGS) fits 40
 // without a spill only because the replay loop walks positions relative to the list's start. Without
-// the AbsGS sums a composited (warp, Gaussian) costs 45 shuffles instead of 55.
+// the AbsGS sums a composited (warp, Gaussian) costs 27 shuffles instead of 33.
 template <bool kAbs, bool kDepthAlpha>
 __global__ void __launch_bounds__(kThreads, kDepthAlpha ? 5 : 6)
     blend_backward_kernel(ProjectedSlots slots, TileBins bins, TileChunks chunks, TileGrid grid, Background bg,
