@@ -24,7 +24,8 @@
 //     aa_opacity_compensation(Σ2d, eps2d) -> sqrt(det(Σ2d - eps I)/det Σ2d) / _vjp -> dΣ2d
 //     sigmoid(x) (kernels/hd_math.h, shared with host code)
 //  4. screen_half_extent(opacity, Σ2d, hx, hy) -> bool (false: culled, α never reaches 1/255)
-//     tiles_along(px); alpha_level_k2, TileRows: the tiles the α >= 1/255 ellipse reaches, row by row
+//     tiles_along(px); alpha_level_k2, CellRows / TileRows: the tiles (or cells) the α >= 1/255 ellipse
+//     reaches, row by row; warp_cells_reached: which of a tile's 8 x 4 warp cells it reaches
 //     project_gaussian(...) -> ProjectedGaussian (1-4 composed, with the visibility rule)
 //     project_gaussian_vjp(...) accumulates into dmean, dq_raw, dlog_scale, dlogit
 //     ndc_grad_norm, screen_radius_fraction: the DensifyStats definitions
@@ -306,68 +307,92 @@ SPLAT_HD int tiles_along(int pixels) { return (pixels + kTileSize - 1) / kTileSi
 // k² of the ellipse dᵀQd <= k² outside which α = opacity exp(-½ dᵀQd) stays below 1/255.
 template <class T> SPLAT_HD T alpha_level_k2(T opacity) { return T(2) * std::log(T(255) * opacity); }
 
-// The tiles of a tiles_x x tiles_y grid whose pixel centres the ellipse dᵀQd <= k² around `mean`
-// (Q = conic) reaches, row by row: [first_row(), end_row()) are the rows the ellipse spans, row(ty)
-// the run [x0, x1) of row ty. With k² = alpha_level_k2(opacity) these are exactly the tiles holding a pixel
+// The cells of a cells_x x cells_y grid of kW x kH-pixel cells (origin at pixel (0, 0)) whose pixel
+// centres the ellipse dᵀQd <= k² around `mean` (Q = conic) reaches, row by row: [first_row(), end_row())
+// are the rows the ellipse spans, row(cy) the run [x0, x1) of row cy. TileRows is the tile grid's case.
+// With k² = alpha_level_k2(opacity) these are exactly the tiles holding a pixel
 // where α can reach 1/255, so the render does not depend on the tiling: no pixel loses a Gaussian
 // that reaches it, and no tile gets one that cannot (a screen box would add its corners, up to 4/π
 // of the ellipse's area for a round Gaussian and far more for a thin diagonal one, each costing a
 // key, a sort slot and a pass of both blending kernels). The test is exact for the continuous ellipse
-// against the rectangle of a tile's pixel centres: the ellipse cut to a row's band of centres is
+// against the rectangle of a cell's pixel centres: the ellipse cut to a row's band of centres is
 // convex, so its x-extent within the band is [min, max] of the chord ends x(dy) = (-b dy ∓ √(a k² -
 // det dy²)) / a (Q = [a b; b c]), which are convex and concave in dy with their extremes at the
-// ellipse's leftmost and rightmost points, dy = ±k b / √(c det); a tile of the row is reached iff its
+// ellipse's leftmost and rightmost points, dy = ±k b / √(c det); a cell of the row is reached iff its
 // centres' column range meets that extent. What does not depend on the row is computed once.
-template <class T>
-struct TileRows {
-  SPLAT_HD TileRows(Vec2<T> mean, Sym2<T> conic, T k2, int tiles_x, int tiles_y)
-      : mean_(mean), b_(conic.xy), tiles_x_(tiles_x) {
-    const T a = conic.xx, c = conic.yy, ts = T(kTileSize);
+template <class T, int kW, int kH>
+struct CellRows {
+  SPLAT_HD CellRows(Vec2<T> mean, Sym2<T> conic, T k2, int cells_x, int cells_y)
+      : mean_(mean), b_(conic.xy), cells_x_(cells_x) {
+    const T a = conic.xx, c = conic.yy, h = T(kH);
     det_ = a * c - b_ * b_;
     if (!(a > T(0) && c > T(0) && det_ > T(0) && k2 > T(0))) return;  // no ellipse: no rows
     ak2_ = a * k2;
     inv_a_ = T(1) / a;
     ey_ = std::sqrt(ak2_ / det_);
     s_ = b_ * std::sqrt(k2 / (c * det_));  // dy of the leftmost point; the rightmost is at -s
-    // Rows whose band of centres [16 ty + 0.5, 16 ty + 15.5] meets [y - ey, y + ey], in the grid.
-    y0_ = in_grid(std::ceil((mean.y - ey_ - (ts - T(0.5))) / ts), tiles_y);
-    y1_ = in_grid(std::floor((mean.y + ey_ - T(0.5)) / ts) + T(1), tiles_y);
+    // Rows whose band of centres [kH cy + 0.5, kH cy + kH - 0.5] meets [y - ey, y + ey], in the grid.
+    y0_ = in_grid(std::ceil((mean.y - ey_ - (h - T(0.5))) / h), cells_y);
+    y1_ = in_grid(std::floor((mean.y + ey_ - T(0.5)) / h) + T(1), cells_y);
     if (y1_ < y0_) y1_ = y0_;
   }
   SPLAT_HD int first_row() const { return y0_; }
   SPLAT_HD int end_row() const { return y1_; }
-  SPLAT_HD void row(int ty, int& x0, int& x1) const {
+  SPLAT_HD void row(int cy, int& x0, int& x1) const {
     x0 = x1 = 0;
-    const T ts = T(kTileSize), inv_ts = T(1) / ts;
-    const T lo = hd_max(T(ty) * ts + T(0.5) - mean_.y, -ey_);
-    const T hi = hd_min(T(ty) * ts + (ts - T(0.5)) - mean_.y, ey_);
+    const T w = T(kW), h = T(kH), inv_w = T(1) / w;
+    const T lo = hd_max(T(cy) * h + T(0.5) - mean_.y, -ey_);
+    const T hi = hd_min(T(cy) * h + (h - T(0.5)) - mean_.y, ey_);
     if (!(lo <= hi)) return;
     const T yl = hd_min(hd_max(s_, lo), hi), yr = hd_min(hd_max(-s_, lo), hi);
     const T left = mean_.x + (-b_ * yl - std::sqrt(hd_max(T(0), ak2_ - det_ * yl * yl))) * inv_a_;
     const T right = mean_.x + (-b_ * yr + std::sqrt(hd_max(T(0), ak2_ - det_ * yr * yr))) * inv_a_;
-    x0 = in_grid(std::ceil((left - (ts - T(0.5))) * inv_ts), tiles_x_);
-    x1 = in_grid(std::floor((right - T(0.5)) * inv_ts) + T(1), tiles_x_);
+    x0 = in_grid(std::ceil((left - (w - T(0.5))) * inv_w), cells_x_);
+    x1 = in_grid(std::floor((right - T(0.5)) * inv_w) + T(1), cells_x_);
     if (x1 < x0) x0 = x1 = 0;
   }
-  // How many tiles the ellipse reaches.
+  // How many cells the ellipse reaches.
   SPLAT_HD int count() const {
     int n = 0;
-    for (int ty = y0_; ty < y1_; ++ty) {
+    for (int cy = y0_; cy < y1_; ++cy) {
       int x0, x1;
-      row(ty, x0, x1);
+      row(cy, x0, x1);
       n += x1 - x0;
     }
     return n;
   }
 
  private:
-  // A tile index clamped to [0, tiles] before it becomes an int (a far Gaussian's would overflow).
-  SPLAT_HD static int in_grid(T t, int tiles) { return t > T(0) ? int(hd_min(t, T(tiles))) : 0; }
+  // A cell index clamped to [0, cells] before it becomes an int (a far Gaussian's would overflow).
+  SPLAT_HD static int in_grid(T t, int cells) { return t > T(0) ? int(hd_min(t, T(cells))) : 0; }
 
   Vec2<T> mean_;
   T b_, det_{}, ak2_{}, inv_a_{}, ey_{}, s_{};
-  int tiles_x_, y0_ = 0, y1_ = 0;
+  int cells_x_, y0_ = 0, y1_ = 0;
 };
+
+// The tiles of a tiles_x x tiles_y grid the ellipse reaches: TileRows<T>(mean, conic, k2, tiles_x, tiles_y).
+template <class T>
+using TileRows = CellRows<T, kTileSize, kTileSize>;
+
+// The blending kernels' warp cells: a tile's 8 x 4-pixel cells, cell w at column w % 2, row w / 2,
+// one per warp of a tile's block (kernels/cuda/warp_cells.cuh).
+inline constexpr int kWarpCellW = 8, kWarpCellH = 4;
+inline constexpr int kWarpCellsX = kTileSize / kWarpCellW, kWarpCellsY = kTileSize / kWarpCellH;
+
+// Bit w set: the ellipse dᵀQd <= k² around `mean_in_tile` (relative to the tile's top-left pixel corner)
+// reaches a pixel centre of warp cell w (CellRows on the cells).
+template <class T>
+SPLAT_HD unsigned warp_cells_reached(Vec2<T> mean_in_tile, Sym2<T> conic, T k2) {
+  const CellRows<T, kWarpCellW, kWarpCellH> rows(mean_in_tile, conic, k2, kWarpCellsX, kWarpCellsY);
+  unsigned cells = 0;
+  for (int cy = rows.first_row(); cy < rows.end_row(); ++cy) {
+    int x0, x1;
+    rows.row(cy, x0, x1);
+    for (int cx = x0; cx < x1; ++cx) cells |= 1u << (cy * kWarpCellsX + cx);
+  }
+  return cells;
+}
 
 // What the rasterization stage needs of one (camera, Gaussian) pair.
 template <class T>

@@ -6,7 +6,7 @@
 // so a warp covers 8 x 4kP pixels.
 // A Gaussian's gradient values are then summed across the warp with butterfly shuffles down to four
 // partial sums, each added by its lane with three float4 atomics; warps where no pixel composited a
-// Gaussian skip it entirely.
+// Gaussian skip it entirely, and a warp walks only the Gaussians that reach its cell (warp_cells.cuh).
 // The kernel is bound by issued instructions: the per-pixel replay and the shuffles per (warp,
 // Gaussian). Measured alternatives that were slower on trained scenes (bench/RESULTS.md,
 // bench/TRAINING.md): a shuffle reduce-scatter with scalar atomics, summing the block's warps in
@@ -17,6 +17,7 @@
 
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/raster_stages.cuh"
+#include "kernels/cuda/warp_cells.cuh"
 #include "kernels/raster_math.h"
 
 namespace splat::kernels::cuda {
@@ -42,6 +43,7 @@ constexpr int kThreads = kBlockPixels / kP;  // also the entries per shared-memo
 // Gaussian's warp sums"): 1, 2, 4 and 8 lanes gave 1.56, 1.41, 1.29 and 1.75 ms on the synthetic
 // scene; at 8, same-address atomics queue.
 constexpr int kSumLanes = 4;
+
 
 // Sums the values over the warp into its first kSumLanes lanes; the AbsGS sums (2, 3) and the depth
 // gradient (11) only when asked for, since the shuffles are much of this kernel's cost.
@@ -117,13 +119,17 @@ __device__ inline ThreadPixels load_pixels(std::index_sequence<I...>, int px, in
 // without a spill only because the replay loop walks positions relative to the list's start. Without
 // the AbsGS sums a composited (warp, Gaussian) costs 27 shuffles instead of 33.
 template <bool kAbs, bool kDepthAlpha>
-__global__ void __launch_bounds__(kThreads, kDepthAlpha ? 5 : 6)
+#ifndef SPLAT_BWD_BLOCKS
+#define SPLAT_BWD_BLOCKS 6
+#endif
+__global__ void __launch_bounds__(kThreads, kDepthAlpha ? 5 : SPLAT_BWD_BLOCKS)
     blend_backward_kernel(ProjectedSlots slots, TileBins bins, TileChunks chunks, TileGrid grid, Background bg,
                           PixelState state, RenderOutputGrads dout, ProjectedGrads dslots) {
   __shared__ int32_t s_slot[kThreads];
   __shared__ float2 s_mean[kThreads];
   __shared__ float4 s_conic_opacity[kThreads];
   __shared__ float4 s_color_depth[kThreads];
+  __shared__ WarpWalks s_walks;
   __shared__ int s_max_contributors;
   __shared__ int s_list_begin;
 
@@ -146,8 +152,9 @@ __global__ void __launch_bounds__(kThreads, kDepthAlpha ? 5 : 6)
   // Each warp covers an 8 x 4kP pixel block, lane l the column l % 8 at rows l / 8 + 4i: a compact
   // footprint leaves more warps with no pixel touched by a small Gaussian, and those skip it.
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int px = at.x * raster::kTileSize + (warp % 2) * 8 + lane % 8;
-  const int py0 = at.y * raster::kTileSize + (warp / 2) * 4 * kP + lane / 8;
+  static_assert(kP == 1 && kThreads == kBlockPixels, "a warp's pixels are its cell");
+  const int px = at.x * raster::kTileSize + warp_cell_x(warp, lane);
+  const int py0 = at.y * raster::kTileSize + warp_cell_y(warp, lane);
   ThreadPixels t = load_pixels(std::make_index_sequence<kP>{}, px, py0, im, bg, state, dout, chunks, resume_at,
                                last_chunk ? INT_MAX : chunk_end - range.x);
   auto& pixels = t.p;
@@ -171,51 +178,62 @@ __global__ void __launch_bounds__(kThreads, kDepthAlpha ? 5 : 6)
     __syncthreads();  // the previous batch is fully consumed before it is overwritten
     const int batch_begin = max(first, batch_end - kThreads);
     const int e = batch_end - 1 - threadIdx.x;  // shared index j holds position batch_end - 1 - j
+    unsigned cells = 0;  // none past the batch
     if (e >= batch_begin) {
       const int32_t s = bins.slot_of_entry[s_list_begin + e];
+      const float2 mean = slots.mean2d[s];
+      const float4 co = slots.conic_opacity[s];
       s_slot[threadIdx.x] = s;
-      s_mean[threadIdx.x] = slots.mean2d[s];
-      s_conic_opacity[threadIdx.x] = slots.conic_opacity[s];
+      s_mean[threadIdx.x] = mean;
+      s_conic_opacity[threadIdx.x] = co;
       s_color_depth[threadIdx.x] = slots.color_depth[s];
+      cells = staged_cells(mean, co, at.x, at.y);
     }
+    s_walks.publish(cells);
     __syncthreads();
-    const int n = batch_end - batch_begin;
-    for (int j = 0; j < n; ++j) {
-      const int index = batch_end - 1 - j;  // position in the tile's list
-      if (index >= warp_max) continue;      // no pixel of this warp composited it
-      float g[kGradValues] = {};
-      bool composited = false;
-      const float4 co = s_conic_opacity[j];
-      const Vec2f mean{s_mean[j].x, s_mean[j].y};
-      const raster::Sym2<float> conic{co.x, co.y, co.z};
+    // The batch 32 entries at a time: the ones that reach this warp's cell, from shared index
+    // batch_end - warp_max on (before the warp's last contributor), in order.
+    const int from = batch_end - warp_max;
+    for (int k = max(0, from) / 32; k < kBlockWarps; ++k) {
+      uint32_t walk = s_walks.word[warp][k];
+      if (from > 32 * k) walk &= ~0u << (from - 32 * k);
+      for (; walk != 0; walk &= walk - 1) {
+        const int j = 32 * k + __ffs(walk) - 1;
+        const int index = batch_end - 1 - j;  // position in the tile's list
+        float g[kGradValues] = {};
+        bool composited = false;
+        const float4 co = s_conic_opacity[j];
+        const Vec2f mean{s_mean[j].x, s_mean[j].y};
+        const raster::Sym2<float> conic{co.x, co.y, co.z};
 #pragma unroll
-      for (int i = 0; i < kP; ++i) {
-        if (index >= pixels[i].contributors) continue;
-        float gauss;
-        const float alpha = raster::gaussian_alpha(mean, conic, co.w, pixels[i].centre, gauss);
-        if (alpha == 0.f) continue;
-        composited = true;
-        const float4 cd = s_color_depth[j];
-        float da, dz = 0.f;
-        Vec3f dcolor;
-        pixels[i].replay.template step<kDepthAlpha>(alpha, Vec3f{cd.x, cd.y, cd.z}, cd.w, da, dcolor, dz);
-        Vec2f dmean{};
-        raster::Sym2<float> dconic{};
-        float dopacity = 0.f;
-        raster::gaussian_alpha_vjp(mean, conic, co.w, pixels[i].centre, gauss, da, dmean, dconic, dopacity);
-        g[0] += dmean.x, g[1] += dmean.y;
-        if constexpr (kAbs) g[2] += fabsf(dmean.x), g[3] += fabsf(dmean.y);
-        g[4] += dconic.xx, g[5] += dconic.xy, g[6] += dconic.yy, g[7] += dopacity;
-        g[8] += dcolor.x, g[9] += dcolor.y, g[10] += dcolor.z;
-        if constexpr (kDepthAlpha) g[11] += dz;
-      }
-      if (!__any_sync(0xffffffffu, composited)) continue;
-      warp_sum<kAbs, kDepthAlpha>(g);
-      if (lane < kSumLanes) {
-        const int32_t s = s_slot[j];
-        atomicAdd(&dslots.mean2d[s], make_float4(g[0], g[1], g[2], g[3]));
-        atomicAdd(&dslots.conic_opacity[s], make_float4(g[4], g[5], g[6], g[7]));
-        atomicAdd(&dslots.color_depth[s], make_float4(g[8], g[9], g[10], g[11]));
+        for (int i = 0; i < kP; ++i) {
+          if (index >= pixels[i].contributors) continue;
+          float gauss;
+          const float alpha = raster::gaussian_alpha(mean, conic, co.w, pixels[i].centre, gauss);
+          if (alpha == 0.f) continue;
+          composited = true;
+          const float4 cd = s_color_depth[j];
+          float da, dz = 0.f;
+          Vec3f dcolor;
+          pixels[i].replay.template step<kDepthAlpha>(alpha, Vec3f{cd.x, cd.y, cd.z}, cd.w, da, dcolor, dz);
+          Vec2f dmean{};
+          raster::Sym2<float> dconic{};
+          float dopacity = 0.f;
+          raster::gaussian_alpha_vjp(mean, conic, co.w, pixels[i].centre, gauss, da, dmean, dconic, dopacity);
+          g[0] += dmean.x, g[1] += dmean.y;
+          if constexpr (kAbs) g[2] += fabsf(dmean.x), g[3] += fabsf(dmean.y);
+          g[4] += dconic.xx, g[5] += dconic.xy, g[6] += dconic.yy, g[7] += dopacity;
+          g[8] += dcolor.x, g[9] += dcolor.y, g[10] += dcolor.z;
+          if constexpr (kDepthAlpha) g[11] += dz;
+        }
+        if (!__any_sync(0xffffffffu, composited)) continue;
+        warp_sum<kAbs, kDepthAlpha>(g);
+        if (lane < kSumLanes) {
+          const int32_t s = s_slot[j];
+          atomicAdd(&dslots.mean2d[s], make_float4(g[0], g[1], g[2], g[3]));
+          atomicAdd(&dslots.conic_opacity[s], make_float4(g[4], g[5], g[6], g[7]));
+          atomicAdd(&dslots.color_depth[s], make_float4(g[8], g[9], g[10], g[11]));
+        }
       }
     }
   }

@@ -19,6 +19,7 @@
 // times per tile), and the lanes after a pixel's stop compute one batch for nothing.
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/raster_stages.cuh"
+#include "kernels/cuda/warp_cells.cuh"
 #include "kernels/raster_math.h"
 
 namespace splat::kernels::cuda {
@@ -37,6 +38,7 @@ struct Staged {
   float2 mean[kBlockPixels];
   float4 conic_opacity[kBlockPixels];
   float4 color_depth[kBlockPixels];
+  WarpWalks walks;  // which of them reach each warp's cell (one thread per pixel only)
 };
 
 // Everything a block needs to blend one tile.
@@ -66,14 +68,20 @@ struct TilePixel {
   }
 };
 
-__device__ inline void stage(const Blend& b, int base, int end, Staged& s) {
+// `x`: the tile's pixel of this thread, given where the warps walk their cells (blend_tile).
+__device__ inline void stage(const Blend& b, int base, int end, Staged& s, const TilePixel* x = nullptr) {
   const int e = base + threadIdx.x;
+  unsigned cells = 0;
   if (e < end) {
     const int32_t k = b.bins.slot_of_entry[e];
-    s.mean[threadIdx.x] = b.slots.mean2d[k];
-    s.conic_opacity[threadIdx.x] = b.slots.conic_opacity[k];
+    const float2 mean = b.slots.mean2d[k];
+    const float4 co = b.slots.conic_opacity[k];
+    s.mean[threadIdx.x] = mean;
+    s.conic_opacity[threadIdx.x] = co;
     s.color_depth[threadIdx.x] = b.slots.color_depth[k];
+    if (x) cells = staged_cells(mean, co, x->px / raster::kTileSize, x->py / raster::kTileSize);
   }
+  if (x) s.walks.publish(cells);
 }
 
 // At the start of a chunk after the first (`at`: entries of the list before this batch), the pixel keeps
@@ -116,9 +124,11 @@ __device__ inline void finish_pixel(const Blend& b, const TilePixel& x, const ra
   b.state.depth[pix] = depth;
 }
 
-// One thread per pixel walks the list.
+// One thread per pixel walks the list; a warp's pixels are its cell, and it walks the entries that
+// reach it (warp_cells.cuh).
 __device__ void blend_tile(const Blend& b, int64_t pos, Staged& s) {
-  const TilePixel x(b, pos, int(threadIdx.x));
+  const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
+  const TilePixel x(b, pos, warp_cell_y(warp, lane) * raster::kTileSize + warp_cell_x(warp, lane));
   const Vec2f pixel{x.px + 0.5f, x.py + 0.5f};
   const int2 range = b.bins.ranges[x.tile];
   raster::PixelCompositor<float> comp;
@@ -127,18 +137,20 @@ __device__ void blend_tile(const Blend& b, int64_t pos, Staged& s) {
   for (int base = range.x; base < range.y; base += kBlockPixels) {
     if (__syncthreads_count(done) == kBlockPixels) break;  // also orders the previous batch's reads
     if (!done) keep_chunk_start(b, x, base - range.x, comp);
-    stage(b, base, range.y, s);
+    stage(b, base, range.y, s, &x);
     __syncthreads();
-    const int n = min(kBlockPixels, range.y - base);
-    for (int j = 0; j < n && !done; ++j) {
-      const float alpha = staged_alpha(s, j, pixel);
-      if (alpha == 0.f) continue;
-      const float4 cd = s.color_depth[j];
-      if (!comp.add(alpha, Vec3f{cd.x, cd.y, cd.z}, cd.w)) {
-        done = true;
-        break;
+    for (int k = 0; k < kBlockWarps && !done; ++k) {
+      for (uint32_t walk = s.walks.word[warp][k]; walk != 0; walk &= walk - 1) {
+        const int j = 32 * k + __ffs(walk) - 1;
+        const float alpha = staged_alpha(s, j, pixel);
+        if (alpha == 0.f) continue;
+        const float4 cd = s.color_depth[j];
+        if (!comp.add(alpha, Vec3f{cd.x, cd.y, cd.z}, cd.w)) {
+          done = true;
+          break;
+        }
+        contributors = base - range.x + j + 1;
       }
-      contributors = base - range.x + j + 1;
     }
   }
   if (x.inside) finish_pixel(b, x, comp, contributors);
@@ -220,7 +232,10 @@ __device__ void blend_tile_lanes(const Blend& b, int64_t pos, int part, Staged& 
 // Blocks [0, kLanes * lanes_most) take the first lanes_most heavy-first positions, kLanes blocks each:
 // a long tile's parts with lanes, another tile whole on its first block (the others return). The
 // blocks after them take the remaining positions, one each.
-__global__ void __launch_bounds__(kBlockPixels, 8) blend_forward_kernel(Blend b, int64_t lanes_most) {
+#ifndef SPLAT_FWD_BLOCKS
+#define SPLAT_FWD_BLOCKS 8
+#endif
+__global__ void __launch_bounds__(kBlockPixels, SPLAT_FWD_BLOCKS) blend_forward_kernel(Blend b, int64_t lanes_most) {
   __shared__ Staged s;
   const int64_t block = blockIdx.x;
   if (block >= kLanes * lanes_most) return blend_tile(b, block - (kLanes - 1) * lanes_most, s);

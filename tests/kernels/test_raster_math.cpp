@@ -1,8 +1,10 @@
 // Finite-difference checks (double) of every VJP in kernels/raster_math.h, and hand computations
 // of the forward pieces whose value is easy to state.
+#include <bit>
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -340,6 +342,50 @@ TEST_CASE("ellipse tiles keep every tile with a pixel centre inside the ellipse,
   CHECK(kept_total >= needed_total);
   CHECK(double(kept_total) <= 1.02 * double(needed_total));
   CHECK(double(kept_total) < 0.9 * double(box_total));
+}
+
+// Random ellipses from a pixel across to several tiles, in and around one tile: every warp cell holding
+// a pixel centre where the Gaussian's alpha reaches 1/255 must be found (the blending kernels walk a
+// Gaussian only in the cells found), in double and in float (as the kernels compute it); and the cells
+// found beyond those are few.
+TEST_CASE("warp cells: every 8 x 4 cell of a tile with a pixel the ellipse reaches, and little else", "[raster_math]") {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  int64_t needed_total = 0, found_total = 0, found_float_total = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    const double angle = 3.14159 * u(rng), s1 = 0.3 + 12 * u(rng) * u(rng), s2 = 0.3 + 12 * u(rng) * u(rng);
+    const double c = std::cos(angle), s = std::sin(angle);
+    const Sym2<double> cov{c * c * s1 * s1 + s * s * s2 * s2, c * s * (s1 * s1 - s2 * s2), s * s * s1 * s1 + c * c * s2 * s2};
+    const Sym2<double> conic = conic_from_cov2d(cov);
+    const double opacity = 0.005 + 0.995 * u(rng);
+    const Vec2<double> mean{-24 + 64 * u(rng), -24 + 64 * u(rng)};  // relative to the tile's corner
+    const unsigned found = warp_cells_reached(mean, conic, alpha_level_k2(opacity));
+    const Sym2<float> conic_f{float(conic.xx), float(conic.xy), float(conic.yy)};
+    const unsigned found_float = warp_cells_reached(Vec2<float>{float(mean.x), float(mean.y)}, conic_f,
+                                                    alpha_level_k2(float(opacity)) * 1.001f);
+    REQUIRE(found < (1u << (kWarpCellsX * kWarpCellsY)));
+    for (int cell = 0; cell < kWarpCellsX * kWarpCellsY; ++cell) {
+      const int x0 = (cell % kWarpCellsX) * kWarpCellW, y0 = (cell / kWarpCellsX) * kWarpCellH;
+      bool needed = false, needed_float = false;
+      for (int py = y0; py < y0 + kWarpCellH; ++py)
+        for (int px = x0; px < x0 + kWarpCellW; ++px) {
+          double gauss;
+          float gauss_f;
+          needed = needed || gaussian_alpha(mean, conic, opacity, Vec2<double>{px + 0.5, py + 0.5}, gauss) > 0;
+          needed_float = needed_float || gaussian_alpha(Vec2<float>{float(mean.x), float(mean.y)}, conic_f,
+                                                        float(opacity), Vec2<float>{px + 0.5f, py + 0.5f}, gauss_f) > 0;
+        }
+      if (needed) CHECK((found >> cell & 1u));
+      if (needed_float) CHECK((found_float >> cell & 1u));
+      needed_total += needed;
+    }
+    found_total += std::popcount(found);
+    found_float_total += std::popcount(found_float);
+  }
+  CHECK(needed_total > 2000);
+  CHECK(found_total >= needed_total);
+  CHECK(double(found_total) <= 1.05 * double(needed_total));
+  CHECK(double(found_float_total) <= 1.06 * double(needed_total));
 }
 
 TEST_CASE("a projected pair counts the tiles its ellipse reaches, and is visible only with one", "[raster_math]") {
