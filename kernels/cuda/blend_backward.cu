@@ -114,15 +114,12 @@ __device__ inline ThreadPixels load_pixels(std::index_sequence<I...>, int px, in
 
 // kAbs: the AbsGS statistic is wanted; kDepthAlpha: a depth or an alpha gradient is given (the
 // replay's terms for them are skipped otherwise).
-// Training's variants (no depth or alpha gradient) are held to 40 registers, 6 blocks an SM: 48 would
-// cost a block an SM. The AbsGS one (training runs it where the strategy grows by AbsGS) fits 40
-// without a spill only because the replay loop walks positions relative to the list's start. Without
-// the AbsGS sums a composited (warp, Gaussian) costs 27 shuffles instead of 33.
+// Every variant runs 5 blocks an SM (48 registers). At 6 (40 registers) the walk over the warp's cell
+// spilled, and that was slower: bonsai's backward blend 1.68 against 1.64 ms a step at batch 4
+// (bench/TRAINING.md, "Warps walk their cells"). Without the AbsGS sums a composited (warp, Gaussian)
+// costs 27 shuffles instead of 33.
 template <bool kAbs, bool kDepthAlpha>
-#ifndef SPLAT_BWD_BLOCKS
-#define SPLAT_BWD_BLOCKS 6
-#endif
-__global__ void __launch_bounds__(kThreads, kDepthAlpha ? 5 : SPLAT_BWD_BLOCKS)
+__global__ void __launch_bounds__(kThreads, 5)
     blend_backward_kernel(ProjectedSlots slots, TileBins bins, TileChunks chunks, TileGrid grid, Background bg,
                           PixelState state, RenderOutputGrads dout, ProjectedGrads dslots) {
   __shared__ int32_t s_slot[kThreads];
@@ -191,51 +188,46 @@ __global__ void __launch_bounds__(kThreads, kDepthAlpha ? 5 : SPLAT_BWD_BLOCKS)
     }
     s_walks.publish(cells);
     __syncthreads();
-    // The batch 32 entries at a time: the ones that reach this warp's cell, from shared index
-    // batch_end - warp_max on (before the warp's last contributor), in order.
-    const int from = batch_end - warp_max;
-    for (int k = max(0, from) / 32; k < kBlockWarps; ++k) {
-      uint32_t walk = s_walks.word[warp][k];
-      if (from > 32 * k) walk &= ~0u << (from - 32 * k);
-      for (; walk != 0; walk &= walk - 1) {
-        const int j = 32 * k + __ffs(walk) - 1;
-        const int index = batch_end - 1 - j;  // position in the tile's list
-        float g[kGradValues] = {};
-        bool composited = false;
-        const float4 co = s_conic_opacity[j];
-        const Vec2f mean{s_mean[j].x, s_mean[j].y};
-        const raster::Sym2<float> conic{co.x, co.y, co.z};
+    // The entries that reach this warp's cell, from shared index batch_end - warp_max on (before the
+    // warp's last contributor), in order.
+    s_walks.walk(warp, max(0, batch_end - warp_max), kThreads, [&](int j) {
+      const int index = batch_end - 1 - j;  // position in the tile's list
+      float g[kGradValues] = {};
+      bool composited = false;
+      const float4 co = s_conic_opacity[j];
+      const Vec2f mean{s_mean[j].x, s_mean[j].y};
+      const raster::Sym2<float> conic{co.x, co.y, co.z};
 #pragma unroll
-        for (int i = 0; i < kP; ++i) {
-          if (index >= pixels[i].contributors) continue;
-          float gauss;
-          const float alpha = raster::gaussian_alpha(mean, conic, co.w, pixels[i].centre, gauss);
-          if (alpha == 0.f) continue;
-          composited = true;
-          const float4 cd = s_color_depth[j];
-          float da, dz = 0.f;
-          Vec3f dcolor;
-          pixels[i].replay.template step<kDepthAlpha>(alpha, Vec3f{cd.x, cd.y, cd.z}, cd.w, da, dcolor, dz);
-          Vec2f dmean{};
-          raster::Sym2<float> dconic{};
-          float dopacity = 0.f;
-          raster::gaussian_alpha_vjp(mean, conic, co.w, pixels[i].centre, gauss, da, dmean, dconic, dopacity);
-          g[0] += dmean.x, g[1] += dmean.y;
-          if constexpr (kAbs) g[2] += fabsf(dmean.x), g[3] += fabsf(dmean.y);
-          g[4] += dconic.xx, g[5] += dconic.xy, g[6] += dconic.yy, g[7] += dopacity;
-          g[8] += dcolor.x, g[9] += dcolor.y, g[10] += dcolor.z;
-          if constexpr (kDepthAlpha) g[11] += dz;
-        }
-        if (!__any_sync(0xffffffffu, composited)) continue;
-        warp_sum<kAbs, kDepthAlpha>(g);
-        if (lane < kSumLanes) {
-          const int32_t s = s_slot[j];
-          atomicAdd(&dslots.mean2d[s], make_float4(g[0], g[1], g[2], g[3]));
-          atomicAdd(&dslots.conic_opacity[s], make_float4(g[4], g[5], g[6], g[7]));
-          atomicAdd(&dslots.color_depth[s], make_float4(g[8], g[9], g[10], g[11]));
-        }
+      for (int i = 0; i < kP; ++i) {
+        if (index >= pixels[i].contributors) continue;
+        float gauss;
+        const float alpha = raster::gaussian_alpha(mean, conic, co.w, pixels[i].centre, gauss);
+        if (alpha == 0.f) continue;
+        composited = true;
+        const float4 cd = s_color_depth[j];
+        float da, dz = 0.f;
+        Vec3f dcolor;
+        pixels[i].replay.template step<kDepthAlpha>(alpha, Vec3f{cd.x, cd.y, cd.z}, cd.w, da, dcolor, dz);
+        Vec2f dmean{};
+        raster::Sym2<float> dconic{};
+        float dopacity = 0.f;
+        raster::gaussian_alpha_vjp(mean, conic, co.w, pixels[i].centre, gauss, da, dmean, dconic, dopacity);
+        g[0] += dmean.x, g[1] += dmean.y;
+        if constexpr (kAbs) g[2] += fabsf(dmean.x), g[3] += fabsf(dmean.y);
+        g[4] += dconic.xx, g[5] += dconic.xy, g[6] += dconic.yy, g[7] += dopacity;
+        g[8] += dcolor.x, g[9] += dcolor.y, g[10] += dcolor.z;
+        if constexpr (kDepthAlpha) g[11] += dz;
       }
-    }
+      if (!__any_sync(0xffffffffu, composited)) return true;
+      warp_sum<kAbs, kDepthAlpha>(g);
+      if (lane < kSumLanes) {
+        const int32_t s = s_slot[j];
+        atomicAdd(&dslots.mean2d[s], make_float4(g[0], g[1], g[2], g[3]));
+        atomicAdd(&dslots.conic_opacity[s], make_float4(g[4], g[5], g[6], g[7]));
+        atomicAdd(&dslots.color_depth[s], make_float4(g[8], g[9], g[10], g[11]));
+      }
+      return true;
+    });
   }
 }
 

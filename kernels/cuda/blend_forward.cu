@@ -86,7 +86,7 @@ __device__ inline void stage(const Blend& b, int base, int end, Staged& s, const
 
 // At the start of a chunk after the first (`at`: entries of the list before this batch), the pixel keeps
 // its compositor's state for the backward. The split is read again where it is needed rather than kept
-// in registers: the kernel runs 8 blocks an SM at 32 registers a thread.
+// in registers, which the kernel has few of (see its launch bounds).
 __device__ inline void keep_chunk_start(const Blend& b, const TilePixel& x, int at,
                                         const raster::PixelCompositor<float>& comp) {
   if (!b.chunks.per_tile || at == 0 || at % b.chunks.entries != 0) return;
@@ -139,19 +139,18 @@ __device__ void blend_tile(const Blend& b, int64_t pos, Staged& s) {
     if (!done) keep_chunk_start(b, x, base - range.x, comp);
     stage(b, base, range.y, s, &x);
     __syncthreads();
-    for (int k = 0; k < kBlockWarps && !done; ++k) {
-      for (uint32_t walk = s.walks.word[warp][k]; walk != 0; walk &= walk - 1) {
-        const int j = 32 * k + __ffs(walk) - 1;
-        const float alpha = staged_alpha(s, j, pixel);
-        if (alpha == 0.f) continue;
-        const float4 cd = s.color_depth[j];
-        if (!comp.add(alpha, Vec3f{cd.x, cd.y, cd.z}, cd.w)) {
-          done = true;
-          break;
-        }
-        contributors = base - range.x + j + 1;
+    if (done) continue;
+    s.walks.walk(warp, 0, kBlockPixels, [&](int j) {
+      const float alpha = staged_alpha(s, j, pixel);
+      if (alpha == 0.f) return true;
+      const float4 cd = s.color_depth[j];
+      if (!comp.add(alpha, Vec3f{cd.x, cd.y, cd.z}, cd.w)) {
+        done = true;
+        return false;
       }
-    }
+      contributors = base - range.x + j + 1;
+      return true;
+    });
   }
   if (x.inside) finish_pixel(b, x, comp, contributors);
 }
@@ -232,10 +231,10 @@ __device__ void blend_tile_lanes(const Blend& b, int64_t pos, int part, Staged& 
 // Blocks [0, kLanes * lanes_most) take the first lanes_most heavy-first positions, kLanes blocks each:
 // a long tile's parts with lanes, another tile whole on its first block (the others return). The
 // blocks after them take the remaining positions, one each.
-#ifndef SPLAT_FWD_BLOCKS
-#define SPLAT_FWD_BLOCKS 8
-#endif
-__global__ void __launch_bounds__(kBlockPixels, SPLAT_FWD_BLOCKS) blend_forward_kernel(Blend b, int64_t lanes_most) {
+// 6 blocks an SM (40 registers): at 8 (32 registers) the walk over the warp's cell spilled more, and at
+// batch 1 that was slower (bonsai 0.246 against 0.213 ms a step; bench/TRAINING.md, "Warps walk their
+// cells").
+__global__ void __launch_bounds__(kBlockPixels, 6) blend_forward_kernel(Blend b, int64_t lanes_most) {
   __shared__ Staged s;
   const int64_t block = blockIdx.x;
   if (block >= kLanes * lanes_most) return blend_tile(b, block - (kLanes - 1) * lanes_most, s);

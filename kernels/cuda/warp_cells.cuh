@@ -52,6 +52,19 @@ struct WarpWalks {
       if (lane == w) word[w][warp] = reached;
     }
   }
+
+  // Calls visit(j) for the staged entries j in [from, to) that reach cell `cell`, in order, until it
+  // returns false.
+  template <class Visit>
+  __device__ void walk(int cell, int from, int to, Visit&& visit) const {
+    for (int k = from / 32; 32 * k < to; ++k) {
+      uint32_t reached = word[cell][k];
+      if (from > 32 * k) reached &= ~0u << (from - 32 * k);
+      if (to < 32 * (k + 1)) reached &= (1u << (to - 32 * k)) - 1u;
+      for (; reached != 0; reached &= reached - 1)
+        if (!visit(32 * k + __ffs(reached) - 1)) return;
+    }
+  }
 };
 
 }  // namespace splat::kernels::cuda
