@@ -4,7 +4,8 @@
 // global memory once per tile instead of once per pixel; the block stops as soon as every pixel
 // is saturated or the list is exhausted. Where the backward splits a tile's list into chunks
 // (tile_chunks.cuh), each pixel keeps the compositor's state at every chunk start it passes, and
-// its sums at the end.
+// its sums at the end. Each warp's pixels lie in one 8 x 4 warp cell of the tile, and its threads
+// walk only the staged Gaussians that reach that cell (warp_cells.cuh).
 //
 // Lanes on long tiles. A tile the backward splits (one that would outlast the call's even share) is a
 // pixel's serial walk of thousands of entries, and with few images a call the kernel ends when that
@@ -38,7 +39,7 @@ struct Staged {
   float2 mean[kBlockPixels];
   float4 conic_opacity[kBlockPixels];
   float4 color_depth[kBlockPixels];
-  WarpWalks walks;  // which of them reach each warp's cell (one thread per pixel only)
+  WarpWalks walks;  // which of them reach each warp cell
 };
 
 // Everything a block needs to blend one tile.
@@ -68,8 +69,8 @@ struct TilePixel {
   }
 };
 
-// `x`: the tile's pixel of this thread, given where the warps walk their cells (blend_tile).
-__device__ inline void stage(const Blend& b, int base, int end, Staged& s, const TilePixel* x = nullptr) {
+// Also finds the warp cells of tile x.tile the staged Gaussians reach.
+__device__ inline void stage(const Blend& b, int base, int end, Staged& s, const TilePixel& x) {
   const int e = base + threadIdx.x;
   unsigned cells = 0;
   if (e < end) {
@@ -79,9 +80,9 @@ __device__ inline void stage(const Blend& b, int base, int end, Staged& s, const
     s.mean[threadIdx.x] = mean;
     s.conic_opacity[threadIdx.x] = co;
     s.color_depth[threadIdx.x] = b.slots.color_depth[k];
-    if (x) cells = staged_cells(mean, co, x->px / raster::kTileSize, x->py / raster::kTileSize);
+    cells = staged_cells(mean, co, x.px / raster::kTileSize, x.py / raster::kTileSize);
   }
-  if (x) s.walks.publish(cells);
+  s.walks.publish(cells);
 }
 
 // At the start of a chunk after the first (`at`: entries of the list before this batch), the pixel keeps
@@ -137,7 +138,7 @@ __device__ void blend_tile(const Blend& b, int64_t pos, Staged& s) {
   for (int base = range.x; base < range.y; base += kBlockPixels) {
     if (__syncthreads_count(done) == kBlockPixels) break;  // also orders the previous batch's reads
     if (!done) keep_chunk_start(b, x, base - range.x, comp);
-    stage(b, base, range.y, s, &x);
+    stage(b, base, range.y, s, x);
     __syncthreads();
     if (done) continue;
     s.walks.walk(warp, 0, kBlockPixels, [&](int j) {
@@ -160,6 +161,11 @@ __device__ void blend_tile(const Blend& b, int64_t pos, Staged& s) {
 __device__ void blend_tile_lanes(const Blend& b, int64_t pos, int part, Staged& s) {
   const int lane = int(threadIdx.x) % kLanes;
   const TilePixel x(b, pos, part * kLanePixels + int(threadIdx.x) / kLanes);
+  // A warp's pixels are one row of a warp cell (a block's 64 pixels are a row of two cells): its lanes
+  // walk the entries that reach that cell.
+  static_assert(kLanePixels == raster::kWarpCellsX * 32 && 32 / kLanes == raster::kWarpCellW, "a warp in a cell");
+  const int cell = x.py % raster::kTileSize / raster::kWarpCellH * raster::kWarpCellsX +
+                   x.px % raster::kTileSize / raster::kWarpCellW;
   const Vec2f pixel{x.px + 0.5f, x.py + 0.5f};
   const int2 range = b.bins.ranges[x.tile];
   raster::PixelCompositor<float> comp;  // the same on every lane of the pixel
@@ -168,18 +174,20 @@ __device__ void blend_tile_lanes(const Blend& b, int64_t pos, int part, Staged& 
   for (int base = range.x; base < range.y; base += kBlockPixels) {
     if (__syncthreads_count(done) == kBlockPixels) break;
     if (!done && lane == 0) keep_chunk_start(b, x, base - range.x, comp);
-    stage(b, base, range.y, s);
+    stage(b, base, range.y, s, x);
     __syncthreads();
     const int from = lane * kSegment, to = min(from + kSegment, range.y - base);
     raster::SegmentSums<float> seg;  // this lane's segment of the batch, from T = 1
     int last = -1;
-    for (int j = from; j < to && !done; ++j) {
-      const float alpha = staged_alpha(s, j, pixel);
-      if (alpha == 0.f) continue;
-      const float4 cd = s.color_depth[j];
-      seg.add(alpha, Vec3f{cd.x, cd.y, cd.z}, cd.w);
-      last = j;
-    }
+    if (!done)
+      s.walks.walk(cell, from, to, [&](int j) {
+        const float alpha = staged_alpha(s, j, pixel);
+        if (alpha == 0.f) return true;
+        const float4 cd = s.color_depth[j];
+        seg.add(alpha, Vec3f{cd.x, cd.y, cd.z}, cd.w);
+        last = j;
+        return true;
+      });
     // The segments joined in order: the transmittance before this lane's, and the first segment the
     // pixel stops in (kLanes: none).
     float t = comp.transmittance, before = t;
@@ -198,13 +206,14 @@ __device__ void blend_tile_lanes(const Blend& b, int64_t pos, int part, Staged& 
       raster::PixelCompositor<float> walk;
       walk.transmittance = before;
       last = -1;
-      for (int j = from; j < to; ++j) {
+      s.walks.walk(cell, from, to, [&](int j) {
         const float alpha = staged_alpha(s, j, pixel);
-        if (alpha == 0.f) continue;
+        if (alpha == 0.f) return true;
         const float4 cd = s.color_depth[j];
-        if (!walk.add(alpha, Vec3f{cd.x, cd.y, cd.z}, cd.w)) break;
+        if (!walk.add(alpha, Vec3f{cd.x, cd.y, cd.z}, cd.w)) return false;
         last = j;
-      }
+        return true;
+      });
       seg.rgb[0] = walk.rgb[0], seg.rgb[1] = walk.rgb[1], seg.rgb[2] = walk.rgb[2], seg.depth_sum = walk.depth_sum;
       t = walk.transmittance;
     } else {
@@ -231,9 +240,9 @@ __device__ void blend_tile_lanes(const Blend& b, int64_t pos, int part, Staged& 
 // Blocks [0, kLanes * lanes_most) take the first lanes_most heavy-first positions, kLanes blocks each:
 // a long tile's parts with lanes, another tile whole on its first block (the others return). The
 // blocks after them take the remaining positions, one each.
-// 6 blocks an SM (40 registers): at 8 (32 registers) the walk over the warp's cell spilled more, and at
-// batch 1 that was slower (bonsai 0.246 against 0.213 ms a step; bench/TRAINING.md, "Warps walk their
-// cells").
+// 6 blocks an SM (40 registers). At 8 (32 registers) the walk over the warp's cell spilled more and was
+// slower at batch 1 (bonsai 0.246 against 0.213 ms a step), at 5 (48, no spills) slower at batch 4
+// (0.516 against 0.497; bench/TRAINING.md, "Warps walk their cells").
 __global__ void __launch_bounds__(kBlockPixels, 6) blend_forward_kernel(Blend b, int64_t lanes_most) {
   __shared__ Staged s;
   const int64_t block = blockIdx.x;
