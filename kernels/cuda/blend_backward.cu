@@ -44,7 +44,6 @@ constexpr int kThreads = kBlockPixels / kP;  // also the entries per shared-memo
 // scene; at 8, same-address atomics queue.
 constexpr int kSumLanes = 4;
 
-
 // Sums the values over the warp into its first kSumLanes lanes; the AbsGS sums (2, 3) and the depth
 // gradient (11) only when asked for, since the shuffles are much of this kernel's cost.
 template <bool kAbs, bool kDepthAlpha>
