@@ -27,6 +27,13 @@ class OutOfMemory : public std::runtime_error {
 
 void* device_alloc(const ComputeContext& where, size_t bytes);
 void device_free(const ComputeContext& where, void* p);
+// `bytes` in place of `old` (contents not kept). On a CUDA stream of its own (not the legacy default
+// stream) both go through the device's stream-ordered pool in that stream's order: the old block is
+// given back once the stream's work before it has run, with no wait for the whole device as
+// cudaFree makes. Work on another stream that touched the old block must already be ordered before
+// the stream (as Buffer's ordering rule asks of it, and as the exchanges do). Otherwise it is
+// device_free then device_alloc.
+void* device_regrow(const ComputeContext& where, void* old, size_t bytes);
 
 // Copies between the host and the memory of `device`: the places where host code hands a device its
 // input or reads what it computed. On CUDA the copy is enqueued on the device's stream and then
@@ -80,15 +87,19 @@ class Buffer {
 
   // Sets the size; contents are not kept. The allocation is kept while it is large enough and
   // grows by at least an eighth when it is not, so that buffers resized every few steps (the
-  // model's columns under densification) stop paying for cudaMalloc/cudaFree each time, while the
+  // model's columns under densification) stop paying for an allocation each time, while the
   // spare capacity, which is memory per Gaussian, stays below 12.5 % (a model that grows 10x
-  // reallocates a column about 20 times).
+  // reallocates a column about 20 times). Growing goes through device_regrow: a refinement that
+  // grows the model's columns makes no wait for the whole device (bench/TRAINING.md, "The model's
+  // columns grow in stream order").
   size_t capacity() const { return capacity_; }
   void resize(size_t n) {
     if (n > capacity_) {
       const size_t grown = std::max(n, capacity_ + capacity_ / 8);
-      release();
-      ptr_ = static_cast<T*>(device_alloc(where_, grown * sizeof(T)));
+      T* old = ptr_;
+      ptr_ = nullptr;
+      n_ = capacity_ = 0;
+      ptr_ = static_cast<T*>(device_regrow(where_, old, grown * sizeof(T)));
       capacity_ = grown;
     }
     n_ = n;

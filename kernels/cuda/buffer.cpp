@@ -59,12 +59,27 @@ void device_free(const ComputeContext& where, void* p) {
     return;
   }
   if (!p) return;
-  // cudaFree waits for the device to finish with the memory: buffers that grow (the model's columns
-  // under densification, a step's pair buffers after it) pay this rarely; it is counted.
+  // cudaFree waits for the device to finish with the memory; it is counted. Buffers growing on a
+  // stream of their own do not come here (device_regrow).
   note_host_wait("freeing device memory");
   // Errors here (e.g. a lost device) must not throw from destructors.
   const cuda::DeviceScope scope(where.ordinal, std::nothrow);
   if (scope.ok()) cudaFree(p);
+}
+
+void* device_regrow(const ComputeContext& where, void* old, size_t bytes) {
+  if (where.device == Device::CPU || !where.stream) {
+    device_free(where, old);
+    return device_alloc(where, bytes);
+  }
+  cuda::DeviceScope scope(where.ordinal);
+  const cudaStream_t stream = stream_of(where);
+  // Given back first, so that the pool may hand the same memory to the new block in stream order.
+  if (old) check_on(cudaFreeAsync(old, stream), "giving back a buffer's memory on ", where);
+  void* p = nullptr;
+  const cudaError_t e = cudaMallocAsync(&p, bytes, stream);
+  if (e != cudaSuccess) check_on(e, ("allocating " + mib(bytes) + " on ").c_str(), where);
+  return p;  // device_free's cudaFree takes pool memory too
 }
 
 void copy_to_host(void* host, const void* src, const ComputeContext& from, size_t bytes, const char* what) {

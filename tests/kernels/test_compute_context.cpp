@@ -12,6 +12,7 @@
 #include "kernels/adam.h"
 #include "kernels/buffer.h"
 #include "kernels/device.h"
+#include "kernels/host_waits.h"
 #include "kernels/loss.h"
 #include "kernels/rasterizer.h"
 #include "kernels/row_ops.h"
@@ -115,6 +116,33 @@ TEST_CASE("buffers on two streams of device 0 copy and zero in their streams' or
   copy_bytes(a.data(), one, c.data(), one, c.bytes());
   copy_bytes(b.data(), two, a.data(), one, a.bytes());
   CHECK(b.download() == va);
+}
+
+// Growing a buffer on a stream of its own takes the new block in that stream's order and gives the old
+// one back there, with no host wait: the work queued before it (a large copy out of the old block) still
+// reads the old contents, and the new block is usable at once on the stream.
+TEST_CASE("a buffer grows in its stream's order, with no host wait", "[buffer][gpu]") {
+  if (!splat::test::gpu_or_skip("a buffer growing on a CUDA stream")) return;
+  TestStream s1;
+  const ComputeContext one{Device::CUDA, 0, s1.s};
+  const size_t n = size_t(1) << 24;  // 64 MiB: the copy out of the old block is still running at the free
+  std::vector<int> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = int(i) * 5 - 7;
+  Buffer<int> a(one), kept(one, n);
+  a.upload(v);
+  for (int round = 0; round < 3; ++round) {
+    copy_bytes(kept.data(), one, a.data(), one, size_t(n) * sizeof(int));  // queued, reads the old block
+    const uint64_t waits = host_waits();
+    a.resize(a.capacity() + 1);
+    CHECK(host_waits() == waits);
+    CHECK(a.capacity() >= n + n / 8);
+    CHECK(a.data() != nullptr);
+    copy_bytes(a.data(), one, kept.data(), one, size_t(n) * sizeof(int));  // the new block, in stream order
+  }
+  std::vector<int> back(n);
+  copy_to_host(back.data(), a.data(), one, size_t(n) * sizeof(int));
+  CHECK(back == v);
+  CHECK(kept.download() == v);
 }
 
 TEST_CASE("Adam, row ops and the loss on two streams driven from two host threads match the CPU",
