@@ -2,8 +2,8 @@
 // composited Gaussians back to front (raster::PixelReplay), starting from the last contributor
 // forward recorded. A long list is split into chunks of its own blocks (tile_chunks.cuh): a chunk
 // replays its entries starting from the resume state forward kept at the next chunk's start, or
-// from the pixel's end where the pixel stopped compositing inside the chunk. Each thread owns kP pixels of one column and sums their gradients in registers,
-// so a warp covers 8 x 4kP pixels.
+// from the pixel's end where the pixel stopped compositing inside the chunk. Each thread owns kP = 2
+// pixels of one column and sums their gradients in registers, so a warp covers two 8 x 4 warp cells.
 // A Gaussian's gradient values are then summed across the warp with butterfly shuffles down to four
 // partial sums, each added by its lane with three float4 atomics; warps where no pixel composited a
 // Gaussian skip it entirely, and a warp walks only the Gaussians that reach its cell (warp_cells.cuh).
@@ -11,7 +11,7 @@
 // Gaussian). Measured alternatives that were slower on trained scenes (bench/RESULTS.md,
 // bench/TRAINING.md): a shuffle reduce-scatter with scalar atomics, summing the block's warps in
 // shared memory first (1.5 % faster on bonsai, slower on the synthetic scene), per-lane atomics when
-// one or a few lanes composited, 2 or 4 pixels per thread.
+// one or a few lanes composited, 4 pixels per thread.
 #include <climits>
 #include <utility>
 
@@ -27,11 +27,15 @@ struct Background {
   float rgb[3];
 };
 
-// Pixels per thread. On the synthetic benchmark scene 2 is faster (H200, 1M Gaussians: 1.17 ms
-// against 1.56), but on trained scenes 1 is: late bonsai steps 1.75 -> 1.40 ms, cup 1.35 -> 1.11 ms
-// (bench/TRAINING.md). Trained scenes' pixels differ widely in how many Gaussians they composite,
-// and a warp replays until its last pixel is done, so smaller warp footprints waste less.
-constexpr int kP = 1;
+// Pixels per thread. A composited (warp, Gaussian) costs the warp its shuffled sums, atomics, walk
+// step and staged reads once for all its pixels, so two pixels a thread issue fewer instructions per
+// pixel; a warp's footprint (two cells) then holds pixels that composite differently, and it replays
+// until its last pixel is done. Before the warps walked their cells one pixel was faster on trained
+// scenes. Now two are, with the long tiles' chunks planned for this kernel's occupancy (H100, against
+// one pixel, bench/TRAINING.md "Two pixels a thread in the backward blend"): bonsai's first 10,000
+// images at batch 4 1.648 -> 1.439 ms a step, batch 1 0.415 -> 0.395; the synthetic 1M-Gaussian
+// case 1.279 -> 1.013 ms.
+constexpr int kP = 2;
 constexpr int kThreads = kBlockPixels / kP;  // also the entries per shared-memory batch
 
 // Lanes that add a Gaussian's sums to its gradient: the warp's values are summed down to this many
@@ -113,19 +117,20 @@ __device__ inline ThreadPixels load_pixels(std::index_sequence<I...>, int px, in
 
 // kAbs: the AbsGS statistic is wanted; kDepthAlpha: a depth or an alpha gradient is given (the
 // replay's terms for them are skipped otherwise).
-// Every variant runs 5 blocks an SM (48 registers). At 6 (40 registers) the walk over the warp's cell
-// spilled, and that was slower: bonsai's backward blend 1.68 against 1.64 ms a step at batch 4
-// (bench/TRAINING.md, "Warps walk their cells"). Without the AbsGS sums a composited (warp, Gaussian)
-// costs 27 shuffles instead of 33.
+// Every variant runs 8 blocks of 128 threads an SM (64 registers; those with the AbsGS sums or the
+// depth terms spill a few bytes). At 9 (56 registers) more of the state spilled, and that was slower:
+// bonsai's backward blend 0.419 against 0.395 ms a step at batch 1 (bench/TRAINING.md, "Two pixels a
+// thread in the backward blend"). Without the AbsGS sums a composited (warp, Gaussian) costs 27
+// shuffles instead of 33.
 template <bool kAbs, bool kDepthAlpha>
-__global__ void __launch_bounds__(kThreads, 5)
+__global__ void __launch_bounds__(kThreads, 8)
     blend_backward_kernel(ProjectedSlots slots, TileBins bins, TileChunks chunks, TileGrid grid, Background bg,
                           PixelState state, RenderOutputGrads dout, ProjectedGrads dslots) {
   __shared__ int32_t s_slot[kThreads];
   __shared__ float2 s_mean[kThreads];
   __shared__ float4 s_conic_opacity[kThreads];
   __shared__ float4 s_color_depth[kThreads];
-  __shared__ WarpWalks s_walks;
+  __shared__ CellWalks<kThreads> s_walks;
   __shared__ int s_max_contributors;
   __shared__ int s_list_begin;
 
@@ -145,12 +150,12 @@ __global__ void __launch_bounds__(kThreads, 5)
   const int64_t resume_at = last_chunk ? -1 : int64_t(split.x + chunk) * kBlockPixels;
   const TilePlace at = tile_place(grid, tile);
   const ImageLayout im = grid.images[at.camera];
-  // Each warp covers an 8 x 4kP pixel block, lane l the column l % 8 at rows l / 8 + 4i: a compact
-  // footprint leaves more warps with no pixel touched by a small Gaussian, and those skip it.
+  // Each warp covers kP warp cells stacked in a column, lane l the column l % 8 of each at row l / 8: a
+  // compact footprint leaves more warps with no pixel touched by a small Gaussian, and those skip it.
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  static_assert(kP == 1 && kThreads == kBlockPixels, "a warp's pixels are its cell");
-  const int px = at.x * raster::kTileSize + warp_cell_x(warp, lane);
-  const int py0 = at.y * raster::kTileSize + warp_cell_y(warp, lane);
+  const int cell = first_cell_of_warp<kP>(warp);
+  const int px = at.x * raster::kTileSize + warp_cell_x(cell, lane);
+  const int py0 = at.y * raster::kTileSize + warp_cell_y(cell, lane);
   ThreadPixels t = load_pixels(std::make_index_sequence<kP>{}, px, py0, im, bg, state, dout, chunks, resume_at,
                                last_chunk ? INT_MAX : chunk_end - range.x);
   auto& pixels = t.p;
@@ -189,7 +194,7 @@ __global__ void __launch_bounds__(kThreads, 5)
     __syncthreads();
     // The entries that reach this warp's cell, from shared index batch_end - warp_max on (before the
     // warp's last contributor), in order.
-    s_walks.walk(warp, max(0, batch_end - warp_max), kThreads, [&](int j) {
+    s_walks.template walk<kP>(cell, max(0, batch_end - warp_max), kThreads, [&](int j) {
       const int index = batch_end - 1 - j;  // position in the tile's list
       float g[kGradValues] = {};
       bool composited = false;
@@ -235,7 +240,7 @@ __global__ void __launch_bounds__(kThreads, 5)
 int blend_backward_slots(int device) {
   int sms = 0, per_sm = 0;
   check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "asking for the SM count");
-  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, blend_backward_kernel<true, false>, kThreads, 0),
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, blend_backward_kernel<false, false>, kThreads, 0),
         "asking for the backward blend's occupancy");
   return sms * per_sm;
 }
