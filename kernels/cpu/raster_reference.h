@@ -290,7 +290,7 @@ class ReferenceRasterizer {
   }
 
   // CSR lists per (camera, tile): tile_offsets_[tile] .. [+1] into tile_entries_ (pair indices),
-  // each sorted by (depth, global id).
+  // each sorted by (depth key, global id): raster::depth_sort_key of the depth as a float.
   void bin() {
     tile_offsets_.assign(tile_base_.back() + 1, 0);
     for (int64_t k = 0; k < pairs_.count; ++k) for_tiles_of_pair(k, [&](int64_t t) { ++tile_offsets_[t + 1]; });
@@ -302,7 +302,8 @@ class ReferenceRasterizer {
     parallel_for(tile_base_.back(), threads_, [&](int64_t t) {
       std::sort(tile_entries_.begin() + tile_offsets_[t], tile_entries_.begin() + tile_offsets_[t + 1],
                 [&p](int64_t a, int64_t b) {
-                  const T da = p.color_depth[4 * a + 3], db = p.color_depth[4 * b + 3];
+                  const uint32_t da = raster::depth_sort_key(float(p.color_depth[4 * a + 3]));
+                  const uint32_t db = raster::depth_sort_key(float(p.color_depth[4 * b + 3]));
                   return da < db || (da == db && p.id[a] < p.id[b]);
                 });
     });

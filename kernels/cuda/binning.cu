@@ -31,14 +31,14 @@ struct CoversTile {
 };
 
 // The depth sort's input, `room` places: the first min(count, room) covering slots (ascending), keyed
-// by their depths (positive floats order like their bit patterns); the places left get a key past
-// every depth and no slot (-1), so they sort last and emit nothing.
+// by their depths (raster::depth_sort_key); the places left get a key past every depth and no slot
+// (-1), so they sort last and emit nothing.
 __global__ void depth_keys(ProjectedSlots s, const int32_t* covering, const int64_t* count, int64_t room,
                            uint32_t* keys, int32_t* order) {
   const int64_t n = min(*count, room);
   for (int64_t k = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; k < room; k += int64_t(gridDim.x) * blockDim.x) {
     const int32_t slot = k < n ? covering[k] : -1;
-    keys[k] = slot >= 0 ? __float_as_uint(s.color_depth[slot].w) : 0xffffffffu;
+    keys[k] = slot >= 0 ? raster::depth_sort_key(s.color_depth[slot].w) : (1u << raster::kDepthKeyBits) - 1u;
     order[k] = slot;
   }
 }
@@ -306,7 +306,7 @@ TileBins bin_and_sort(const ProjectedSlots& slots, const TileGrid& grid, int64_t
   check_launch("depth_keys");
   cub::DoubleBuffer<uint32_t> dkeys(dk_a, ws.get<uint32_t>(slot(kDepthKeysB), S));
   const int32_t* order =
-      radix_sort(ws, slot(kTemp), dkeys, order_a, ws.get<int32_t>(slot(kOrderB), S), S, 32, stream, "depth sort")
+      radix_sort(ws, slot(kTemp), dkeys, order_a, ws.get<int32_t>(slot(kOrderB), S), S, raster::kDepthKeyBits, stream, "depth sort")
           .Current();
   // Entry offsets of the slots in depth order (int32: the total is below 2^31, checked above).
   int32_t* sorted_start = ws.get<int32_t>(slot(kSortedStart), S);

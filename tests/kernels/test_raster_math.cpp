@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -300,6 +301,20 @@ TEST_CASE("tiles_along counts the tiles that cover a side, the last one padded",
 // Random screen ellipses on a 12 x 9 tile grid: every tile holding a pixel centre where the
 // Gaussian's alpha reaches 1/255 must be kept; the kept ones beyond those are the few where the
 // ellipse passes between centres; and the 3-sigma box's corners are mostly left out.
+TEST_CASE("depth keys order as the depths do, to 2^-16 of their value", "[raster_math]") {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> log_depth(-6.f, 6.f);
+  for (int i = 0; i < 20000; ++i) {
+    const float a = std::exp(log_depth(rng)), b = std::exp(log_depth(rng));
+    const uint32_t ka = raster::depth_sort_key(a), kb = raster::depth_sort_key(b);
+    CHECK(ka < (1u << raster::kDepthKeyBits) - 1u);  // below the sort's sentinel
+    if (a < b) CHECK(ka <= kb);                      // never out of order
+    if (b - a > a * std::ldexp(1.f, -16)) CHECK(ka < kb);  // apart by more than 2^-16: told apart
+  }
+  CHECK(raster::depth_sort_key(std::numeric_limits<float>::max()) < (1u << raster::kDepthKeyBits) - 1u);
+  CHECK(raster::depth_sort_key(1.f) == raster::depth_sort_key(std::nextafter(1.f, 2.f)));  // ties within a key
+}
+
 TEST_CASE("ellipse tiles keep every tile with a pixel centre inside the ellipse, and little else", "[raster_math]") {
   std::mt19937 rng(11);
   std::uniform_real_distribution<double> u(0.0, 1.0);
