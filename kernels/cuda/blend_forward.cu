@@ -7,11 +7,11 @@
 // its sums at the end. Each warp's pixels lie in one 8 x 4 warp cell of the tile, and its threads
 // walk only the staged Gaussians that reach that cell (warp_cells.cuh).
 //
-// Lanes on long tiles. A tile the backward splits (one that would outlast the call's even share) is a
-// pixel's serial walk of thousands of entries, and with few images a call the kernel ends when that
-// walk does (docs/ARCHITECTURE.md "Splitting long tile lists"). Its pixels are therefore shared by
-// kLanes blocks, each with kLanes threads (lanes) per pixel: each lane composites its own segment of
-// every staged batch from T = 1, keeping the product of (1 - α) and its sums; the lanes of a pixel then
+// Lanes on long tiles. A tile the backward splits that would also outlast this kernel's even share
+// of the call (its own slots) is a pixel's serial walk of thousands of entries, and with few images a
+// call the kernel ends when that walk does (docs/ARCHITECTURE.md "Splitting long tile lists"). Its
+// pixels are therefore shared by kLanes blocks, each with kLanes threads (lanes) per pixel: each lane
+// composites its own segment of every staged batch from T = 1, keeping the product of (1 - α) and its sums; the lanes of a pixel then
 // join their segments in order (the colour and depth sums scaled by the transmittance before each).
 // Where the joined transmittance would drop below the floor, the lane whose segment it falls in
 // composites that segment again from the true transmittance with the one-walk rule, so the pixel stops
@@ -51,6 +51,7 @@ struct Blend {
   Background bg;
   RenderOutputs out;
   PixelState state;
+  int at_once;  // blocks this kernel runs at once: a tile longer than the call's entries over these gets lanes
 };
 
 // A pixel of a tile: `p` its index in the tile (row-major), `pos` the tile's heavy-first position.
@@ -239,7 +240,11 @@ __device__ void blend_tile_lanes(const Blend& b, int64_t pos, int part, Staged& 
 
 // Blocks [0, kLanes * lanes_most) take the first lanes_most heavy-first positions, kLanes blocks each:
 // a long tile's parts with lanes, another tile whole on its first block (the others return). The
-// blocks after them take the remaining positions, one each.
+// blocks after them take the remaining positions, one each. A long tile is one the backward splits
+// that also outlasts this kernel's even share: the backward runs more blocks at once and splits more,
+// and giving those lanes too made this kernel 10 % slower at batch 1 (bonsai 0.181 against 0.169 ms a
+// step; bench/TRAINING.md, "The forward's lanes by its own even share"). The others are blended whole
+// here, which keeps their chunks' records as well.
 // 6 blocks an SM (40 registers). At 8 (32 registers) the walk over the warp's cell spilled more and was
 // slower at batch 1 (bonsai 0.246 against 0.213 ms a step), at 5 (48, no spills) slower at batch 4
 // (0.516 against 0.497; bench/TRAINING.md, "Warps walk their cells").
@@ -249,18 +254,29 @@ __global__ void __launch_bounds__(kBlockPixels, 6) blend_forward_kernel(Blend b,
   if (block >= kLanes * lanes_most) return blend_tile(b, block - (kLanes - 1) * lanes_most, s);
   const int64_t pos = block / kLanes;
   const int part = int(block % kLanes);
-  if (b.chunks.per_tile[pos].y > 1) return blend_tile_lanes(b, pos, part, s);
+  if (b.chunks.per_tile[pos].y > 1 && outlasts_share(b.bins.heavy_entries[pos], b.at_once, *b.chunks.needed))
+    return blend_tile_lanes(b, pos, part, s);
   if (part == 0) blend_tile(b, pos, s);
 }
 
 }  // namespace
 
+int blend_forward_slots(int device) {
+  int sms = 0, per_sm = 0;
+  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "asking for the SM count");
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, blend_forward_kernel, kBlockPixels, 0),
+        "asking for the forward blend's occupancy");
+  return sms * per_sm;
+}
+
 void blend_forward(const ProjectedSlots& slots, const TileBins& bins, const TileChunks& chunks, const TileGrid& grid,
-                   const float* background, const RenderOutputs& out, const PixelState& state, cudaStream_t stream) {
+                   const float* background, const RenderOutputs& out, const PixelState& state, int at_once,
+                   cudaStream_t stream) {
   if (grid.total_tiles == 0) return;
   const int64_t lanes_most = chunks.per_tile ? chunks.split_most : 0;
   const auto blocks = static_cast<unsigned>(grid.total_tiles + (kLanes - 1) * lanes_most);
-  const Blend b{slots, bins, chunks, grid, Background{{background[0], background[1], background[2]}}, out, state};
+  const Blend b{slots, bins, chunks, grid, Background{{background[0], background[1], background[2]}}, out, state,
+                at_once};
   blend_forward_kernel<<<blocks, kBlockPixels, 0, stream>>>(b, lanes_most);
   check_launch("blend forward");
 }

@@ -134,6 +134,7 @@ class CudaRasterizer final : public Rasterizer {
     for (Staging& st : staging_) check(cudaEventCreateWithFlags(&st.copied, cudaEventDisableTiming), "creating a staging event");
     counts_ = std::make_unique<HostCopies>(where_);
     backward_slots_ = blend_backward_slots(where_.ordinal);
+    forward_slots_ = blend_forward_slots(where_.ordinal);
   }
   ~CudaRasterizer() override {
     const DeviceScope scope(where_.ordinal, std::nothrow);
@@ -361,7 +362,7 @@ class CudaRasterizer final : public Rasterizer {
     state_.final_transmittance = ws_.get<float>(kFinalT, pixels);
     state_.contributors = ws_.get<int32_t>(kContributors, pixels);
     state_.depth = ws_.get<float>(kDepth, pixels);
-    blend_forward(raster_slots_, bins_, chunks_, grid_, background_, out, state_, stream_);
+    blend_forward(raster_slots_, bins_, chunks_, grid_, background_, out, state_, forward_slots_, stream_);
     stage("blend forward");
     have_raster_ = true;
   }
@@ -485,6 +486,7 @@ class CudaRasterizer final : public Rasterizer {
   float background_[3] = {0, 0, 0};
   TileBins bins_;
   int backward_slots_ = 0;  // blend_backward_slots of the device
+  int forward_slots_ = 0;   // blend_forward_slots of the device
   TileChunks chunks_;
   PixelState state_;
 };

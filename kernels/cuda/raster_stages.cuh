@@ -40,8 +40,13 @@ struct PixelState {
 };
 
 // `chunks`: where the backward will split long lists (forward keeps the resume records there).
+// `at_once`: blend_forward_slots of the device, the even share its lanes on long tiles are measured against.
 void blend_forward(const ProjectedSlots& slots, const TileBins& bins, const TileChunks& chunks, const TileGrid& grid,
-                   const float* background, const RenderOutputs& out, const PixelState& state, cudaStream_t stream);
+                   const float* background, const RenderOutputs& out, const PixelState& state, int at_once,
+                   cudaStream_t stream);
+
+// The forward blend's blocks that device `device` runs at once.
+int blend_forward_slots(int device);
 
 // Gradients w.r.t. projected attributes (must be zeroed before; accumulated atomically). The AbsGS
 // sums are computed only when `abs_stats` (they are left zero otherwise).

@@ -22,7 +22,7 @@ struct RecordsWanted {
   const int64_t* needed;
   int slots;
   __device__ int32_t operator()(uint16_t entries) const {
-    return entries > chunk && int64_t(entries) * slots > *needed ? (entries - 1) / chunk : 0;
+    return entries > chunk && outlasts_share(entries, slots, *needed) ? (entries - 1) / chunk : 0;
   }
 };
 
@@ -70,6 +70,7 @@ TileChunks plan_tile_chunks(const TileBins& bins, const TileGrid& grid, int entr
   place_chunks<<<stride_blocks(tiles, 256), 256, 0, stream>>>(bins.heavy_entries, wanted_end, unsigned(tiles), want,
                                                              int32_t(budget), per_tile, work);
   check_launch("place_chunks");
+  c.needed = needed;
   c.per_tile = per_tile;
   c.work = work;
   c.at_start = ws.get<float4>(slot(kAtStart), size_t(budget) * kBlockPixels);

@@ -20,7 +20,8 @@
 // b_i = (entries_i - 1) / entries more blocks; the records are bounded by a budget the host knows
 // (kRecordsPerTile per tile of the call), and the tiles that come first (the heaviest) get theirs
 // first, so a call with more long tiles than the budget splits its heaviest ones. The forward blend
-// shares the pixels of the same tiles among several blocks (blend_forward.cu): one rule for both.
+// shares the pixels of those of them that outlast its own even share (its own slots) among several
+// blocks (blend_forward.cu): the same rule, for the forward's occupancy.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -34,12 +35,17 @@ struct TileChunks {
   int entries = 0;                // per chunk, a multiple of kBlockPixels; 0: one block per tile
   int64_t blocks = 0;             // backward blocks to launch, at least one per work item
   int64_t split_most = 0;         // the split tiles are among the first split_most heavy-first positions
+  const int64_t* needed = nullptr;  // the call's entry count (device), the tiles' lengths were measured against
   const int2* per_tile = nullptr;  // [tiles] by heavy-first position: its first record, its chunks
   const int2* work = nullptr;      // [blocks] heavy-first position and chunk of each block; x < 0: none
   float4* at_start = nullptr;      // [records * kBlockPixels]: T, Σ cαT (rgb) at a chunk start
   float* depth_at_start = nullptr;  // [records * kBlockPixels]: Σ αTz there
   float4* at_end = nullptr;        // [pixels]: Σ cαT (rgb), Σ αTz at the pixel's end, where it kept a record
 };
+
+// Whether a tile of `entries` entries outlasts a kernel's even share of the call's `needed` entries
+// over the `slots` blocks it runs at once.
+__device__ inline bool outlasts_share(int64_t entries, int slots, int64_t needed) { return entries * slots > needed; }
 
 // Workspace slots this stage uses, from `first_slot` on.
 constexpr int kTileChunkSlots = 7;
