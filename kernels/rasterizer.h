@@ -170,11 +170,10 @@ struct RasterSettings {
   bool count_entries = false;
   // CUDA: the backward blend takes a tile's list in chunks of this many entries, each a block of its
   // own, so that the heaviest tile of a call does not end the kernel alone (kernels/cuda/tile_chunks.cuh).
-  // A multiple of 256; 0 keeps one block per tile. The result is the same function either way. 256:
-  // with two pixels a thread a block takes twice as long over an entry as with one, and at 512 the
-  // chunks of cup's and bonsai's batch-1 calls were the kernel's tail (bench/TRAINING.md, "Chunks of
-  // 256 entries").
-  int backward_chunk_entries = 256;
+  // A multiple of 256; 0 keeps one block per tile. The result is the same function either way. 256
+  // made cup 1.5 % faster and bonsai 1.1 % slower over 30k images at batch 1 (bench/TRAINING.md,
+  // "Chunks of 256 entries"), so 512 stays.
+  int backward_chunk_entries = 512;
 };
 
 // Images of the C cameras of one call, concatenated in camera order: camera c's pixels start at
