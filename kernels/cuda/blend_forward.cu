@@ -11,8 +11,9 @@
 // of the call (its own slots) is a pixel's serial walk of thousands of entries, and with few images a
 // call the kernel ends when that walk does (docs/ARCHITECTURE.md "Splitting long tile lists"). Its
 // pixels are therefore shared by kLanes blocks, each with kLanes threads (lanes) per pixel: each lane
-// composites its own segment of every staged batch from T = 1, keeping the product of (1 - α) and its sums; the lanes of a pixel then
-// join their segments in order (the colour and depth sums scaled by the transmittance before each).
+// composites its own segment of every staged batch from T = 1, keeping the product of (1 - α) and its
+// sums; the lanes of a pixel then join their segments in order (the colour and depth sums scaled by
+// the transmittance before each).
 // Where the joined transmittance would drop below the floor, the lane whose segment it falls in
 // composites that segment again from the true transmittance with the one-walk rule, so the pixel stops
 // at the entry the walk stops at. The function is the walk's; only the float rounding of the products

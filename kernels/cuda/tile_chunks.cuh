@@ -35,7 +35,7 @@ struct TileChunks {
   int entries = 0;                // per chunk, a multiple of kBlockPixels; 0: one block per tile
   int64_t blocks = 0;             // backward blocks to launch, at least one per work item
   int64_t split_most = 0;         // the split tiles are among the first split_most heavy-first positions
-  const int64_t* needed = nullptr;  // the call's entry count (device), the tiles' lengths were measured against
+  const int64_t* needed = nullptr;  // the call's entry count (device): the even shares are of it
   const int2* per_tile = nullptr;  // [tiles] by heavy-first position: its first record, its chunks
   const int2* work = nullptr;      // [blocks] heavy-first position and chunk of each block; x < 0: none
   float4* at_start = nullptr;      // [records * kBlockPixels]: T, Σ cαT (rgb) at a chunk start
