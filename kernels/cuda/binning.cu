@@ -57,26 +57,51 @@ __global__ void emitted_total(const int32_t* sorted_start, const int32_t* tile_c
 
 // Rows of its ellipse up to which a slot's lane writes the slot's entries alone (emit_entries).
 constexpr int kOwnRows = 4;
+// emit_entries' block, and the entries each warp stages in shared memory before writing them out.
+constexpr int kEmitWarps = 4;
+constexpr int kEmitWindow = 1024;
+
+// A warp's staged window of entries [from, to): put() keeps the entries that fall in it.
+template <class Key>
+struct EmitWindow {
+  Key* keys;
+  int32_t* values;
+  int from, to;
+  __device__ void put(int at, Key key, int32_t value) const {
+    keys[at - from] = key;
+    values[at - from] = value;
+  }
+  // The part of [a, b) inside the window.
+  __device__ int lo(int a) const { return max(a, from); }
+  __device__ int hi(int b) const { return min(b, to); }
+};
 
 // A warp per 32 consecutive slots in depth order, a lane per slot. The tiles of a slot are the runs
 // its ellipse reaches row by row (raster::TileRows). A slot spanning at most kOwnRows rows (most
-// Gaussians: a few tiles) is written by its own lane, row after row, so the warp's slots are worked
-// on side by side. The larger ones are then written by groups of 8 lanes, four slots at a time: a
-// lane takes every 8th row and writes its row's run where a scan of the runs' lengths places it, so a
+// Gaussians: a few tiles) is enumerated by its own lane, row after row, so the warp's slots are worked
+// on side by side. The larger ones are then enumerated by groups of 8 lanes, four slots at a time: a
+// lane takes every 8th row and places its row's run where a scan of the runs' lengths puts it, so a
 // Gaussian covering hundreds of tiles is spread over the lanes instead of serialising one thread.
+// The warp's slots own one contiguous range of entries. A lane's own entries are scattered from the
+// warp's point of view (each lane writing its slot's run would make every store touch 32 sectors),
+// so the entries are staged in shared memory, kEmitWindow at a time, and each window is written out
+// by the whole warp in consecutive addresses; the slots are enumerated again for each further window
+// (whole runs before the window are skipped, not walked).
 // Should the recomputed tiles ever be fewer than were counted, the surplus gets the key past every
 // real (camera, tile): the sort moves it to the end where no range points, so memory stays safe and
 // it is never blended. Entries past the count or past `capacity` are not written.
 template <class Key>
-__global__ void emit_entries(ProjectedSlots s, TileGrid grid, const int32_t* order, const int32_t* sorted_start,
-                             int64_t slots, int64_t capacity, Key past_last_tile, Key* keys, int32_t* values) {
+__global__ void __launch_bounds__(kEmitWarps * 32)
+    emit_entries(ProjectedSlots s, TileGrid grid, const int32_t* order, const int32_t* sorted_start, int64_t slots,
+                 int64_t capacity, Key past_last_tile, Key* keys, int32_t* values) {
+  __shared__ Key staged_keys[kEmitWarps][kEmitWindow];
+  __shared__ int32_t staged_values[kEmitWarps][kEmitWindow];
   const unsigned full = 0xffffffffu;
-  const int lane = threadIdx.x % 32;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int64_t warps = int64_t(gridDim.x) * blockDim.x / 32;
   for (int64_t base = (blockIdx.x * int64_t(blockDim.x) + threadIdx.x) / 32 * 32; base < slots; base += warps * 32) {
     const int64_t k = base + lane;
-    int32_t slot = 0, count = 0, room = 0;
-    int64_t start = 0;
+    int32_t slot = 0, count = 0, room = 0, start = 0;
     float2 m{};
     float4 co{};
     uint32_t cam_base = 0;
@@ -99,66 +124,75 @@ __global__ void emit_entries(ProjectedSlots s, TileGrid grid, const int32_t* ord
     }
     const raster::TileRows<float> mine(Vec2f{m.x, m.y}, raster::Sym2<float>{co.x, co.y, co.z},
                                        raster::alpha_level_k2(co.w), tiles_x, tiles_y);
-    // Another call's camera has no rows: its sentinels are written by the warp, coalesced.
+    // Another call's camera has no rows: its sentinels are written by a lane group.
     const bool alone = tiles_y > 0 && mine.end_row() - mine.first_row() <= kOwnRows;
-    if (room > 0 && alone) {
-      int written = 0;
-      for (int ty = mine.first_row(); ty < mine.end_row(); ++ty) {
-        int x0, x1;
-        mine.row(ty, x0, x1);
-        for (int tx = x0; tx < x1 && written < room; ++tx, ++written) {
-          keys[start + written] = Key(cam_base + uint32_t(ty) * tiles_x + tx);
-          values[start + written] = slot;
+    const int end = start + room;  // this lane's entries are [start, end)
+    // The warp's entries, [first, last): the lanes' ranges side by side (empty: last = 0).
+    const int last = int(__reduce_max_sync(full, room > 0 ? unsigned(end) : 0u));
+    const int first = last > 0 ? int(__reduce_min_sync(full, room > 0 ? unsigned(start) : ~0u)) : 0;
+    const unsigned large_slots = __ballot_sync(full, room > 0 && !alone);
+    for (int from = first; from < last; from += kEmitWindow) {
+      const EmitWindow<Key> win{staged_keys[warp], staged_values[warp], from, min(last, from + kEmitWindow)};
+      if (room > 0 && alone && start < win.to && end > win.from) {
+        int at = start;  // the entry of the next tile
+        for (int ty = mine.first_row(); ty < mine.end_row() && at < win.to; ++ty) {
+          int x0, x1;
+          mine.row(ty, x0, x1);
+          const uint32_t row_key = cam_base + uint32_t(ty) * tiles_x + x0;
+          for (int e = win.lo(at), stop = win.hi(min(at + x1 - x0, end)); e < stop; ++e)
+            win.put(e, Key(row_key + (e - at)), slot);
+          at += x1 - x0;
         }
+        for (int e = win.lo(at), stop = win.hi(end); e < stop; ++e) win.put(e, past_last_tile, slot);
       }
-      for (; written < room; ++written) {
-        keys[start + written] = past_last_tile;
-        values[start + written] = slot;
-      }
-    }
-    // The larger slots, four at a time: lane group g (lanes 8g .. 8g + 7) writes the g-th of them, its
-    // lanes taking rows i, i + 8, ... and placing their runs by a scan within the group. The rounds are
-    // as many as the tallest of the four needs, so every lane runs the same shuffles.
-    const int group = lane / 8, member = lane % 8;
-    for (unsigned large = __ballot_sync(full, room > 0 && !alone); large != 0;) {
-      unsigned mine_bit = large;
-      for (int g = 0; g < group; ++g) mine_bit &= mine_bit - 1;
-      const int src = mine_bit ? __ffs(mine_bit) - 1 : lane;  // an idle group reads its own lane
-      for (int g = 0; g < 4; ++g) large &= large - 1;
-      const int room_of_src = __shfl_sync(full, room, src);
-      const int n = mine_bit ? room_of_src : 0;
-      const int32_t sl = __shfl_sync(full, slot, src);
-      const int64_t st = __shfl_sync(full, start, src);
-      const uint32_t cb = __shfl_sync(full, cam_base, src);
-      const int tx = __shfl_sync(full, tiles_x, src);
-      const raster::TileRows<float> rows(
-          Vec2f{__shfl_sync(full, m.x, src), __shfl_sync(full, m.y, src)},
-          raster::Sym2<float>{__shfl_sync(full, co.x, src), __shfl_sync(full, co.y, src), __shfl_sync(full, co.z, src)},
-          raster::alpha_level_k2(__shfl_sync(full, co.w, src)), tx, __shfl_sync(full, tiles_y, src));
-      const int first = rows.first_row(), spanned = n > 0 ? rows.end_row() - first : 0;
-      const int rounds = __reduce_max_sync(full, (spanned + 7) / 8);
-      int written = 0;  // by the group's rows before this round's
-      for (int round = 0; round < rounds; ++round) {
-        const int ty = first + 8 * round + member;
-        int x0 = 0, x1 = 0;
-        if (ty < first + spanned) rows.row(ty, x0, x1);
-        int at = x1 - x0;  // inclusive scan of the run lengths over the group
-        for (int off = 1; off < 8; off <<= 1) {
-          const int v = __shfl_up_sync(full, at, off, 8);
-          if (member >= off) at += v;
+      // The larger slots, four at a time: lane group g (lanes 8g .. 8g + 7) enumerates the g-th of
+      // them, its lanes taking rows i, i + 8, ... and placing their runs by a scan within the group.
+      // The rounds are as many as the tallest of the four needs, so every lane runs the same shuffles.
+      const int group = lane / 8, member = lane % 8;
+      for (unsigned large = large_slots; large != 0;) {
+        unsigned mine_bit = large;
+        for (int g = 0; g < group; ++g) mine_bit &= mine_bit - 1;
+        const int src = mine_bit ? __ffs(mine_bit) - 1 : lane;  // an idle group reads its own lane
+        for (int g = 0; g < 4; ++g) large &= large - 1;
+        const int st = __shfl_sync(full, start, src);
+        const int n_of_src = __shfl_sync(full, room, src);
+        const int n = mine_bit && st < win.to && st + n_of_src > win.from ? n_of_src : 0;
+        const int32_t sl = __shfl_sync(full, slot, src);
+        const uint32_t cb = __shfl_sync(full, cam_base, src);
+        const int tx = __shfl_sync(full, tiles_x, src);
+        const raster::TileRows<float> rows(
+            Vec2f{__shfl_sync(full, m.x, src), __shfl_sync(full, m.y, src)},
+            raster::Sym2<float>{__shfl_sync(full, co.x, src), __shfl_sync(full, co.y, src),
+                                __shfl_sync(full, co.z, src)},
+            raster::alpha_level_k2(__shfl_sync(full, co.w, src)), tx, __shfl_sync(full, tiles_y, src));
+        const int top = rows.first_row(), spanned = n > 0 ? rows.end_row() - top : 0;
+        const int rounds = __reduce_max_sync(full, (spanned + 7) / 8);
+        int written = 0;  // by the group's rows before this round's
+        for (int round = 0; round < rounds; ++round) {
+          const int ty = top + 8 * round + member;
+          int x0 = 0, x1 = 0;
+          if (ty < top + spanned) rows.row(ty, x0, x1);
+          int at = x1 - x0;  // inclusive scan of the run lengths over the group
+          for (int off = 1; off < 8; off <<= 1) {
+            const int v = __shfl_up_sync(full, at, off, 8);
+            if (member >= off) at += v;
+          }
+          const int total = __shfl_sync(full, at, 7, 8);
+          at += st + written - (x1 - x0);
+          const uint32_t row_key = cb + uint32_t(ty) * tx + x0;
+          for (int e = win.lo(at), stop = win.hi(min(at + x1 - x0, st + n)); e < stop; ++e)
+            win.put(e, Key(row_key + (e - at)), sl);
+          written += total;
         }
-        const int total = __shfl_sync(full, at, 7, 8);
-        at += written - (x1 - x0);
-        for (int t = 0; t < x1 - x0 && at + t < n; ++t) {
-          keys[st + at + t] = Key(cb + uint32_t(ty) * tx + x0 + t);
-          values[st + at + t] = sl;
-        }
-        written += total;
+        for (int e = win.lo(st + written) + member, stop = win.hi(st + n); e < stop; e += 8)
+          win.put(e, past_last_tile, sl);
       }
-      for (int t = written + member; t < n; t += 8) {
-        keys[st + t] = past_last_tile;
-        values[st + t] = sl;
+      __syncwarp();
+      for (int e = lane; e < win.to - win.from; e += 32) {
+        keys[win.from + e] = win.keys[e];
+        values[win.from + e] = win.values[e];
       }
+      __syncwarp();
     }
   }
 }
@@ -242,8 +276,8 @@ const int32_t* group_by_tile(const ProjectedSlots& slots, const TileGrid& grid, 
   const Key sentinel = static_cast<Key>(past_last_tile);
   Key* tk_a = ws.get<Key>(slot(kTileKeysA), M);
   int32_t* ent_a = ws.get<int32_t>(slot(kEntriesA), M);
-  emit_entries<<<stride_blocks(S, 256), 256, 0, stream>>>(slots, grid, order, sorted_start, S, M, sentinel, tk_a,
-                                                          ent_a);
+  emit_entries<<<stride_blocks(S, kEmitWarps * 32), kEmitWarps * 32, 0, stream>>>(slots, grid, order, sorted_start,
+                                                                                  S, M, sentinel, tk_a, ent_a);
   check_launch("emit_entries");
   fill_unused<<<stride_blocks(M, 256), 256, 0, stream>>>(emitted, M, sentinel, tk_a);
   check_launch("fill_unused");

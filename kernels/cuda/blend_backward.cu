@@ -238,11 +238,8 @@ __global__ void __launch_bounds__(kThreads, 8)
 }  // namespace
 
 int blend_backward_slots(int device) {
-  int sms = 0, per_sm = 0;
-  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "asking for the SM count");
-  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, blend_backward_kernel<false, false>, kThreads, 0),
-        "asking for the backward blend's occupancy");
-  return sms * per_sm;
+  return blocks_at_once(device, blend_backward_kernel<false, false>, kThreads,
+                        "asking for the backward blend's occupancy");
 }
 
 void blend_backward(const ProjectedSlots& slots, const TileBins& bins, const TileChunks& chunks, const TileGrid& grid,

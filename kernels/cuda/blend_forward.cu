@@ -263,11 +263,7 @@ __global__ void __launch_bounds__(kBlockPixels, 6) blend_forward_kernel(Blend b,
 }  // namespace
 
 int blend_forward_slots(int device) {
-  int sms = 0, per_sm = 0;
-  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "asking for the SM count");
-  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, blend_forward_kernel, kBlockPixels, 0),
-        "asking for the forward blend's occupancy");
-  return sms * per_sm;
+  return blocks_at_once(device, blend_forward_kernel, kBlockPixels, "asking for the forward blend's occupancy");
 }
 
 void blend_forward(const ProjectedSlots& slots, const TileBins& bins, const TileChunks& chunks, const TileGrid& grid,

@@ -17,4 +17,14 @@ inline unsigned stride_blocks(long long n, int threads) {
   return static_cast<unsigned>(b < 1 ? 1 : (b > 65536 ? 65536 : b));
 }
 
+// The blocks of `threads` threads of `kernel` (no dynamic shared memory) that device `device` runs at
+// once: its SMs times the kernel's occupancy. `what` names the kernel in an error.
+template <class Kernel>
+int blocks_at_once(int device, Kernel kernel, int threads, const char* what) {
+  int sms = 0, per_sm = 0;
+  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "asking for the SM count");
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0), what);
+  return sms * per_sm;
+}
+
 }  // namespace splat::kernels::cuda
