@@ -61,7 +61,8 @@ constexpr int kOwnRows = 4;
 constexpr int kEmitWarps = 4;
 constexpr int kEmitWindow = 1024;
 
-// A warp's staged window of entries [from, to): put() keeps the entries that fall in it.
+// A warp's window of entries [from, to): put() keeps the entries that fall in it, at keys[at - from]
+// and values[at - from] (staged in shared memory, or the output itself past `from`).
 template <class Key>
 struct EmitWindow {
   Key* keys;
@@ -82,20 +83,21 @@ struct EmitWindow {
 // on side by side. The larger ones are then enumerated by groups of 8 lanes, four slots at a time: a
 // lane takes every 8th row and places its row's run where a scan of the runs' lengths puts it, so a
 // Gaussian covering hundreds of tiles is spread over the lanes instead of serialising one thread.
-// The warp's slots own one contiguous range of entries. A lane's own entries are scattered from the
-// warp's point of view (each lane writing its slot's run would make every store touch 32 sectors),
-// so the entries are staged in shared memory, kEmitWindow at a time, and each window is written out
-// by the whole warp in consecutive addresses; the slots are enumerated again for each further window
-// (whole runs before the window are skipped, not walked).
+// The warp's slots own one contiguous range of entries, each lane's run following its neighbour's. A
+// store instruction of the warp spans the lanes' runs: a few lines where slots have a few entries, up
+// to 32 where they have many. kStaged (stage_entries): the entries are staged in shared memory,
+// kEmitWindow at a time, and each window is written out by the whole warp in consecutive addresses;
+// the slots are enumerated again for each further window (whole runs before it are skipped, not
+// walked). Otherwise each entry is stored where it belongs, in one window spanning the warp's range.
 // Should the recomputed tiles ever be fewer than were counted, the surplus gets the key past every
 // real (camera, tile): the sort moves it to the end where no range points, so memory stays safe and
 // it is never blended. Entries past the count or past `capacity` are not written.
-template <class Key>
+template <class Key, bool kStaged>
 __global__ void __launch_bounds__(kEmitWarps * 32)
     emit_entries(ProjectedSlots s, TileGrid grid, const int32_t* order, const int32_t* sorted_start, int64_t slots,
                  int64_t capacity, Key past_last_tile, Key* keys, int32_t* values) {
-  __shared__ Key staged_keys[kEmitWarps][kEmitWindow];
-  __shared__ int32_t staged_values[kEmitWarps][kEmitWindow];
+  __shared__ Key staged_keys[kEmitWarps][kStaged ? kEmitWindow : 1];
+  __shared__ int32_t staged_values[kEmitWarps][kStaged ? kEmitWindow : 1];
   const unsigned full = 0xffffffffu;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int64_t warps = int64_t(gridDim.x) * blockDim.x / 32;
@@ -131,8 +133,11 @@ __global__ void __launch_bounds__(kEmitWarps * 32)
     const int last = int(__reduce_max_sync(full, room > 0 ? unsigned(end) : 0u));
     const int first = last > 0 ? int(__reduce_min_sync(full, room > 0 ? unsigned(start) : ~0u)) : 0;
     const unsigned large_slots = __ballot_sync(full, room > 0 && !alone);
-    for (int from = first; from < last; from += kEmitWindow) {
-      const EmitWindow<Key> win{staged_keys[warp], staged_values[warp], from, min(last, from + kEmitWindow)};
+    for (int from = first; from < last; from += kStaged ? kEmitWindow : last - first) {
+      const EmitWindow<Key> win = kStaged
+                                      ? EmitWindow<Key>{staged_keys[warp], staged_values[warp], from,
+                                                        min(last, from + kEmitWindow)}
+                                      : EmitWindow<Key>{keys + from, values + from, from, last};
       if (room > 0 && alone && start < win.to && end > win.from) {
         int at = start;  // the entry of the next tile
         for (int ty = mine.first_row(); ty < mine.end_row() && at < win.to; ++ty) {
@@ -187,14 +192,32 @@ __global__ void __launch_bounds__(kEmitWarps * 32)
         for (int e = win.lo(st + written) + member, stop = win.hi(st + n); e < stop; e += 8)
           win.put(e, past_last_tile, sl);
       }
-      __syncwarp();
-      for (int e = lane; e < win.to - win.from; e += 32) {
-        keys[win.from + e] = win.keys[e];
-        values[win.from + e] = win.values[e];
+      if constexpr (kStaged) {
+        __syncwarp();
+        for (int e = lane; e < win.to - win.from; e += 32) {
+          keys[win.from + e] = win.keys[e];
+          values[win.from + e] = win.values[e];
+        }
+        __syncwarp();
       }
-      __syncwarp();
     }
   }
+}
+
+// Whether emit_entries stages its entries in shared memory (kStaged): where the slots average so many
+// entries that the warp's direct stores spread over many lines each, and the entries outgrow the L2
+// cache, so that part-filled sectors go on to memory. Measured on an H100 (bench/TRAINING.md, "Tile
+// entries written out by whole warps"): staging took the synthetic 1M- and 3M-Gaussian cases' emit
+// (27 entries a slot) from 0.55 to 0.23 ms and from 1.56 to 0.58, and made bonsai's 1.5x slower at
+// batch 1, also where each warp chose by its own slots' entries; this rule keeps the direct stores on
+// bonsai and cup (their emit 0.042 and 0.033 ms a step at batch 1, against 0.043 and 0.038 before).
+bool stage_entries(int64_t entries, int64_t slots, size_t entry_bytes) {
+  constexpr int64_t kStagedPerSlot = 16;
+  if (entries < kStagedPerSlot * slots) return false;
+  int device = 0, l2 = 0;
+  check(cudaGetDevice(&device), "asking for the current device");
+  check(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device), "asking for the L2 cache size");
+  return double(entries) * double(entry_bytes) > double(l2);
 }
 
 // The room the entries did not take, [min(emitted, capacity), capacity): keys past every tile.
@@ -276,8 +299,13 @@ const int32_t* group_by_tile(const ProjectedSlots& slots, const TileGrid& grid, 
   const Key sentinel = static_cast<Key>(past_last_tile);
   Key* tk_a = ws.get<Key>(slot(kTileKeysA), M);
   int32_t* ent_a = ws.get<int32_t>(slot(kEntriesA), M);
-  emit_entries<<<stride_blocks(S, kEmitWarps * 32), kEmitWarps * 32, 0, stream>>>(slots, grid, order, sorted_start,
-                                                                                  S, M, sentinel, tk_a, ent_a);
+  const unsigned blocks = stride_blocks(S, kEmitWarps * 32);
+  if (stage_entries(M, S, sizeof(Key) + sizeof(int32_t)))
+    emit_entries<Key, true><<<blocks, kEmitWarps * 32, 0, stream>>>(slots, grid, order, sorted_start, S, M, sentinel,
+                                                                   tk_a, ent_a);
+  else
+    emit_entries<Key, false><<<blocks, kEmitWarps * 32, 0, stream>>>(slots, grid, order, sorted_start, S, M, sentinel,
+                                                                    tk_a, ent_a);
   check_launch("emit_entries");
   fill_unused<<<stride_blocks(M, 256), 256, 0, stream>>>(emitted, M, sentinel, tk_a);
   check_launch("fill_unused");
