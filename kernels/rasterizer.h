@@ -174,6 +174,11 @@ struct RasterSettings {
   // made cup 1.5 % faster and bonsai 1.1 % slower over 30k images at batch 1 (bench/TRAINING.md,
   // "Chunks of 256 entries"), so 512 stays.
   int backward_chunk_entries = 512;
+  // CUDA: how the tile entries are written (kernels/cuda/binning.cu, stage_entries): Automatic chooses
+  // per call between staging a warp's entries in shared memory and storing each where it belongs;
+  // Staged and Direct force one way. The entries are the same either way.
+  enum class EntryStores { Automatic, Staged, Direct };
+  EntryStores entry_stores = EntryStores::Automatic;
 };
 
 // Images of the C cameras of one call, concatenated in camera order: camera c's pixels start at

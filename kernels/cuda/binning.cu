@@ -293,14 +293,17 @@ void heavy_first_order(const int2* ranges, int64_t tiles, CudaWorkspace& ws, int
 template <class Key>
 const int32_t* group_by_tile(const ProjectedSlots& slots, const TileGrid& grid, const int32_t* order,
                              const int32_t* sorted_start, int64_t S, int64_t M, const int64_t* emitted,
-                             uint32_t past_last_tile, int2* ranges, CudaWorkspace& ws, int first_slot,
-                             PhaseTimer* timer, cudaStream_t stream) {
+                             uint32_t past_last_tile, int2* ranges, RasterSettings::EntryStores stores,
+                             CudaWorkspace& ws, int first_slot, PhaseTimer* timer, cudaStream_t stream) {
   auto slot = [&](int k) { return first_slot + k; };
   const Key sentinel = static_cast<Key>(past_last_tile);
   Key* tk_a = ws.get<Key>(slot(kTileKeysA), M);
   int32_t* ent_a = ws.get<int32_t>(slot(kEntriesA), M);
   const unsigned blocks = stride_blocks(S, kEmitWarps * 32);
-  if (stage_entries(M, S, sizeof(Key) + sizeof(int32_t)))
+  using Stores = RasterSettings::EntryStores;
+  const bool staged = stores == Stores::Automatic ? stage_entries(M, S, sizeof(Key) + sizeof(int32_t))
+                                                  : stores == Stores::Staged;
+  if (staged)
     emit_entries<Key, true><<<blocks, kEmitWarps * 32, 0, stream>>>(slots, grid, order, sorted_start, S, M, sentinel,
                                                                    tk_a, ent_a);
   else
@@ -327,7 +330,8 @@ const int32_t* group_by_tile(const ProjectedSlots& slots, const TileGrid& grid, 
 }  // namespace
 
 TileBins bin_and_sort(const ProjectedSlots& slots, const TileGrid& grid, int64_t capacity, int64_t covering_room,
-                      CudaWorkspace& ws, int first_slot, PhaseTimer* timer, cudaStream_t stream) {
+                      RasterSettings::EntryStores stores, CudaWorkspace& ws, int first_slot, PhaseTimer* timer,
+                      cudaStream_t stream) {
   if (capacity >= (int64_t(1) << 31))
     throw std::runtime_error("CUDA rasterizer: " + std::to_string(capacity) +
                              " tile intersections exceed the 2^31 the sorted index supports");
@@ -390,10 +394,10 @@ TileBins bin_and_sort(const ProjectedSlots& slots, const TileGrid& grid, int64_t
   // sentinel) fit: up to 8 cameras at 1080p.
   if (past_last_tile <= 0xffffu)
     bins.slot_of_entry = group_by_tile<uint16_t>(slots, grid, order, sorted_start, S, M, emitted, past_last_tile,
-                                                 ranges, ws, first_slot, timer, stream);
+                                                 ranges, stores, ws, first_slot, timer, stream);
   else
     bins.slot_of_entry = group_by_tile<uint32_t>(slots, grid, order, sorted_start, S, M, emitted, past_last_tile,
-                                                 ranges, ws, first_slot, timer, stream);
+                                                 ranges, stores, ws, first_slot, timer, stream);
   heavy_first_order(ranges, int64_t(tiles_total), ws, first_slot, stream, bins);
   if (timer) timer->mark("tile order");
   return bins;

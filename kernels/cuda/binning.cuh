@@ -21,6 +21,7 @@
 #include "kernels/cuda/cuda_workspace.cuh"
 #include "kernels/cuda/projected.cuh"
 #include "kernels/phase_timer.h"
+#include "kernels/rasterizer.h"
 
 namespace splat::kernels::cuda {
 
@@ -41,8 +42,10 @@ constexpr int kBinningSlots = 18;
 // needed than there is room for, the deepest slots' entries are (the ones most hidden behind the
 // others). Unused room gets keys past every tile, so it is sorted last and never blended. Marks the
 // stages "depth sort", "emit keys", "tile sort", "tile ranges" and "tile order" on `timer` (null: none).
+// `stores`: how the entries are written (RasterSettings::entry_stores).
 TileBins bin_and_sort(const ProjectedSlots& slots, const TileGrid& grid, int64_t capacity, int64_t covering_room,
-                      CudaWorkspace& ws, int first_slot, PhaseTimer* timer, cudaStream_t stream);
+                      RasterSettings::EntryStores stores, CudaWorkspace& ws, int first_slot, PhaseTimer* timer,
+                      cudaStream_t stream);
 
 // Number of bits needed to represent v (0 for v == 0).
 inline int bits_for(uint64_t v) {

@@ -353,7 +353,8 @@ class CudaRasterizer final : public Rasterizer {
     if (intersections) last_needed_ = *intersections;
     const Room room = intersections ? Room{*intersections, input.count} : plan_room(input, settings.count_entries);
     PhaseTimer* const timer = timer_ && timer_->started() ? timer_.get() : nullptr;
-    bins_ = bin_and_sort(raster_slots_, grid_, room.entries, room.covering, ws_, kBinning, timer, stream_);
+    bins_ = bin_and_sort(raster_slots_, grid_, room.entries, room.covering, settings.entry_stores, ws_, kBinning, timer,
+                         stream_);
     // The call's Totals are in the workspace: summed by plan_room, or by the packed projection.
     const int64_t* needed = ws_.get<int64_t>(kTotals, 2);
     chunks_ = plan_tile_chunks(bins_, grid_, settings.backward_chunk_entries, needed, backward_slots_, ws_,

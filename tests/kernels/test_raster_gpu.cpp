@@ -42,19 +42,21 @@ struct Scene {
   Floats means, quats, log_scales, logits, dc, rest;
   std::vector<Camera> cameras;
   RasterSettings settings;
+  int width = kWidth, height = kHeight;  // of every camera
   int rest_coeffs() const { return kernels::sh_coeffs_for_degree(degree) - 1; }
-  int64_t pixels() const { return int64_t(cameras.size()) * kWidth * kHeight; }
+  int64_t pixels() const { return int64_t(cameras.size()) * width * height; }
 };
 
-Scene random_scene(unsigned seed, int n, int degree, bool antialiased) {
+Scene random_scene(unsigned seed, int n, int degree, bool antialiased, int width = kWidth, int height = kHeight) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> U(-1, 1);
   Scene s;
   s.degree = degree;
   s.n = n;
-  s.cameras = {test::look_at_camera({0, 0, -4}, {0, 0, 0}, kWidth, kHeight, 60),
-               test::look_at_camera({2.5, -0.5, -3.2}, {0, 0, 0}, kWidth, kHeight, 55),
-               test::look_at_camera({-1.5, 1, -3.7}, {0.1, 0, 0}, kWidth, kHeight, 50)};
+  s.width = width, s.height = height;
+  s.cameras = {test::look_at_camera({0, 0, -4}, {0, 0, 0}, width, height, 60),
+               test::look_at_camera({2.5, -0.5, -3.2}, {0, 0, 0}, width, height, 55),
+               test::look_at_camera({-1.5, 1, -3.7}, {0.1, 0, 0}, width, height, 50)};
   s.settings.sh_degree = degree;
   s.settings.antialiased = antialiased;
   s.settings.background[0] = 0.3f;
@@ -106,7 +108,7 @@ void run_cameras(kernels::Rasterizer& r, Device d, const Scene& s, const OutputG
        dc = on(d, s.dc), rest = on(d, s.rest);
   kernels::GaussiansView g{s.n,        means.data(), quats.data(), log_scales.data(), logits.data(), dc.data(),
                            rest.data(), s.rest_coeffs()};
-  const int64_t px = int64_t(count) * kWidth * kHeight, off = int64_t(first) * kWidth * kHeight;
+  const int64_t px = int64_t(count) * s.width * s.height, off = int64_t(first) * s.width * s.height;
   Buffer<float> rgb(d, 3 * px), alpha(d, px), depth(d, px);
   RasterSettings settings = s.settings;
   settings.packed = packed;
@@ -256,6 +258,30 @@ TEST_CASE("CUDA backward in chunks of long tile lists matches the CPU reference"
                     "chunks of " + std::to_string(entries) + " entries" + (lean ? ", lean backward" : ""));
       }
     }
+  }
+}
+
+TEST_CASE("CUDA tile entries staged per warp or stored where they belong match the CPU reference", "[raster][gpu]") {
+  if (!splat::test::gpu_or_skip("CUDA rasterizer, tile entries staged or stored directly")) return;
+  // Three 320 x 240 cameras (20 x 15 tiles) and large Gaussians: pairs of tens to hundreds of tiles, so
+  // that a warp's 32 pairs own more entries than one staged window (1,024) holds.
+  Scene s = random_scene(83, 400, 1, false, 320, 240);
+  for (float& log_scale : s.log_scales) log_scale += std::log(12.f);
+  s.settings.count_entries = true;
+  const OutputGrads og(s.pixels(), 84);
+  const Result cpu = render(Device::CPU, s, og, false);
+  auto r = kernels::make_cuda_rasterizer();
+  (void)render_on(*r, s, og);
+  const int64_t pairs = s.n * int64_t(s.cameras.size());
+  INFO("tile entries " << r->last_intersections() << " over " << pairs << " pairs");
+  REQUIRE(r->last_intersections() > 40 * pairs);  // a warp's 32 pairs: 1,280 entries on average
+  using Stores = RasterSettings::EntryStores;
+  for (const auto stores : {Stores::Staged, Stores::Direct, Stores::Automatic}) {
+    s.settings.entry_stores = stores;
+    for (const bool packed : {false, true})
+      check_close(render(Device::CUDA, s, og, packed), cpu, 1e-4, 1e-3,
+                  std::string(stores == Stores::Staged ? "staged" : stores == Stores::Direct ? "direct" : "automatic") +
+                      (packed ? ", packed" : ", dense"));
   }
 }
 
