@@ -38,11 +38,11 @@
 //     replay_resume (where a replay split into chunks starts each chunk).
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <type_traits>
 
 #include "kernels/hd_math.h"
 #include "kernels/rasterizer.h"
+#include "kernels/storage_math.h"
 
 namespace splat::raster {
 
@@ -60,15 +60,7 @@ inline constexpr int kMaxShCoeffs = 16;             // degree 3
 // their value (0.1 mm at 5 m); pairs whose depths share a key keep their pair order on both backends,
 // as exact ties always did. The radix sort then takes three 8-bit passes instead of four.
 inline constexpr int kDepthKeyBits = 24;
-SPLAT_HD uint32_t depth_sort_key(float depth) {
-#if defined(__CUDA_ARCH__)
-  const uint32_t bits = __float_as_uint(depth);
-#else
-  uint32_t bits;
-  std::memcpy(&bits, &depth, sizeof bits);
-#endif
-  return bits >> (31 - kDepthKeyBits);
-}
+SPLAT_HD uint32_t depth_sort_key(float depth) { return kernels::float_bits(depth) >> (31 - kDepthKeyBits); }
 
 template <class T> SPLAT_HD T hd_min(T a, T b) { return a < b ? a : b; }
 template <class T> SPLAT_HD T hd_max(T a, T b) { return a > b ? a : b; }
