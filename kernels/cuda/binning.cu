@@ -19,8 +19,7 @@ namespace {
 // Workspace slots, relative to first_slot.
 enum : int {
   kDepthKeysA, kDepthKeysB, kOrderA, kOrderB, kSortedStart,
-  kTileKeysA, kTileKeysB, kEntriesA, kEntriesB, kRanges, kTemp,
-  kWorkKeysA, kWorkKeysB, kTileOrderA, kTileOrderB, kCoveringSlots, kCoveringCount, kEmitted,
+  kTileKeysA, kTileKeysB, kEntriesA, kEntriesB, kRanges, kTemp, kCoveringSlots, kCoveringCount, kEmitted,
 };
 static_assert(kEmitted + 1 == kBinningSlots);
 
@@ -220,38 +219,57 @@ bool stage_entries(int64_t entries, int64_t slots, size_t entry_bytes) {
   return double(entries) * double(entry_bytes) > double(l2);
 }
 
-// The room the entries did not take, [min(emitted, capacity), capacity): keys past every tile.
+// The room the entries did not take, [min(emitted, capacity), capacity): keys past every tile, stored
+// 16 bytes at a time (the part-groups at either end key by key). The host does not know where the room
+// starts, so the grid is sized for the whole room but capped: each thread strides over the groups.
+// One thread per key over the whole room took 46 us at 1M Gaussians, most of it blocks that had
+// nothing to write (bench/TRAINING.md, "The tile ranges and the unused room 16 bytes at a time").
+constexpr unsigned kFillBlocks = 1024;
 template <class Key>
 __global__ void fill_unused(const int64_t* emitted, int64_t capacity, Key past_last_tile, Key* keys) {
+  constexpr int64_t kPer = sizeof(uint4) / sizeof(Key);
   const int64_t from = min(*emitted, capacity);
-  for (int64_t i = from + blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < capacity;
-       i += int64_t(gridDim.x) * blockDim.x)
-    keys[i] = past_last_tile;
+  const int64_t first_group = (from + kPer - 1) / kPer, end_group = capacity / kPer;  // whole groups in the room
+  const int64_t t = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (t < kPer) {
+    if (from + t < min(first_group * kPer, capacity)) keys[from + t] = past_last_tile;
+    if (end_group * kPer + t >= from && end_group * kPer + t < capacity) keys[end_group * kPer + t] = past_last_tile;
+  }
+  Key group[kPer];
+  for (Key& k : group) k = past_last_tile;
+  uint4 v;
+  memcpy(&v, group, sizeof v);
+  for (int64_t g = first_group + t; g < end_group; g += int64_t(gridDim.x) * blockDim.x)
+    reinterpret_cast<uint4*>(keys)[g] = v;
 }
 
 // Range boundaries: where consecutive entries i, i + 1 differ in tile, i ends its tile's range and
-// i + 1 starts the next one (the first entry starts one too). One thread per adjacent pair, 32-bit
-// indices (M < 2^31): the kernel is bound by its instructions, not its loads.
+// i + 1 starts the next one (the first entry starts one too). Only the emitted entries are read: the
+// room past them holds the sentinel, which no range takes. Each thread compares the 16 bytes of keys
+// it loads at once (and the next key): one thread per pair was bound by its instructions, and read
+// the whole planned room. 32-bit indices (M < 2^31).
 template <class Key>
-__global__ void find_ranges(const Key* keys, unsigned n, Key past_last_tile, int2* ranges) {
-  // Unsigned: i + stride stays below 2^32 for n < 2^31.
-  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-    const Key tile = keys[i];
-    const Key next = i + 1 < n ? keys[i + 1] : past_last_tile;
-    if (i == 0 && tile < past_last_tile) ranges[tile].x = 0;
-    if (tile == next) continue;
-    if (tile < past_last_tile) ranges[tile].y = i + 1;
-    if (next < past_last_tile) ranges[next].x = i + 1;
-  }
-}
-
-// A tile's work for the dispatch order: its entry count, saturated at 16 bits (a tile past 65535
-// entries is among the first whatever its exact count).
-__global__ void tile_work(const int2* ranges, unsigned tiles, uint16_t* work, int32_t* index) {
-  for (unsigned t = blockIdx.x * blockDim.x + threadIdx.x; t < tiles; t += gridDim.x * blockDim.x) {
-    const int2 r = ranges[t];
-    work[t] = static_cast<uint16_t>(min(r.y - r.x, 0xffff));
-    index[t] = static_cast<int32_t>(t);
+__global__ void find_ranges(const Key* keys, const int64_t* emitted, unsigned capacity, Key past_last_tile,
+                            int2* ranges) {
+  constexpr unsigned kPer = sizeof(uint4) / sizeof(Key);
+  const unsigned n = unsigned(min(*emitted, int64_t(capacity)));
+  for (unsigned t = blockIdx.x * blockDim.x + threadIdx.x; t * kPer < n; t += gridDim.x * blockDim.x) {
+    const unsigned base = t * kPer;
+    Key k[kPer + 1];
+    if (base + kPer <= n) {
+      const uint4 v = reinterpret_cast<const uint4*>(keys)[t];
+      memcpy(k, &v, sizeof v);
+    } else {
+      for (unsigned j = 0; j < kPer; ++j) k[j] = base + j < n ? keys[base + j] : past_last_tile;
+    }
+    k[kPer] = base + kPer < n ? keys[base + kPer] : past_last_tile;
+    if (base == 0 && k[0] < past_last_tile) ranges[k[0]].x = 0;
+#pragma unroll
+    for (unsigned j = 0; j < kPer; ++j) {
+      if (k[j] == k[j + 1]) continue;
+      if (k[j] < past_last_tile) ranges[k[j]].y = int(base + j + 1);
+      if (k[j + 1] < past_last_tile) ranges[k[j + 1]].x = int(base + j + 1);
+    }
   }
 }
 
@@ -264,27 +282,6 @@ cub::DoubleBuffer<V> radix_sort(CudaWorkspace& ws, int temp_slot, cub::DoubleBuf
   void* temp = ws.bytes(temp_slot, bytes);
   check(cub::DeviceRadixSort::SortPairs(temp, bytes, keys, vals, static_cast<int>(n), 0, end_bit, stream), what);
   return vals;
-}
-
-// The tiles' dispatch order, most entries first, and their entry counts in that order
-// (TileBins::heavy_first, heavy_entries).
-void heavy_first_order(const int2* ranges, int64_t tiles, CudaWorkspace& ws, int first_slot, cudaStream_t stream,
-                       TileBins& bins) {
-  auto slot = [&](int k) { return first_slot + k; };
-  uint16_t* work_a = ws.get<uint16_t>(slot(kWorkKeysA), tiles);
-  int32_t* order_a = ws.get<int32_t>(slot(kTileOrderA), tiles);
-  tile_work<<<stride_blocks(tiles, 256), 256, 0, stream>>>(ranges, static_cast<unsigned>(tiles), work_a, order_a);
-  check_launch("tile_work");
-  cub::DoubleBuffer<uint16_t> work(work_a, ws.get<uint16_t>(slot(kWorkKeysB), tiles));
-  cub::DoubleBuffer<int32_t> order(order_a, ws.get<int32_t>(slot(kTileOrderB), tiles));
-  size_t bytes = 0;
-  check(cub::DeviceRadixSort::SortPairsDescending(nullptr, bytes, work, order, static_cast<int>(tiles), 0, 16, stream),
-        "sizing tile order");
-  check(cub::DeviceRadixSort::SortPairsDescending(ws.bytes(slot(kTemp), bytes), bytes, work, order,
-                                                  static_cast<int>(tiles), 0, 16, stream),
-        "tile order");
-  bins.heavy_first = order.Current();
-  bins.heavy_entries = work.Current();
 }
 
 // Emits the entries of the slots in depth order with Key-typed (camera, tile) keys, sorts them stably
@@ -310,7 +307,8 @@ const int32_t* group_by_tile(const ProjectedSlots& slots, const TileGrid& grid, 
     emit_entries<Key, false><<<blocks, kEmitWarps * 32, 0, stream>>>(slots, grid, order, sorted_start, S, M, sentinel,
                                                                     tk_a, ent_a);
   check_launch("emit_entries");
-  fill_unused<<<stride_blocks(M, 256), 256, 0, stream>>>(emitted, M, sentinel, tk_a);
+  fill_unused<<<std::min(stride_blocks(M * int64_t(sizeof(Key)) / 16, 256), kFillBlocks), 256, 0, stream>>>(
+      emitted, M, sentinel, tk_a);
   check_launch("fill_unused");
   if (timer) timer->mark("emit keys");
 
@@ -320,8 +318,8 @@ const int32_t* group_by_tile(const ProjectedSlots& slots, const TileGrid& grid, 
                               .Current();
   if (timer) timer->mark("tile sort");
 
-  find_ranges<<<stride_blocks(M, 256), 256, 0, stream>>>(tkeys.Current(), static_cast<unsigned>(M), sentinel,
-                                                         ranges);
+  find_ranges<<<stride_blocks(M * int64_t(sizeof(Key)) / 16 + 1, 256), 256, 0, stream>>>(
+      tkeys.Current(), emitted, static_cast<unsigned>(M), sentinel, ranges);
   check_launch("find_ranges");
   if (timer) timer->mark("tile ranges");
   return sorted;
@@ -398,8 +396,6 @@ TileBins bin_and_sort(const ProjectedSlots& slots, const TileGrid& grid, int64_t
   else
     bins.slot_of_entry = group_by_tile<uint32_t>(slots, grid, order, sorted_start, S, M, emitted, past_last_tile,
                                                  ranges, stores, ws, first_slot, timer, stream);
-  heavy_first_order(ranges, int64_t(tiles_total), ws, first_slot, stream, bins);
-  if (timer) timer->mark("tile order");
   return bins;
 }
 

@@ -7,10 +7,11 @@
 //     order, and a STABLE radix sort on the (camera, tile) index alone (bits(C * tiles) bits, two
 //     8-bit passes for up to 8 cameras at 1080p) groups them by tile keeping depth order inside. The keys are 16-bit
 //     wherever C * tiles + 1 fits (less traffic in every pass), 32-bit otherwise;
-//  3. the tiles are ordered by their entry counts, most first, for the blending kernels: blocks are
-//     dispatched roughly in launch order, so the heaviest tiles start first and the light ones fill
-//     the tail, instead of a heavy tile that happens to sit late in raster order ending the kernel
-//     alone (the longest-job-first rule; a call of few images has few tiles to hide a tail behind).
+//  3. (plan_tile_dispatch, tile_chunks.cuh) the tiles are ordered by their entry counts, most first, for
+//     the blending kernels: blocks are dispatched roughly in launch order, so the heaviest tiles start
+//     first and the light ones fill the tail, instead of a heavy tile that happens to sit late in raster
+//     order ending the kernel alone (the longest-job-first rule; a call of few images has few tiles to
+//     hide a tail behind).
 // Compared with sorting 64-bit (camera, tile, depth) keys this sorts 16- or 32-bit keys over ~15
 // bits instead of 64-bit keys over ~45. Ties in depth keep slot order (the depth sort is stable too),
 // i.e. increasing global id within a camera (the order kernels::ProjectedGaussians promises).
@@ -29,19 +30,21 @@ struct TileBins {
   int64_t entries = 0;                     // room for intersections: the planned capacity
   const int32_t* slot_of_entry = nullptr;  // [entries] slot ids sorted by (camera, tile, depth)
   const int2* ranges = nullptr;            // [grid.total_tiles] half-open [begin, end) into slot_of_entry
+  // Filled by plan_tile_dispatch (tile_chunks.cuh); null: raster order.
   const int32_t* heavy_first = nullptr;    // [grid.total_tiles] tile indices, most entries first
   const uint16_t* heavy_entries = nullptr;  // [grid.total_tiles] their entry counts (saturated at 65535)
 };
 
 // Workspace slots this stage uses, from `first_slot` on.
-constexpr int kBinningSlots = 18;
+constexpr int kBinningSlots = 14;
 
 // Room for `capacity` entries and `covering_room` slots that cover a tile, both planned by the host
 // from earlier calls (kernels/capacity_plan.h) or counted. Where more slots cover a tile than there is
 // room for, the covering slots past the room in slot order are left out; where more entries are
 // needed than there is room for, the deepest slots' entries are (the ones most hidden behind the
 // others). Unused room gets keys past every tile, so it is sorted last and never blended. Marks the
-// stages "depth sort", "emit keys", "tile sort", "tile ranges" and "tile order" on `timer` (null: none).
+// stages "depth sort", "emit keys", "tile sort" and "tile ranges" on `timer` (null: none). The tiles'
+// dispatch order (heavy_first, heavy_entries) is left to plan_tile_dispatch (tile_chunks.cuh).
 // `stores`: how the entries are written (RasterSettings::entry_stores).
 TileBins bin_and_sort(const ProjectedSlots& slots, const TileGrid& grid, int64_t capacity, int64_t covering_room,
                       RasterSettings::EntryStores stores, CudaWorkspace& ws, int first_slot, PhaseTimer* timer,

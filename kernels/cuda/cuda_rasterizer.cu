@@ -357,8 +357,9 @@ class CudaRasterizer final : public Rasterizer {
                          stream_);
     // The call's Totals are in the workspace: summed by plan_room, or by the packed projection.
     const int64_t* needed = ws_.get<int64_t>(kTotals, 2);
-    chunks_ = plan_tile_chunks(bins_, grid_, settings.backward_chunk_entries, needed, backward_slots_, ws_,
-                               kTileChunks, stream_);
+    chunks_ = plan_tile_dispatch(bins_, grid_, settings.backward_chunk_entries, needed, backward_slots_, ws_,
+                                 kTileChunks, stream_);
+    if (timer) timer->mark("tile order");
     const int64_t pixels = grid_.total_pixels;
     state_.final_transmittance = ws_.get<float>(kFinalT, pixels);
     state_.contributors = ws_.get<int32_t>(kContributors, pixels);

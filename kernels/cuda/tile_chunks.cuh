@@ -11,6 +11,13 @@
 // (raster::replay_resume); forward keeps what that needs: one record per pixel at each chunk start
 // (T and the colour and depth sums so far) and the pixel's sums at its end.
 //
+// The tiles' dispatch order is planned here too (TileBins::heavy_first, heavy_entries): most entries
+// first, by classes of entry counts a quarter of an octave wide (binning.cuh, step 3). Two kernels of
+// 1,024 tiles a block do the order and the split together, where the order alone was a radix sort of
+// four launches and the split a scan, a clear and a placing kernel (nine launches of a few
+// microseconds each, about 0.05 ms a call at 1080p; bench/TRAINING.md, "The dispatch plan in two
+// launches").
+//
 // Which tiles are split is decided on the device from the entry counts, in the heavy-first order. A
 // tile is split only where it would outlast the kernel's even share: more entries than the call's
 // total over the blocks the device runs at once (`slots`). A call of many images has enough work to
@@ -48,14 +55,15 @@ struct TileChunks {
 __device__ inline bool outlasts_share(int64_t entries, int slots, int64_t needed) { return entries * slots > needed; }
 
 // Workspace slots this stage uses, from `first_slot` on.
-constexpr int kTileChunkSlots = 7;
+constexpr int kTileChunkSlots = 8;
 // Records per tile of the call that the budget allows (each kBlockPixels x 20 bytes).
 constexpr int kRecordsPerTile = 1;
 
-// The split of `bins` (heavy-first order required) into chunks of `entries` (0: none, every tile one
-// block; otherwise a positive multiple of kBlockPixels). `needed`: the call's entry count (device);
-// `slots`: the backward blocks the device runs at once (blend_backward_slots).
-TileChunks plan_tile_chunks(const TileBins& bins, const TileGrid& grid, int entries, const int64_t* needed,
-                            int slots, CudaWorkspace& ws, int first_slot, cudaStream_t stream);
+// Fills bins.heavy_first and heavy_entries (the dispatch order) and returns the split of the tiles'
+// lists into chunks of `entries` (0: none, every tile one block; otherwise a positive multiple of
+// kBlockPixels). `needed`: the call's entry count (device; null: no chunks); `slots`: the backward
+// blocks the device runs at once (blend_backward_slots).
+TileChunks plan_tile_dispatch(TileBins& bins, const TileGrid& grid, int entries, const int64_t* needed, int slots,
+                              CudaWorkspace& ws, int first_slot, cudaStream_t stream);
 
 }  // namespace splat::kernels::cuda
