@@ -228,7 +228,7 @@ constexpr unsigned kFillBlocks = 1024;
 template <class Key>
 __global__ void fill_unused(const int64_t* emitted, int64_t capacity, Key past_last_tile, Key* keys) {
   constexpr int64_t kPer = sizeof(uint4) / sizeof(Key);
-  const int64_t from = min(*emitted, capacity);
+  const int64_t from = max(int64_t(0), min(*emitted, capacity));  // < 0: the int32 offsets overflowed
   const int64_t first_group = (from + kPer - 1) / kPer, end_group = capacity / kPer;  // whole groups in the room
   const int64_t t = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
   if (t < kPer) {
@@ -252,7 +252,7 @@ template <class Key>
 __global__ void find_ranges(const Key* keys, const int64_t* emitted, unsigned capacity, Key past_last_tile,
                             int2* ranges) {
   constexpr unsigned kPer = sizeof(uint4) / sizeof(Key);
-  const unsigned n = unsigned(min(*emitted, int64_t(capacity)));
+  const unsigned n = unsigned(max(int64_t(0), min(*emitted, int64_t(capacity))));
   for (unsigned t = blockIdx.x * blockDim.x + threadIdx.x; t * kPer < n; t += gridDim.x * blockDim.x) {
     const unsigned base = t * kPer;
     Key k[kPer + 1];
@@ -372,7 +372,8 @@ TileBins bin_and_sort(const ProjectedSlots& slots, const TileGrid& grid, int64_t
   const int32_t* order =
       radix_sort(ws, slot(kTemp), dkeys, order_a, ws.get<int32_t>(slot(kOrderB), S), S, raster::kDepthKeyBits, stream, "depth sort")
           .Current();
-  // Entry offsets of the slots in depth order (int32: the total is below 2^31, checked above).
+  // Entry offsets of the slots in depth order (int32: the room is below 2^31, checked above; a need past
+  // 2^31 before the plan has caught up wraps them, and the kernels after clamp where they read the total).
   int32_t* sorted_start = ws.get<int32_t>(slot(kSortedStart), S);
   {
     auto counts = thrust::make_transform_iterator(thrust::counting_iterator<int64_t>(0),
