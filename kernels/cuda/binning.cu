@@ -223,7 +223,7 @@ bool stage_entries(int64_t entries, int64_t slots, size_t entry_bytes) {
 // 16 bytes at a time (the part-groups at either end key by key). The host does not know where the room
 // starts, so the grid is sized for the whole room but capped: each thread strides over the groups.
 // One thread per key over the whole room took 46 us at 1M Gaussians, most of it blocks that had
-// nothing to write (bench/TRAINING.md, "The tile ranges and the unused room 16 bytes at a time").
+// nothing to write (bench/TRAINING.md, "The tile ranges and the unused room 16 bytes a thread").
 constexpr unsigned kFillBlocks = 1024;
 template <class Key>
 __global__ void fill_unused(const int64_t* emitted, int64_t capacity, Key past_last_tile, Key* keys) {
