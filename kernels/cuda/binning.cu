@@ -219,6 +219,17 @@ bool stage_entries(int64_t entries, int64_t slots, size_t entry_bytes) {
   return double(entries) * double(entry_bytes) > double(l2);
 }
 
+// The emitted entries inside the room: the total clamped to [0, capacity] (below 0 where the int32 entry
+// offsets wrapped, for a need past 2^31 before the plan caught up).
+__device__ inline int64_t emitted_in_room(const int64_t* emitted, int64_t capacity) {
+  return max(int64_t(0), min(*emitted, capacity));
+}
+// Threads of the kernels below that take 16 bytes of a room of `capacity` keys each.
+template <class Key>
+int64_t key_groups(int64_t capacity) {
+  return capacity * int64_t(sizeof(Key)) / 16 + 1;
+}
+
 // The room the entries did not take, [min(emitted, capacity), capacity): keys past every tile, stored
 // 16 bytes at a time (the part-groups at either end key by key). The host does not know where the room
 // starts, so the grid is sized for the whole room but capped: each thread strides over the groups.
@@ -228,7 +239,7 @@ constexpr unsigned kFillBlocks = 1024;
 template <class Key>
 __global__ void fill_unused(const int64_t* emitted, int64_t capacity, Key past_last_tile, Key* keys) {
   constexpr int64_t kPer = sizeof(uint4) / sizeof(Key);
-  const int64_t from = max(int64_t(0), min(*emitted, capacity));  // < 0: the int32 offsets overflowed
+  const int64_t from = emitted_in_room(emitted, capacity);
   const int64_t first_group = (from + kPer - 1) / kPer, end_group = capacity / kPer;  // whole groups in the room
   const int64_t t = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
   if (t < kPer) {
@@ -252,7 +263,7 @@ template <class Key>
 __global__ void find_ranges(const Key* keys, const int64_t* emitted, unsigned capacity, Key past_last_tile,
                             int2* ranges) {
   constexpr unsigned kPer = sizeof(uint4) / sizeof(Key);
-  const unsigned n = unsigned(max(int64_t(0), min(*emitted, int64_t(capacity))));
+  const unsigned n = unsigned(emitted_in_room(emitted, capacity));
   for (unsigned t = blockIdx.x * blockDim.x + threadIdx.x; t * kPer < n; t += gridDim.x * blockDim.x) {
     const unsigned base = t * kPer;
     Key k[kPer + 1];
@@ -307,8 +318,8 @@ const int32_t* group_by_tile(const ProjectedSlots& slots, const TileGrid& grid, 
     emit_entries<Key, false><<<blocks, kEmitWarps * 32, 0, stream>>>(slots, grid, order, sorted_start, S, M, sentinel,
                                                                     tk_a, ent_a);
   check_launch("emit_entries");
-  fill_unused<<<std::min(stride_blocks(M * int64_t(sizeof(Key)) / 16, 256), kFillBlocks), 256, 0, stream>>>(
-      emitted, M, sentinel, tk_a);
+  fill_unused<<<std::min(stride_blocks(key_groups<Key>(M), 256), kFillBlocks), 256, 0, stream>>>(emitted, M, sentinel,
+                                                                                                tk_a);
   check_launch("fill_unused");
   if (timer) timer->mark("emit keys");
 
@@ -318,7 +329,7 @@ const int32_t* group_by_tile(const ProjectedSlots& slots, const TileGrid& grid, 
                               .Current();
   if (timer) timer->mark("tile sort");
 
-  find_ranges<<<stride_blocks(M * int64_t(sizeof(Key)) / 16 + 1, 256), 256, 0, stream>>>(
+  find_ranges<<<stride_blocks(key_groups<Key>(M), 256), 256, 0, stream>>>(
       tkeys.Current(), emitted, static_cast<unsigned>(M), sentinel, ranges);
   check_launch("find_ranges");
   if (timer) timer->mark("tile ranges");
