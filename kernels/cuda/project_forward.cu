@@ -27,13 +27,15 @@ __device__ GaussianParams load_params(const GaussiansView& g, int64_t i) {
   return p;
 }
 
-__device__ void write_slot(const GaussiansView& g, const ProjectionSetup& setup, const Camera& cam, int64_t i,
-                           const GaussianParams& p, const raster::ProjectedGaussian<float>& pg,
-                           ProjectedSlots& slots, int64_t slot) {
+// D = the SH degree as a compile-time constant: the SH loops unroll, so the basis stays in registers
+// and a thread's rest coefficients are loaded together rather than one dependent load at a time.
+template <int D>
+__device__ void write_slot(const GaussiansView& g, const Camera& cam, int64_t i, const GaussianParams& p,
+                           const raster::ProjectedGaussian<float>& pg, ProjectedSlots& slots, int64_t slot) {
   const Vec3f dir = p.mean - raster::camera_centre<float>(cam);
   const int64_t row = i * g.sh_rest_coeffs * 3;
-  const Vec3f rgb = g.sh_rest_bf16 ? raster::sh_color<float, float>(setup.sh_degree, dir, g.sh_dc + 3 * i, g.sh_rest_bf16 + row)
-                                   : raster::sh_color<float, float>(setup.sh_degree, dir, g.sh_dc + 3 * i,
+  const Vec3f rgb = g.sh_rest_bf16 ? raster::sh_color<float, float>(D, dir, g.sh_dc + 3 * i, g.sh_rest_bf16 + row)
+                                   : raster::sh_color<float, float>(D, dir, g.sh_dc + 3 * i,
                                                                     g.sh_rest ? g.sh_rest + row : nullptr);
   slots.mean2d[slot] = make_float2(pg.mean2d.x, pg.mean2d.y);
   slots.conic_opacity[slot] = make_float4(pg.conic.xx, pg.conic.xy, pg.conic.yy, pg.opacity);
@@ -42,7 +44,7 @@ __device__ void write_slot(const GaussiansView& g, const ProjectionSetup& setup,
 }
 
 // One thread per Gaussian, looping over the cameras, so its parameters are read once per call.
-template <Pass pass>
+template <Pass pass, int D>
 __global__ void project_kernel(GaussiansView g, ProjectionSetup setup, ProjectedSlots slots, int32_t* pair_tiles,
                                const int32_t* pair_slot_end) {
   const int64_t n = g.n;
@@ -66,7 +68,7 @@ __global__ void project_kernel(GaussiansView g, ProjectionSetup setup, Projected
           slots.camera_of[pair] = c;
           slots.id_of[pair] = slots.first_id + i;
         }
-        if (tiles) write_slot(g, setup, cam, i, p, pg, slots, pair);
+        if (tiles) write_slot<D>(g, cam, i, p, pg, slots, pair);
       } else {
         // The slot keeps the counting pass's tile count: that is what the intersection buffer was
         // sized with (binning pads should this recomputation ever disagree).
@@ -74,7 +76,7 @@ __global__ void project_kernel(GaussiansView g, ProjectionSetup setup, Projected
         slots.tile_count[slot] = pair_tiles[pair];
         slots.camera_of[slot] = c;
         slots.id_of[slot] = slots.first_id + i;
-        write_slot(g, setup, cam, i, p, pg, slots, slot);
+        write_slot<D>(g, cam, i, p, pg, slots, slot);
       }
     }
   }
@@ -82,24 +84,41 @@ __global__ void project_kernel(GaussiansView g, ProjectionSetup setup, Projected
 
 constexpr int kThreads = 256;
 
+// Launches the pass's kernel for the setup's SH degree (the counting pass reads no colour).
+template <Pass pass>
+void launch(const GaussiansView& g, const ProjectionSetup& setup, ProjectedSlots slots, int32_t* pair_tiles,
+            const int32_t* pair_slot_end, cudaStream_t stream) {
+  const int blocks = stride_blocks(g.n, kThreads);
+  const auto go = [&]<int D>() {
+    project_kernel<pass, D><<<blocks, kThreads, 0, stream>>>(g, setup, slots, pair_tiles, pair_slot_end);
+  };
+  if constexpr (pass == Pass::PackedCount) {
+    go.template operator()<0>();
+  } else {
+    switch (setup.sh_degree) {
+      case 0: go.template operator()<0>(); break;
+      case 1: go.template operator()<1>(); break;
+      case 2: go.template operator()<2>(); break;
+      default: go.template operator()<3>();
+    }
+  }
+}
+
 }  // namespace
 
 void project_dense(const GaussiansView& g, const ProjectionSetup& setup, ProjectedSlots& slots, cudaStream_t stream) {
-  project_kernel<Pass::Dense>
-      <<<stride_blocks(g.n, kThreads), kThreads, 0, stream>>>(g, setup, slots, nullptr, nullptr);
+  launch<Pass::Dense>(g, setup, slots, nullptr, nullptr, stream);
   check_launch("project (dense)");
 }
 
 void count_pair_tiles(const GaussiansView& g, const ProjectionSetup& setup, int32_t* pair_tiles, cudaStream_t stream) {
-  project_kernel<Pass::PackedCount>
-      <<<stride_blocks(g.n, kThreads), kThreads, 0, stream>>>(g, setup, ProjectedSlots{}, pair_tiles, nullptr);
+  launch<Pass::PackedCount>(g, setup, ProjectedSlots{}, pair_tiles, nullptr, stream);
   check_launch("project (packed count)");
 }
 
 void project_packed(const GaussiansView& g, const ProjectionSetup& setup, const int32_t* pair_tiles,
                     const int32_t* pair_slot_end, ProjectedSlots& slots, cudaStream_t stream) {
-  project_kernel<Pass::PackedWrite><<<stride_blocks(g.n, kThreads), kThreads, 0, stream>>>(
-      g, setup, slots, const_cast<int32_t*>(pair_tiles), pair_slot_end);
+  launch<Pass::PackedWrite>(g, setup, slots, const_cast<int32_t*>(pair_tiles), pair_slot_end, stream);
   check_launch("project (packed write)");
 }
 
