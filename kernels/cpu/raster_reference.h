@@ -170,9 +170,9 @@ class ReferenceRasterizer {
                                   std::to_string(g.sh_rest_coeffs));
   }
   // The order BasicProjected promises is what makes depth ties break by global id here and in
-  // the CUDA backend (whose stable sorts keep the input order); refuse anything else. A pair that
-  // covers no tile is never read beyond its tile count (the multi-GPU exchange may leave the rest of
-  // it unwritten).
+  // the CUDA backend (both sort stably, keeping the input order); where the pairs name their ids,
+  // refuse any other order. A pair that covers no tile is never read beyond its tile count (the
+  // multi-GPU exchange may leave the rest of it unwritten).
   static void validate_pairs(const BasicProjected<T>& p, int first_camera, size_t cameras) {
     std::vector<int64_t> last_id(cameras, -1);
     for (int64_t k = 0; k < p.count; ++k) {
@@ -183,10 +183,10 @@ class ReferenceRasterizer {
                                     std::to_string(p.camera[k]) + ", outside this call's cameras " +
                                     std::to_string(first_camera) + ".." +
                                     std::to_string(first_camera + int64_t(cameras) - 1));
-      if (p.id[k] <= last_id[c])
+      if (p.id && p.id[k] <= last_id[c])
         throw std::invalid_argument("rasterizer: projected pairs of camera " + std::to_string(p.camera[k]) +
                                     " are not in ascending global id order at pair " + std::to_string(k));
-      last_id[c] = p.id[k];
+      if (p.id) last_id[c] = p.id[k];
     }
   }
 
@@ -290,7 +290,8 @@ class ReferenceRasterizer {
   }
 
   // CSR lists per (camera, tile): tile_offsets_[tile] .. [+1] into tile_entries_ (pair indices),
-  // each sorted by (depth key, global id): raster::depth_sort_key of the depth as a float.
+  // each sorted stably by raster::depth_sort_key of the depth as a float: the lists are filled in
+  // pair order, which within a camera is ascending global id, so depth ties break by id.
   void bin() {
     tile_offsets_.assign(tile_base_.back() + 1, 0);
     for (int64_t k = 0; k < pairs_.count; ++k) for_tiles_of_pair(k, [&](int64_t t) { ++tile_offsets_[t + 1]; });
@@ -300,12 +301,11 @@ class ReferenceRasterizer {
     for (int64_t k = 0; k < pairs_.count; ++k) for_tiles_of_pair(k, [&](int64_t t) { tile_entries_[fill[t]++] = k; });
     const BasicProjected<T>& p = pairs_;
     parallel_for(tile_base_.back(), threads_, [&](int64_t t) {
-      std::sort(tile_entries_.begin() + tile_offsets_[t], tile_entries_.begin() + tile_offsets_[t + 1],
-                [&p](int64_t a, int64_t b) {
-                  const uint32_t da = raster::depth_sort_key(float(p.color_depth[4 * a + 3]));
-                  const uint32_t db = raster::depth_sort_key(float(p.color_depth[4 * b + 3]));
-                  return da < db || (da == db && p.id[a] < p.id[b]);
-                });
+      std::stable_sort(tile_entries_.begin() + tile_offsets_[t], tile_entries_.begin() + tile_offsets_[t + 1],
+                       [&p](int64_t a, int64_t b) {
+                         return raster::depth_sort_key(float(p.color_depth[4 * a + 3])) <
+                                raster::depth_sort_key(float(p.color_depth[4 * b + 3]));
+                       });
     });
   }
 

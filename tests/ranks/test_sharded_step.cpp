@@ -313,15 +313,15 @@ TEST_CASE("a CPU rank's step times its render and its exchanges, and its traffic
       CHECK(t.exchange_wait_ms > 0);
       CHECK(t.exchange_wait_ms < 10000);
     }
-    // Each pair that crosses ranks is a 56-byte record one way and a 48-byte one back: a multiple of 104.
-    CHECK(got.bytes_sent % 104 == 0);
+    // Each pair that crosses ranks is a 48-byte record one way and a 48-byte one back: a multiple of 96.
+    CHECK(got.bytes_sent % 96 == 0);
     CHECK((got.bytes_sent > 0) == (ranks > 1));
   }
 }
 
 namespace {
 // Two in-process ranks (rank r on context_for(r)) on a dense scene with culled pairs: they move exactly
-// the pairs that cross ranks and cover a tile, counted from a projection of the whole model (each is 64
+// the pairs that cross ranks and cover a tile, counted from a projection of the whole model (each is 48
 // bytes out and 48 back), and the zeros left in place of the others change nothing.
 void check_only_needed_pairs_move(const ContextFor& context_for, const ComputeContext& reference) {
   HostScene s = random_scene(5, 150, 4, false);
@@ -342,8 +342,8 @@ void check_only_needed_pairs_move(const ContextFor& context_for, const ComputeCo
   REQUIRE(needed > 0);
   REQUIRE(needed < crossing * 9 / 10);  // the scene has culled pairs to leave out
   const StepOutput got = run_sharded(s, ranks, context_for);
-  CHECK(got.bytes_sent == 104 * needed);
-  CHECK(got.bytes_received == 104 * needed);
+  CHECK(got.bytes_sent == 96 * needed);
+  CHECK(got.bytes_received == 96 * needed);
   check_equal(got, one_rank(s, reference), ranks);
 }
 }  // namespace

@@ -2,9 +2,11 @@
 // The columns of the multi-GPU exchange (core/train/sharded/sharded_step.h), described once for both
 // directions. Each column goes from the sender's array straight into the receiver's (one
 // Communicator::all_to_all_buffers), since pairs bound for one peer are a run of rows in every column:
-//   forward  one projected pair: conic_opacity, color_depth (16 bytes each), mean2d (8), global id (8),
-//            camera, tiles (4): 56 bytes. Not its screen box (`half`): the rasterize stage finds a
-//            pair's tiles from its ellipse, and the box's radius is a statistic of the projecting rank.
+//   forward  one projected pair: conic_opacity, color_depth (16 bytes each), mean2d (8), camera, tiles
+//            (4): 48 bytes. Not its screen box (`half`): the rasterize stage finds a pair's tiles from
+//            its ellipse, and the box's radius is a statistic of the projecting rank. Not its global id:
+//            the pairs arrive in the order the rasterize stage needs (within a camera, ascending id),
+//            and it reads no id.
 //   reverse  the gradients of one pair: d mean2d, d conic_opacity, d color_depth (16 each): 48 bytes
 #include <cstdint>
 #include <vector>
@@ -24,33 +26,31 @@ class ReceivedPairs {
   // Writable pointers with the member names of kernels::ProjectedGaussians.
   struct Columns {
     int32_t* camera;
-    int64_t* id;
     float *mean2d, *conic_opacity, *color_depth;
     int32_t* tiles;
   };
 
   explicit ReceivedPairs(const kernels::ComputeContext& where)
-      : camera_(where), tiles_(where), id_(where), mean2d_(where), conic_opacity_(where),
+      : camera_(where), tiles_(where), mean2d_(where), conic_opacity_(where),
         color_depth_(where) {}
 
   void resize(int64_t count) {
     count_ = count;
     const size_t m = size_t(count);
-    camera_.resize(m), tiles_.resize(m), id_.resize(m);
+    camera_.resize(m), tiles_.resize(m);
     mean2d_.resize(2 * m), conic_opacity_.resize(4 * m), color_depth_.resize(4 * m);
   }
   Columns columns() {
-    return {camera_.data(), id_.data(), mean2d_.data(), conic_opacity_.data(), color_depth_.data(), tiles_.data()};
+    return {camera_.data(), mean2d_.data(), conic_opacity_.data(), color_depth_.data(), tiles_.data()};
   }
   kernels::ProjectedGaussians view() const {
-    return {count_, camera_.data(), id_.data(), mean2d_.data(), conic_opacity_.data(), color_depth_.data(),
+    return {count_, camera_.data(), nullptr, mean2d_.data(), conic_opacity_.data(), color_depth_.data(),
             nullptr, tiles_.data()};
   }
 
  private:
   int64_t count_ = 0;
   kernels::Buffer<int32_t> camera_, tiles_;
-  kernels::Buffer<int64_t> id_;
   kernels::Buffer<float> mean2d_, conic_opacity_, color_depth_;
 };
 
@@ -60,8 +60,8 @@ class ReceivedPairs {
 inline std::vector<ExchangeColumn> pair_columns(const kernels::ProjectedGaussians& from,
                                                 const ReceivedPairs::Columns& to) {
   return {{from.conic_opacity, to.conic_opacity, 16}, {from.color_depth, to.color_depth, 16},
-          {from.mean2d, to.mean2d, 8},                {from.id, to.id, 8},
-          {from.camera, to.camera, 4},                {from.tiles, to.tiles, 4, true}};
+          {from.mean2d, to.mean2d, 8},                {from.camera, to.camera, 4},
+          {from.tiles, to.tiles, 4, true}};
 }
 
 // The three gradient arrays of pairs, from the renderer's into the projecting rank's.

@@ -8,7 +8,7 @@
 //   count pairs per destination (on the device),  one small all_to_all, one host copy of 2R counts
 //                                                 (dense with the shard sizes given: on the host)
 //   exchange the pairs, column by column          one all_to_all_gated (core/train/sharded/
-//                                                 exchange_columns.h: 56 bytes a pair) from the
+//                                                 exchange_columns.h: 48 bytes a pair) from the
 //                                                 projection's columns straight into the received
 //                                                 ones, arriving in rank order: within each camera,
 //                                                 ascending global id, as rasterize wants; the rank's
