@@ -2,8 +2,11 @@
 //
 // Forward: one block per 32x16 output tile of one camera; for each channel it loads the
 // tile plus the window's 5-pixel halo into shared memory, runs the horizontal 1D pass for
-// the five moment maps over the halo rows, then the vertical pass per output pixel, and
-// evaluates SSIM and its partials there. Each block writes its sums of |d|, d^2 and SSIM
+// the five moment maps over the halo rows (two adjacent columns a thread), then the vertical
+// pass per output pixel, and evaluates SSIM and its partials there. The kernels are bound by
+// issued instructions, most of them shared-memory loads of the windows (ncu, H100, bonsai:
+// 50 % occupancy, DRAM at 6 %); the paired columns and the taps read from the parameter bank cut
+// the loss 13-15 % (bench/TRAINING.md "The loss kernels' windows"). Each block writes its sums of |d|, d^2 and SSIM
 // and its count of valid pixels; a second kernel reduces them per image (double) and a third
 // forms the loss (and the valid-element count backward divides by) into device scalars, so a
 // training step enqueues the loss without waiting for it.
@@ -51,9 +54,27 @@ TileGrid tile_grid(const ImageBatchShape& s) {
   return t;
 }
 
-__device__ void load_window_taps(float* w) {
-  const int tid = threadIdx.y * kTileW + threadIdx.x;
-  if (tid < kSsimTaps) w[tid] = ssim_window_tap<float>(tid);
+// The window's taps, passed by value: they sit in the kernel's parameter bank, which the unrolled tap
+// loops read as instruction operands (a shared-memory copy cost a load per tap and map).
+struct WindowTaps {
+  float w[kSsimTaps];
+};
+WindowTaps window_taps() {
+  WindowTaps t;
+  for (int k = 0; k < kSsimTaps; ++k) t.w[k] = ssim_window_tap<float>(k);
+  return t;
+}
+
+// The horizontal passes give each thread two adjacent columns of a halo row: the kHaloH x kTileW / 2
+// items fit one round of the block's threads, and each input is loaded (and squared) once for both.
+constexpr int kPairCols = kTileW / 2;
+static_assert(kHaloH * kPairCols <= kThreads, "one round of the horizontal pass");
+
+// Calls f(r, c) for every (row, column) of the tile's halo, the threads striding over rows and columns.
+template <class F>
+__device__ void for_halo(F f) {
+  for (int r = threadIdx.y; r < kHaloH; r += kTileH)
+    for (int c = threadIdx.x; c < kHaloW; c += kTileW) f(r, c);
 }
 
 // Sum of v over the block, valid in thread 0.
@@ -78,8 +99,9 @@ __global__ void __launch_bounds__(kThreads) ssim_forward_kernel(const float* __r
                                                                 TargetImages target,
                                                                 const uint8_t* __restrict__ mask, int H, int W,
                                                                 float* __restrict__ partials, int64_t plane_stride,
-                                                                float4* __restrict__ block_sums) {
-  __shared__ float w[kSsimTaps];
+                                                                float4* __restrict__ block_sums,
+                                                                const WindowTaps taps) {
+  const float* w = taps.w;
   __shared__ float xs[kHaloH][kHaloW], ys[kHaloH][kHaloW];
   __shared__ float hs[5][kHaloH][kTileW];
   __shared__ float scratch[kThreads / 32];
@@ -90,11 +112,10 @@ __global__ void __launch_bounds__(kThreads) ssim_forward_kernel(const float* __r
   const size_t image = size_t(blockIdx.z) * H * W;
   if (!kMasked) mask = nullptr;  // lets the compiler drop every mask test
   const bool valid = inside && pixel_valid(mask, image + size_t(gy) * W + gx);
-  load_window_taps(w);
   float abs_sum = 0, sq_sum = 0, ssim_sum = 0;
   for (int ch = 0; ch < 3; ++ch) {
-    for (int i = tid; i < kHaloH * kHaloW; i += kThreads) {
-      const int r = i / kHaloW, c = i % kHaloW, yy = y0 + r, xx = x0 + c;
+    for_halo([&](int r, int c) {
+      const int yy = y0 + r, xx = x0 + c;
       float x = 0, y = 0;  // zero padding outside the image
       if (yy >= 0 && yy < H && xx >= 0 && xx < W) {
         const size_t pixel = image + size_t(yy) * W + xx, e = pixel * 3 + ch;
@@ -103,21 +124,27 @@ __global__ void __launch_bounds__(kThreads) ssim_forward_kernel(const float* __r
       }
       xs[r][c] = x;
       ys[r][c] = y;
-    }
+    });
     __syncthreads();
-    for (int i = tid; i < kHaloH * kTileW; i += kThreads) {
-      const int r = i / kTileW, c = i % kTileW;
-      float m0 = 0, m1 = 0, m2 = 0, m3 = 0, m4 = 0;
+    if (tid < kHaloH * kPairCols) {
+      const int r = tid / kPairCols, c = 2 * (tid % kPairCols);
+      float m[2][5] = {};
 #pragma unroll
-      for (int k = 0; k < kSsimTaps; ++k) {
-        const float x = xs[r][c + k], y = ys[r][c + k];
-        m0 += w[k] * x;
-        m1 += w[k] * y;
-        m2 += w[k] * (x * x);
-        m3 += w[k] * (y * y);
-        m4 += w[k] * (x * y);
+      for (int j = 0; j < kSsimTaps + 1; ++j) {
+        const float x = xs[r][c + j], y = ys[r][c + j];
+        const float v[5] = {x, y, x * x, y * y, x * y};
+#pragma unroll
+        for (int o = 0; o < 2; ++o) {
+          const int k = j - o;  // tap of input j for output column c + o
+          if (k < 0 || k >= kSsimTaps) continue;
+#pragma unroll
+          for (int q = 0; q < 5; ++q) m[o][q] += w[k] * v[q];
+        }
       }
-      hs[0][r][c] = m0, hs[1][r][c] = m1, hs[2][r][c] = m2, hs[3][r][c] = m3, hs[4][r][c] = m4;
+#pragma unroll
+      for (int o = 0; o < 2; ++o)
+#pragma unroll
+        for (int q = 0; q < 5; ++q) hs[q][r][c + o] = m[o][q];
     }
     __syncthreads();
     if (inside) {
@@ -198,8 +225,8 @@ __global__ void __launch_bounds__(kThreads) loss_backward_kernel(const float* __
                                                                  LossGradWeights<float> g, float ssim_weight,
                                                                  float grad_scale,
                                                                  const float* __restrict__ valid_elements,
-                                                                 float* __restrict__ grad) {
-  __shared__ float w[kSsimTaps];
+                                                                 float* __restrict__ grad, const WindowTaps taps) {
+  const float* w = taps.w;
   __shared__ float ps[3][kHaloH][kHaloW];
   __shared__ float hs[3][kHaloH][kTileW];
   const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * kTileW + tx;
@@ -208,26 +235,33 @@ __global__ void __launch_bounds__(kThreads) loss_backward_kernel(const float* __
   const size_t image = size_t(blockIdx.z) * H * W;
   if (!kMasked) mask = nullptr;  // lets the compiler drop every mask test
   if (kMasked) g = loss_grad_weights(ssim_weight, *valid_elements, grad_scale);
-  load_window_taps(w);
   for (int ch = 0; ch < 3; ++ch) {
-    for (int i = tid; i < kHaloH * kHaloW; i += kThreads) {
-      const int r = i / kHaloW, c = i % kHaloW, yy = y0 + r, xx = x0 + c;
+    for_halo([&](int r, int c) {
+      const int yy = y0 + r, xx = x0 + c;
       const bool in_image = yy >= 0 && yy < H && xx >= 0 && xx < W;
       const size_t e = (image + size_t(yy) * W + xx) * 3 + ch;
 #pragma unroll
       for (int j = 0; j < 3; ++j) ps[j][r][c] = in_image ? partials[j * plane_stride + e] : 0.f;
-    }
+    });
     __syncthreads();
-    for (int i = tid; i < kHaloH * kTileW; i += kThreads) {
-      const int r = i / kTileW, c = i % kTileW;
-      float f0 = 0, f1 = 0, f2 = 0;
+    if (tid < kHaloH * kPairCols) {
+      const int r = tid / kPairCols, c = 2 * (tid % kPairCols);
+      float f[2][3] = {};
 #pragma unroll
-      for (int k = 0; k < kSsimTaps; ++k) {
-        f0 += w[k] * ps[0][r][c + k];
-        f1 += w[k] * ps[1][r][c + k];
-        f2 += w[k] * ps[2][r][c + k];
+      for (int j = 0; j < kSsimTaps + 1; ++j) {
+        const float v[3] = {ps[0][r][c + j], ps[1][r][c + j], ps[2][r][c + j]};
+#pragma unroll
+        for (int o = 0; o < 2; ++o) {
+          const int k = j - o;
+          if (k < 0 || k >= kSsimTaps) continue;
+#pragma unroll
+          for (int q = 0; q < 3; ++q) f[o][q] += w[k] * v[q];
+        }
       }
-      hs[0][r][c] = f0, hs[1][r][c] = f1, hs[2][r][c] = f2;
+#pragma unroll
+      for (int o = 0; o < 2; ++o)
+#pragma unroll
+        for (int q = 0; q < 3; ++q) hs[q][r][c + o] = f[o][q];
     }
     __syncthreads();
     if (gx < W && gy < H) {
@@ -255,8 +289,9 @@ void enqueue_image_sums(const float* pred, TargetImages target, const uint8_t* m
   ensure_size(block_sums, size_t(t.blocks_per_image) * shape.cameras);
   ensure_size(sums, size_t(shape.cameras));
   const auto kernel = mask ? ssim_forward_kernel<kMetric, true> : ssim_forward_kernel<kMetric, false>;
+  static const WindowTaps taps = window_taps();
   kernel<<<t.grid, t.block, 0, stream>>>(pred, target, mask, shape.height, shape.width, partials, shape.elements(),
-                                         block_sums.data());
+                                         block_sums.data(), taps);
   image_sums_kernel<<<shape.cameras, kReduceThreads, 0, stream>>>(block_sums.data(), t.blocks_per_image,
                                                                   sums.data());
   cuda::check_launch("loss: SSIM forward");
@@ -304,8 +339,10 @@ class CudaPhotometricLoss final : public PhotometricLoss {
     // Used without a mask; with one the kernel forms the weights from the device count.
     const LossGradWeights<float> g = loss_grad_weights(weight_, float(shape_.elements()), grad_scale);
     const auto kernel = mask_ ? loss_backward_kernel<true> : loss_backward_kernel<false>;
+    static const WindowTaps taps = window_taps();
     kernel<<<t.grid, t.block, 0, stream_>>>(pred_, target_, mask_, partials_.data(), shape_.elements(), shape_.height,
-                                           shape_.width, g, weight_, grad_scale, valid_elements_.data(), grad_pred);
+                                           shape_.width, g, weight_, grad_scale, valid_elements_.data(), grad_pred,
+                                           taps);
     cuda::check_launch("loss: backward");
   }
 
