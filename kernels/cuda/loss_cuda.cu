@@ -5,9 +5,9 @@
 // the five moment maps over the halo rows (two adjacent columns a thread), then the vertical
 // pass per output pixel, and evaluates SSIM and its partials there. The kernels are bound by
 // issued instructions, most of them shared-memory loads of the windows (ncu, H100, bonsai:
-// 50 % occupancy, DRAM at 6 %); the paired columns and the taps read from the parameter bank cut
-// the loss 13-15 % (bench/TRAINING.md "The loss kernels' windows"). Each block writes its sums of |d|, d^2 and SSIM
-// and its count of valid pixels; a second kernel reduces them per image (double) and a third
+// 50 % occupancy, DRAM at 6 %); the paired columns and the taps read from the parameter bank
+// cut the loss 13-15 % (bench/TRAINING.md "The loss kernels' windows"). Each block writes its
+// sums of |d|, d^2 and SSIM and its count of valid pixels; a second kernel reduces them per image (double) and a third
 // forms the loss (and the valid-element count backward divides by) into device scalars, so a
 // training step enqueues the loss without waiting for it.
 // Backward: the same tiling filters the three stored partial maps and combines them with
@@ -59,10 +59,13 @@ TileGrid tile_grid(const ImageBatchShape& s) {
 struct WindowTaps {
   float w[kSsimTaps];
 };
-WindowTaps window_taps() {
-  WindowTaps t;
-  for (int k = 0; k < kSsimTaps; ++k) t.w[k] = ssim_window_tap<float>(k);
-  return t;
+const WindowTaps& window_taps() {
+  static const WindowTaps taps = [] {
+    WindowTaps t;
+    for (int k = 0; k < kSsimTaps; ++k) t.w[k] = ssim_window_tap<float>(k);
+    return t;
+  }();
+  return taps;
 }
 
 // The horizontal passes give each thread two adjacent columns of a halo row: the kHaloH x kTileW / 2
@@ -70,6 +73,36 @@ WindowTaps window_taps() {
 constexpr int kPairCols = kTileW / 2;
 static_assert(kHaloH * kPairCols <= kThreads, "one round of the horizontal pass");
 
+// The values of M maps at one halo pixel.
+template <int M>
+struct MapValues {
+  float v[M];
+};
+
+// The horizontal pass of the maps `in` gives (M of them, in(r, c) returning their values at halo row r,
+// column c) into hs[0..M)[r][c] over the tile's columns, a thread per pair of adjacent columns of a row
+// (`tid`: the thread's index in the block).
+template <int M, class In>
+__device__ void horizontal_pass(int tid, const float* w, In in, float (*hs)[kHaloH][kTileW]) {
+  if (tid >= kHaloH * kPairCols) return;
+  const int r = tid / kPairCols, c = 2 * (tid % kPairCols);
+  float m[2][M] = {};
+#pragma unroll
+  for (int j = 0; j < kSsimTaps + 1; ++j) {
+    const auto v = in(r, c + j);
+#pragma unroll
+    for (int o = 0; o < 2; ++o) {
+      const int k = j - o;  // tap of input j for output column c + o
+      if (k < 0 || k >= kSsimTaps) continue;
+#pragma unroll
+      for (int q = 0; q < M; ++q) m[o][q] += w[k] * v.v[q];
+    }
+  }
+#pragma unroll
+  for (int o = 0; o < 2; ++o)
+#pragma unroll
+    for (int q = 0; q < M; ++q) hs[q][r][c + o] = m[o][q];
+}
 // Calls f(r, c) for every (row, column) of the tile's halo, the threads striding over rows and columns.
 template <class F>
 __device__ void for_halo(F f) {
@@ -126,26 +159,10 @@ __global__ void __launch_bounds__(kThreads) ssim_forward_kernel(const float* __r
       ys[r][c] = y;
     });
     __syncthreads();
-    if (tid < kHaloH * kPairCols) {
-      const int r = tid / kPairCols, c = 2 * (tid % kPairCols);
-      float m[2][5] = {};
-#pragma unroll
-      for (int j = 0; j < kSsimTaps + 1; ++j) {
-        const float x = xs[r][c + j], y = ys[r][c + j];
-        const float v[5] = {x, y, x * x, y * y, x * y};
-#pragma unroll
-        for (int o = 0; o < 2; ++o) {
-          const int k = j - o;  // tap of input j for output column c + o
-          if (k < 0 || k >= kSsimTaps) continue;
-#pragma unroll
-          for (int q = 0; q < 5; ++q) m[o][q] += w[k] * v[q];
-        }
-      }
-#pragma unroll
-      for (int o = 0; o < 2; ++o)
-#pragma unroll
-        for (int q = 0; q < 5; ++q) hs[q][r][c + o] = m[o][q];
-    }
+    horizontal_pass<5>(tid, w, [&](int r, int c) {
+      const float x = xs[r][c], y = ys[r][c];
+      return MapValues<5>{{x, y, x * x, y * y, x * y}};
+    }, hs);
     __syncthreads();
     if (inside) {
       SsimMoments<float> m;
@@ -244,25 +261,8 @@ __global__ void __launch_bounds__(kThreads) loss_backward_kernel(const float* __
       for (int j = 0; j < 3; ++j) ps[j][r][c] = in_image ? partials[j * plane_stride + e] : 0.f;
     });
     __syncthreads();
-    if (tid < kHaloH * kPairCols) {
-      const int r = tid / kPairCols, c = 2 * (tid % kPairCols);
-      float f[2][3] = {};
-#pragma unroll
-      for (int j = 0; j < kSsimTaps + 1; ++j) {
-        const float v[3] = {ps[0][r][c + j], ps[1][r][c + j], ps[2][r][c + j]};
-#pragma unroll
-        for (int o = 0; o < 2; ++o) {
-          const int k = j - o;
-          if (k < 0 || k >= kSsimTaps) continue;
-#pragma unroll
-          for (int q = 0; q < 3; ++q) f[o][q] += w[k] * v[q];
-        }
-      }
-#pragma unroll
-      for (int o = 0; o < 2; ++o)
-#pragma unroll
-        for (int q = 0; q < 3; ++q) hs[q][r][c + o] = f[o][q];
-    }
+    horizontal_pass<3>(tid, w, [&](int r, int c) { return MapValues<3>{{ps[0][r][c], ps[1][r][c], ps[2][r][c]}}; },
+                       hs);
     __syncthreads();
     if (gx < W && gy < H) {
       float f0 = 0, f1 = 0, f2 = 0;
@@ -289,9 +289,8 @@ void enqueue_image_sums(const float* pred, TargetImages target, const uint8_t* m
   ensure_size(block_sums, size_t(t.blocks_per_image) * shape.cameras);
   ensure_size(sums, size_t(shape.cameras));
   const auto kernel = mask ? ssim_forward_kernel<kMetric, true> : ssim_forward_kernel<kMetric, false>;
-  static const WindowTaps taps = window_taps();
   kernel<<<t.grid, t.block, 0, stream>>>(pred, target, mask, shape.height, shape.width, partials, shape.elements(),
-                                         block_sums.data(), taps);
+                                         block_sums.data(), window_taps());
   image_sums_kernel<<<shape.cameras, kReduceThreads, 0, stream>>>(block_sums.data(), t.blocks_per_image,
                                                                   sums.data());
   cuda::check_launch("loss: SSIM forward");
@@ -339,10 +338,9 @@ class CudaPhotometricLoss final : public PhotometricLoss {
     // Used without a mask; with one the kernel forms the weights from the device count.
     const LossGradWeights<float> g = loss_grad_weights(weight_, float(shape_.elements()), grad_scale);
     const auto kernel = mask_ ? loss_backward_kernel<true> : loss_backward_kernel<false>;
-    static const WindowTaps taps = window_taps();
     kernel<<<t.grid, t.block, 0, stream_>>>(pred_, target_, mask_, partials_.data(), shape_.elements(), shape_.height,
                                            shape_.width, g, weight_, grad_scale, valid_elements_.data(), grad_pred,
-                                           taps);
+                                           window_taps());
     cuda::check_launch("loss: backward");
   }
 
