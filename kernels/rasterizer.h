@@ -130,7 +130,8 @@ struct BasicProjected {
   int64_t count = 0;
   const int32_t* camera = nullptr;   // [count] index of the camera in the batch
   const int64_t* id = nullptr;       // [count] global Gaussian id, as the project stage names it; rasterize
-                                     // reads none (may be null): it relies on the order above
+                                     // needs none (may be null: it relies on the order above; the CPU
+                                     // backend checks that order where ids are given)
   const T* mean2d = nullptr;         // [count,2] pixel coordinates
   const T* conic_opacity = nullptr;  // [count,4] conic (xx, xy, yy) of the inverse 2D covariance, opacity
   const T* color_depth = nullptr;    // [count,4] rgb after SH, camera-space depth
