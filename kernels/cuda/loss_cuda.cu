@@ -6,7 +6,9 @@
 // pass per output pixel, and evaluates SSIM and its partials there. The kernels are bound by
 // issued instructions, most of them shared-memory loads of the windows (ncu, H100, bonsai:
 // 50 % occupancy, DRAM at 6 %); the paired columns and the taps read from the parameter bank
-// cut the loss 13-15 % (bench/TRAINING.md "The loss kernels' windows"). Each block writes its
+// cut the loss 13-15 % (bench/TRAINING.md "The loss kernels' windows"). The halo is staged with
+// all of a thread's loads issued first, at three blocks an SM ("The loss kernels' halo staged";
+// several output rows a thread in the vertical pass, which loads fewer values, was slower). Each block writes its
 // sums of |d|, d^2 and SSIM and its count of valid pixels; a second kernel reduces them per image (double) and a third
 // forms the loss (and the valid-element count backward divides by) into device scalars, so a
 // training step enqueues the loss without waiting for it.
@@ -34,6 +36,9 @@ namespace {
 constexpr int kTileW = 32, kTileH = 16;
 constexpr int kHaloW = kTileW + 2 * kSsimRadius, kHaloH = kTileH + 2 * kSsimRadius;
 constexpr int kThreads = kTileW * kTileH;
+// Three blocks an SM (40 registers): measured faster than two at the registers the staged halo would
+// take otherwise (bench/TRAINING.md "The loss kernels' halo staged").
+constexpr int kMinBlocks = 3;
 constexpr int kReduceThreads = 256;
 
 // Grows a buffer without shrinking it, so that steps with alternating image sizes do not
@@ -84,30 +89,58 @@ struct MapValues {
 // (`tid`: the thread's index in the block).
 template <int M, class In>
 __device__ void horizontal_pass(int tid, const float* w, In in, float (*hs)[kHaloH][kTileW]) {
-  if (tid >= kHaloH * kPairCols) return;
-  const int r = tid / kPairCols, c = 2 * (tid % kPairCols);
-  float m[2][M] = {};
+  // A loop, though it is one round (static_assert above): under the three-blocks register budget the
+  // if-return form spilled more.
+  for (int item = tid; item < kHaloH * kPairCols; item += kThreads) {
+    const int r = item / kPairCols, c = 2 * (item % kPairCols);
+    float m[2][M] = {};
 #pragma unroll
-  for (int j = 0; j < kSsimTaps + 1; ++j) {
-    const auto v = in(r, c + j);
+    for (int j = 0; j < kSsimTaps + 1; ++j) {
+      const auto v = in(r, c + j);
 #pragma unroll
-    for (int o = 0; o < 2; ++o) {
-      const int k = j - o;  // tap of input j for output column c + o
-      if (k < 0 || k >= kSsimTaps) continue;
+      for (int o = 0; o < 2; ++o) {
+        const int k = j - o;  // tap of input j for output column c + o
+        if (k < 0 || k >= kSsimTaps) continue;
 #pragma unroll
-      for (int q = 0; q < M; ++q) m[o][q] += w[k] * v.v[q];
+        for (int q = 0; q < M; ++q) m[o][q] += w[k] * v.v[q];
+      }
     }
+#pragma unroll
+    for (int o = 0; o < 2; ++o)
+#pragma unroll
+      for (int q = 0; q < M; ++q) hs[q][r][c + o] = m[o][q];
+  }
+}
+
+// The vertical pass over hs's M maps at output row `row`, column `col`: out[q] is map q filtered there.
+template <int M>
+__device__ void vertical_pass(const float* w, const float (*hs)[kHaloH][kTileW], int row, int col, float (&out)[M]) {
+#pragma unroll
+  for (int q = 0; q < M; ++q) out[q] = 0.f;
+#pragma unroll
+  for (int k = 0; k < kSsimTaps; ++k)
+#pragma unroll
+    for (int q = 0; q < M; ++q) out[q] += w[k] * hs[q][row + k][col];
+}
+
+// Stages M maps over the tile's halo into shared memory: load(r, c) gives their MapValues at halo row r,
+// column c, store(r, c, values) puts them. The block's threads take the halo's pixels in row-major order,
+// kThreads at a time, and every thread issues all its loads before its first store, so that its global
+// loads are in flight together (a load-store loop per pixel left the kernels waiting on each load).
+template <int M, class Load, class Store>
+__device__ void stage_halo(int tid, Load load, Store store) {
+  constexpr int kCount = kHaloH * kHaloW, kRounds = (kCount + kThreads - 1) / kThreads;
+  MapValues<M> v[kRounds];
+#pragma unroll
+  for (int k = 0; k < kRounds; ++k) {
+    const int i = tid + k * kThreads;
+    if (i < kCount) v[k] = load(i / kHaloW, i % kHaloW);
   }
 #pragma unroll
-  for (int o = 0; o < 2; ++o)
-#pragma unroll
-    for (int q = 0; q < M; ++q) hs[q][r][c + o] = m[o][q];
-}
-// Calls f(r, c) for every (row, column) of the tile's halo, the threads striding over rows and columns.
-template <class F>
-__device__ void for_halo(F f) {
-  for (int r = threadIdx.y; r < kHaloH; r += kTileH)
-    for (int c = threadIdx.x; c < kHaloW; c += kTileW) f(r, c);
+  for (int k = 0; k < kRounds; ++k) {
+    const int i = tid + k * kThreads;
+    if (i < kCount) store(i / kHaloW, i % kHaloW, v[k]);
+  }
 }
 
 // Sum of v over the block, valid in thread 0.
@@ -128,12 +161,10 @@ __device__ float block_sum(float v, float* scratch) {
 // partials for backward. block_sums[b] = (sum |d|, sum d^2, sum SSIM, valid pixels) of block
 // b, the sums over its valid pixels. kMasked: `mask` is read (otherwise it is null).
 template <bool kMetric, bool kMasked>
-__global__ void __launch_bounds__(kThreads) ssim_forward_kernel(const float* __restrict__ pred,
-                                                                TargetImages target,
-                                                                const uint8_t* __restrict__ mask, int H, int W,
-                                                                float* __restrict__ partials, int64_t plane_stride,
-                                                                float4* __restrict__ block_sums,
-                                                                const WindowTaps taps) {
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    ssim_forward_kernel(const float* __restrict__ pred, TargetImages target, const uint8_t* __restrict__ mask, int H,
+                        int W, float* __restrict__ partials, int64_t plane_stride, float4* __restrict__ block_sums,
+                        const WindowTaps taps) {
   const float* w = taps.w;
   __shared__ float xs[kHaloH][kHaloW], ys[kHaloH][kHaloW];
   __shared__ float hs[5][kHaloH][kTileW];
@@ -147,33 +178,33 @@ __global__ void __launch_bounds__(kThreads) ssim_forward_kernel(const float* __r
   const bool valid = inside && pixel_valid(mask, image + size_t(gy) * W + gx);
   float abs_sum = 0, sq_sum = 0, ssim_sum = 0;
   for (int ch = 0; ch < 3; ++ch) {
-    for_halo([&](int r, int c) {
-      const int yy = y0 + r, xx = x0 + c;
-      float x = 0, y = 0;  // zero padding outside the image
-      if (yy >= 0 && yy < H && xx >= 0 && xx < W) {
-        const size_t pixel = image + size_t(yy) * W + xx, e = pixel * 3 + ch;
-        y = target[e];
-        x = masked_pred(kMetric ? clamp_unit(pred[e]) : pred[e], y, pixel_valid(mask, pixel));
-      }
-      xs[r][c] = x;
-      ys[r][c] = y;
-    });
+    stage_halo<2>(
+        tid,
+        [&](int r, int c) {
+          const int yy = y0 + r, xx = x0 + c;
+          MapValues<2> xy{{0.f, 0.f}};  // zero padding outside the image
+          if (yy >= 0 && yy < H && xx >= 0 && xx < W) {
+            const size_t pixel = image + size_t(yy) * W + xx, e = pixel * 3 + ch;
+            xy.v[1] = target[e];
+            xy.v[0] = masked_pred(kMetric ? clamp_unit(pred[e]) : pred[e], xy.v[1], pixel_valid(mask, pixel));
+          }
+          return xy;
+        },
+        [&](int r, int c, const MapValues<2>& xy) {
+          xs[r][c] = xy.v[0];
+          ys[r][c] = xy.v[1];
+        });
     __syncthreads();
     horizontal_pass<5>(tid, w, [&](int r, int c) {
       const float x = xs[r][c], y = ys[r][c];
       return MapValues<5>{{x, y, x * x, y * y, x * y}};
     }, hs);
     __syncthreads();
+    float v[5];
+    vertical_pass<5>(w, hs, ty, tx, v);
     if (inside) {
       SsimMoments<float> m;
-#pragma unroll
-      for (int k = 0; k < kSsimTaps; ++k) {
-        m.mu_x += w[k] * hs[0][ty + k][tx];
-        m.mu_y += w[k] * hs[1][ty + k][tx];
-        m.xx += w[k] * hs[2][ty + k][tx];
-        m.yy += w[k] * hs[3][ty + k][tx];
-        m.xy += w[k] * hs[4][ty + k][tx];
-      }
+      m.mu_x = v[0], m.mu_y = v[1], m.xx = v[2], m.yy = v[3], m.xy = v[4];
       const SsimPartials<float> sp = ssim_partials(m);
       if (valid) {
         const float d = xs[ty + kSsimRadius][tx + kSsimRadius] - ys[ty + kSsimRadius][tx + kSsimRadius];
@@ -234,15 +265,11 @@ __global__ void add_weighted_loss_kernel(const float* value, float weight, bool 
 // formed here from the valid-element count the forward left on the device (the host never
 // reads it).
 template <bool kMasked>
-__global__ void __launch_bounds__(kThreads) loss_backward_kernel(const float* __restrict__ pred,
-                                                                 TargetImages target,
-                                                                 const uint8_t* __restrict__ mask,
-                                                                 const float* __restrict__ partials,
-                                                                 int64_t plane_stride, int H, int W,
-                                                                 LossGradWeights<float> g, float ssim_weight,
-                                                                 float grad_scale,
-                                                                 const float* __restrict__ valid_elements,
-                                                                 float* __restrict__ grad, const WindowTaps taps) {
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    loss_backward_kernel(const float* __restrict__ pred, TargetImages target, const uint8_t* __restrict__ mask,
+                         const float* __restrict__ partials, int64_t plane_stride, int H, int W,
+                         LossGradWeights<float> g, float ssim_weight, float grad_scale,
+                         const float* __restrict__ valid_elements, float* __restrict__ grad, const WindowTaps taps) {
   const float* w = taps.w;
   __shared__ float ps[3][kHaloH][kHaloW];
   __shared__ float hs[3][kHaloH][kTileW];
@@ -253,28 +280,32 @@ __global__ void __launch_bounds__(kThreads) loss_backward_kernel(const float* __
   if (!kMasked) mask = nullptr;  // lets the compiler drop every mask test
   if (kMasked) g = loss_grad_weights(ssim_weight, *valid_elements, grad_scale);
   for (int ch = 0; ch < 3; ++ch) {
-    for_halo([&](int r, int c) {
-      const int yy = y0 + r, xx = x0 + c;
-      const bool in_image = yy >= 0 && yy < H && xx >= 0 && xx < W;
-      const size_t e = (image + size_t(yy) * W + xx) * 3 + ch;
+    stage_halo<3>(
+        tid,
+        [&](int r, int c) {
+          const int yy = y0 + r, xx = x0 + c;
+          MapValues<3> p{{0.f, 0.f, 0.f}};
+          if (yy >= 0 && yy < H && xx >= 0 && xx < W) {
+            const size_t e = (image + size_t(yy) * W + xx) * 3 + ch;
 #pragma unroll
-      for (int j = 0; j < 3; ++j) ps[j][r][c] = in_image ? partials[j * plane_stride + e] : 0.f;
-    });
+            for (int j = 0; j < 3; ++j) p.v[j] = partials[j * plane_stride + e];
+          }
+          return p;
+        },
+        [&](int r, int c, const MapValues<3>& p) {
+#pragma unroll
+          for (int j = 0; j < 3; ++j) ps[j][r][c] = p.v[j];
+        });
     __syncthreads();
     horizontal_pass<3>(tid, w, [&](int r, int c) { return MapValues<3>{{ps[0][r][c], ps[1][r][c], ps[2][r][c]}}; },
                        hs);
     __syncthreads();
+    float f[3];
+    vertical_pass<3>(w, hs, ty, tx, f);
     if (gx < W && gy < H) {
-      float f0 = 0, f1 = 0, f2 = 0;
-#pragma unroll
-      for (int k = 0; k < kSsimTaps; ++k) {
-        f0 += w[k] * hs[0][ty + k][tx];
-        f1 += w[k] * hs[1][ty + k][tx];
-        f2 += w[k] * hs[2][ty + k][tx];
-      }
       const size_t pixel = image + size_t(gy) * W + gx, e = pixel * 3 + ch;
       // dp~/dpred is the mask: an ignored pixel's prediction does not reach the loss.
-      grad[e] = pixel_valid(mask, pixel) ? loss_grad_element(pred[e], target[e], f0, f1, f2, g) : 0.f;
+      grad[e] = pixel_valid(mask, pixel) ? loss_grad_element(pred[e], target[e], f[0], f[1], f[2], g) : 0.f;
     }
     __syncthreads();  // the next channel overwrites ps and hs
   }
