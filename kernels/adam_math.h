@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "kernels/hd.h"
+#include "kernels/reached_rows.h"
 #include "kernels/storage_math.h"
 
 namespace splat::kernels {
@@ -59,9 +60,13 @@ SPLAT_HD ElementRoundingBits element_rounding_bits(uint64_t seed, int64_t first,
 
 // A gradient array as Adam reads it: fp32 elements, or bf16 encodings (mixed precision's SH rest
 // gradients, summed in fp32 by the backward pass and stored once: kernels/rasterizer.h). At most one is set.
+// `reached`: the rows the backward call reached, `width` values a row (kernels/reached_rows.h): element i
+// of an unreached row is zero and is not read. Null: every element is read.
 struct GradArray {
   const float* f32 = nullptr;
   const uint16_t* bf16 = nullptr;
+  const uint8_t* reached = nullptr;
+  int width = 1;
   GradArray() = default;
   GradArray(const float* p) : f32(p) {}  // NOLINT(google-explicit-constructor): fp32 is the usual gradient
   static GradArray narrow(const uint16_t* p) {
@@ -69,8 +74,12 @@ struct GradArray {
     g.bf16 = p;
     return g;
   }
+  SPLAT_HD bool element_reached(int64_t i) const { return row_reached(reached, i / width); }
 };
-SPLAT_HD float load_grad(const GradArray& g, int64_t i) { return g.bf16 ? bf16_to_float(g.bf16[i]) : g.f32[i]; }
+SPLAT_HD float load_grad(const GradArray& g, int64_t i) {
+  if (!g.element_reached(i)) return 0.f;
+  return g.bf16 ? bf16_to_float(g.bf16[i]) : g.f32[i];
+}
 
 // Element i of a group in its storage precisions: read, update in fp32, write back rounded. With
 // `skip_zero` (sparse Adam, AdamGroup::skip_zero_grads) an element whose gradient is zero is left alone.

@@ -29,10 +29,12 @@ void mcmc_add_position_noise(const ComputeContext& where, float* means, const fl
 // Adds to grad_opacity [n] and grad_log_scales [n,3] of n rows the gradients of
 // opacity_reg * mean(sigmoid(opacity_logits)) and scale_reg * mean(exp(log_scales)), the means taken
 // over the whole model's `model_rows` Gaussians (n for one rank; a shard adds its part of the whole
-// model's regulariser). Same context rules as above; n == 0 does nothing.
+// model's regulariser). `reached` (null: all): the rows the backward call reached; an unreached row's
+// gradients count as zero (kernels/reached_rows.h), and every row's are stored. Same context rules as
+// above; n == 0 does nothing.
 void mcmc_add_regularizer_gradients(const ComputeContext& where, const float* opacity_logits, const float* log_scales,
                                     float* grad_opacity, float* grad_log_scales, int64_t n, int64_t model_rows,
-                                    float opacity_reg, float scale_reg);
+                                    float opacity_reg, float scale_reg, const uint8_t* reached = nullptr);
 
 // CPU references. The noise is computed in double whatever the storage; the regulariser is
 // templated so that tests can run it in double; both instantiated for float and double.
@@ -42,7 +44,7 @@ void mcmc_add_position_noise_reference(T* means, const T* quats, const T* log_sc
 template <class T>
 void mcmc_add_regularizer_gradients_reference(const T* opacity_logits, const T* log_scales, T* grad_opacity,
                                               T* grad_log_scales, int64_t n, int64_t model_rows, float opacity_reg,
-                                              float scale_reg);
+                                              float scale_reg, const uint8_t* reached = nullptr);
 
 // The per-element weights of the two regularisers (their reg / count over a model of `model_rows`),
 // computed once on the host in double by both backends.

@@ -89,6 +89,12 @@ struct BasicGaussiansGrad {
   // meet in atomics. check_gradient_targets says so.
   Bf16* sh_rest_bf16 = nullptr;
   bool overwrite = false;
+  // Rows reached, given to an overwriting call of the dense layout only: the call writes reached[i] = 1
+  // where a pair of the call covers a tile and 0 elsewhere, and need not store an unreached row's
+  // gradients (they keep what they held, or some are zeros): they stand for zeros, and every reader of
+  // the arrays takes them so (kernels::GradArray::reached for Adam, the regularisers). At batch 1 most
+  // rows are unreached, and storing their zeros (and Adam reading them) was a large share of a step's bytes.
+  uint8_t* reached = nullptr;
 };
 using GaussiansGrad = BasicGaussiansGrad<float>;
 
@@ -101,6 +107,9 @@ void check_gradient_targets(const BasicGaussiansGrad<T>& grad, bool packed, cons
   if (grad.sh_rest_bf16 && (!grad.overwrite || packed))
     throw std::invalid_argument(std::string(who) + ": bf16 SH rest gradients are stored once, by an overwriting "
                                 "call of the dense layout (they are never accumulated in bf16)");
+  if (grad.reached && (!grad.overwrite || packed))
+    throw std::invalid_argument(std::string(who) + ": the rows reached are written by an overwriting call of the "
+                                "dense layout only");
 }
 
 // Statistics the densification strategies read; backward ACCUMULATES into them as well.

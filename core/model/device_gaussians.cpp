@@ -120,6 +120,7 @@ void GaussianState::check_consistent() const {
 DeviceGaussians::DeviceGaussians(const kernels::ComputeContext& where, const GaussianState& state) : where_(where) {
   for (int i = 0; i < kGroupCount; ++i) grads_[i] = Buffer<float>(where_);
   rest_grad16_ = Buffer<uint16_t>(where_);
+  reached_ = Buffer<uint8_t>(where_);
   grad2d_ = Buffer<float>(where_);
   grad2d_abs_ = Buffer<float>(where_);
   max_radius_ = Buffer<float>(where_);
@@ -162,7 +163,13 @@ kernels::GaussiansGrad DeviceGaussians::grad(GradWrite how) {
   else if (sh_rest_coeffs())
     g.sh_rest = grad(Group::ShRest).data();
   g.overwrite = how != GradWrite::Add;
+  only_reached_.fill(how == GradWrite::OnlyCall);
+  if (how == GradWrite::OnlyCall) g.reached = reached_.data();
   return g;
+}
+
+const uint8_t* DeviceGaussians::reached_rows(Group g) const {
+  return only_reached_[static_cast<int>(g)] ? reached_.data() : nullptr;
 }
 
 void DeviceGaussians::set_rest_grad_narrow(bool narrow) {
@@ -176,6 +183,7 @@ void DeviceGaussians::set_rest_grad_narrow(bool narrow) {
 }
 
 void DeviceGaussians::size_gradients() {
+  reached_.resize(static_cast<size_t>(n_));
   for (Group g : kAllGroups) {
     const size_t len = static_cast<size_t>(n_) * group_width(g, sh_degree_);
     if (g == Group::ShRest && rest_grad_narrow_) rest_grad16_.resize(len);
@@ -190,6 +198,7 @@ kernels::DensifyStats DeviceGaussians::stats() {
 void DeviceGaussians::zero_grad() {
   for (auto& b : grads_) b.zero();
   rest_grad16_.zero();
+  only_reached_.fill(false);
 }
 
 void DeviceGaussians::zero_stats() {
@@ -361,6 +370,8 @@ kernels::AdamGroup DeviceGaussians::adam_group(Group g) {
   a.params = params_[i].stored();
   a.grads = g == Group::ShRest && rest_grad_narrow_ ? kernels::GradArray::narrow(rest_grad16_.data())
                                                      : kernels::GradArray(grads_[i].data());
+  a.grads.reached = reached_rows(g);
+  a.grads.width = group_width(g, sh_degree_);
   a.exp_avg = m1_[i].stored();
   a.exp_avg_sq = m2_[i].stored();
   a.n = n_ * group_width(g, sh_degree_);
@@ -369,14 +380,14 @@ kernels::AdamGroup DeviceGaussians::adam_group(Group g) {
 
 size_t DeviceGaussians::bytes() const {
   size_t b = grad2d_.bytes() + grad2d_abs_.bytes() + max_radius_.bytes() + visible_count_.bytes();
-  b += rest_grad16_.bytes();
+  b += rest_grad16_.bytes() + reached_.bytes();
   for (int i = 0; i < kGroupCount; ++i) b += params_[i].bytes() + grads_[i].bytes() + m1_[i].bytes() + m2_[i].bytes();
   return b;
 }
 
 GaussianMemory DeviceGaussians::memory() const {
   GaussianMemory m;
-  m.gradients = rest_grad16_.capacity() * sizeof(uint16_t);
+  m.gradients = rest_grad16_.capacity() * sizeof(uint16_t) + reached_.capacity();
   for (int i = 0; i < kGroupCount; ++i) {
     m.parameters += params_[i].capacity_bytes();
     m.optimizer += m1_[i].capacity_bytes() + m2_[i].capacity_bytes();

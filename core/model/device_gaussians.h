@@ -108,7 +108,8 @@ enum class GradWrite {
   Add,        // onto what they hold (the later calls of a step split into calls; tests)
   Overwrite,  // the step's first call replaces them: no pass zeroes them before
   OnlyCall,   // the step's one call, of the dense layout: overwrites, and where the SH rest values are
-              // bf16 (mixed precision) stores their gradients in bf16, summed in fp32 and stored once
+              // bf16 (mixed precision) stores their gradients in bf16, summed in fp32 and stored once;
+              // it stores only the rows it reached (kernels::GaussiansGrad::reached, reached_rows)
 };
 
 class DeviceGaussians {
@@ -137,6 +138,12 @@ class DeviceGaussians {
   const kernels::Buffer<float>& param(Group g) const { return params_[static_cast<int>(g)].f32(); }
   // A group's fp32 gradients (empty for SH rest while its gradients are bf16: rest_grad_narrow()).
   kernels::Buffer<float>& grad(Group g) { return grads_[static_cast<int>(g)]; }
+  // The rows the last backward call reached, where group g's gradients hold values only there (after a
+  // GradWrite::OnlyCall call; the other rows' values stand for zeros: kernels/reached_rows.h); null where
+  // every row of the group holds its gradient.
+  const uint8_t* reached_rows(Group g) const;
+  // A writer stored every row's gradient of group g (a regulariser, which takes the unreached rows' as zeros).
+  void set_grad_complete(Group g) { only_reached_[static_cast<int>(g)] = false; }
   bool rest_grad_narrow() const { return rest_grad_narrow_; }
   // A group's Adam moments as stored (read-only here: Adam writes them through adam_group).
   const StoredColumnArray& stored_param(Group g) const { return params_[static_cast<int>(g)]; }
@@ -209,6 +216,9 @@ class DeviceGaussians {
   // The SH rest gradients in bf16 while rest_grad_narrow_ (grads_[ShRest] is then empty).
   kernels::Buffer<uint16_t> rest_grad16_;
   bool rest_grad_narrow_ = false;
+  // The rows the last GradWrite::OnlyCall call reached, and the groups whose gradients hold values only there.
+  kernels::Buffer<uint8_t> reached_;
+  std::array<bool, kGroupCount> only_reached_{};
   kernels::Buffer<float> grad2d_, grad2d_abs_, max_radius_;
   kernels::Buffer<int32_t> visible_count_;
   // The row lists of an edit planned on the host.

@@ -68,11 +68,15 @@ float regularizer_step_weight(float weight, int batch_size) {
 // The regularisers are means over the whole model: a shard adds its rows' part of them.
 void add_mean_regularizers(const StepInfo& info, DeviceGaussians& g, float opacity_reg, float scale_reg) {
   if (opacity_reg == 0.f && scale_reg == 0.f) return;
+  // Both groups were written by the same backward call: one list of rows reached serves them.
   kernels::mcmc_add_regularizer_gradients(g.context(), g.param(Group::Opacity).data(), g.param(Group::LogScales).data(),
                                           g.grad(Group::Opacity).data(), g.grad(Group::LogScales).data(), g.size(),
                                           std::max(info.model_rows, g.size()),
                                           regularizer_step_weight(opacity_reg, info.batch_size),
-                                          regularizer_step_weight(scale_reg, info.batch_size));
+                                          regularizer_step_weight(scale_reg, info.batch_size),
+                                          g.reached_rows(Group::Opacity));
+  g.set_grad_complete(Group::Opacity);
+  g.set_grad_complete(Group::LogScales);
 }
 
 void McmcStrategy::add_loss_gradients(const StepInfo& info, DeviceGaussians& g) {

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "kernels/mcmc.h"
+#include "kernels/reached_rows.h"
 
 namespace splat::kernels {
 namespace {
@@ -39,14 +40,17 @@ void mcmc_add_position_noise_reference(T* means, const T* quats, const T* log_sc
 template <class T>
 void mcmc_add_regularizer_gradients_reference(const T* opacity_logits, const T* log_scales, T* grad_opacity,
                                               T* grad_log_scales, int64_t n, int64_t model_rows, float opacity_reg,
-                                              float scale_reg) {
+                                              float scale_reg, const uint8_t* reached) {
   check_count(n, "MCMC regulariser gradients");
   if (model_rows < n)
     throw std::invalid_argument("MCMC regulariser gradients: " + std::to_string(n) + " rows of a model of " +
                                 std::to_string(model_rows));
   const double wo = mcmc_opacity_reg_weight(opacity_reg, model_rows), ws = mcmc_scale_reg_weight(scale_reg, model_rows);
-  for (int64_t i = 0; i < n; ++i) grad_opacity[i] += T(opacity_reg_grad(double(opacity_logits[i]), wo));
-  for (int64_t i = 0; i < 3 * n; ++i) grad_log_scales[i] += T(scale_reg_grad(double(log_scales[i]), ws));
+  for (int64_t i = 0; i < n; ++i)
+    grad_opacity[i] = reached_value(reached, i, grad_opacity[i]) + T(opacity_reg_grad(double(opacity_logits[i]), wo));
+  for (int64_t i = 0; i < 3 * n; ++i)
+    grad_log_scales[i] =
+        reached_value(reached, i / 3, grad_log_scales[i]) + T(scale_reg_grad(double(log_scales[i]), ws));
 }
 
 template void mcmc_add_position_noise_reference<float>(float*, const float*, const float*, const float*, int64_t,
@@ -54,8 +58,8 @@ template void mcmc_add_position_noise_reference<float>(float*, const float*, con
 template void mcmc_add_position_noise_reference<double>(double*, const double*, const double*, const double*,
                                                         int64_t, const McmcNoiseParams&);
 template void mcmc_add_regularizer_gradients_reference<float>(const float*, const float*, float*, float*, int64_t, int64_t,
-                                                              float, float);
+                                                              float, float, const uint8_t*);
 template void mcmc_add_regularizer_gradients_reference<double>(const double*, const double*, double*, double*,
-                                                               int64_t, int64_t, float, float);
+                                                               int64_t, int64_t, float, float, const uint8_t*);
 
 }  // namespace splat::kernels

@@ -438,7 +438,17 @@ class ReferenceRasterizer {
                                                                   proj_.half[2 * k], proj_.half[2 * k + 1],
                                                                   cam.width, cam.height));
       }
-      // Overwriting stores every row (zeros where no pair reached it), as the CUDA kernels do.
+      // Overwriting stores every row (zeros where no pair reached it), as the CUDA kernels do; given
+      // `reached`, only the rows a pair reached.
+      bool any = false;
+      for (int64_t c = 0; c < C && !any; ++c) {
+        const int64_t k = pair_of_[c * n + i];
+        any = k >= 0 && proj_.tiles[k] != 0;
+      }
+      if (grad.reached) {
+        grad.reached[i] = any ? 1 : 0;
+        if (!any) return;
+      }
       const auto put = [&](T* p, T v) { *p = grad.overwrite ? v : *p + v; };
       if (grad.means)
         for (int k = 0; k < 3; ++k) put(&grad.means[3 * i + k], dmean[k]);

@@ -2,7 +2,8 @@
 // everything in registers (each element is read and written once: the step is bandwidth-bound, and
 // 16-byte accesses keep more bytes in flight per thread than one float each). Several parameter groups
 // share one launch: the blocks are split between the groups, and a block finds its group from the
-// table of first blocks passed by value with the launch. Sparse Adam (AdamGroup::skip_zero_grads)
+// table of first blocks passed by value with the launch. The gradients of rows a backward call left
+// unreached (GradArray::reached) are zeros, not read. Sparse Adam (AdamGroup::skip_zero_grads)
 // reads a thread's gradients first: where all are zero the thread stops there, and otherwise the
 // elements of zero gradient keep the values they were read with (stored back unchanged: an exact bf16
 // value rounds to itself).
@@ -86,6 +87,39 @@ __device__ bool all_zero(const float (&f)[W]) {
   for (int e = 0; e < W; ++e) zero &= f[e] == 0.f;
   return zero;
 }
+// Row of element i of rows of `width` values: a 32-bit division where i allows.
+__device__ int64_t row_of(int64_t i, int width) {
+  return i < (int64_t(1) << 32) ? int64_t(uint32_t(i) / uint32_t(width)) : i / width;
+}
+// Gradients i..i+W-1 (one access of W values), zeros for the elements of unreached rows (GradArray::reached),
+// which are not read where none of the W is reached.
+template <int W>
+__device__ void load_grads(const GradArray& g, int64_t i, float (&d)[W]) {
+  bool reached[W], any = !g.reached, all = !g.reached;
+  if (g.reached) {
+    int64_t r = row_of(i, g.width);
+    int at = int(i - r * g.width);
+#pragma unroll
+    for (int e = 0; e < W; ++e) {
+      reached[e] = g.reached[r];
+      any |= reached[e];
+      if (++at == g.width) at = 0, ++r;
+    }
+    all = true;
+#pragma unroll
+    for (int e = 0; e < W; ++e) all &= reached[e];
+  }
+  if (!any) {
+#pragma unroll
+    for (int e = 0; e < W; ++e) d[e] = 0.f;
+    return;
+  }
+  if (g.bf16) load_bf16<W>(g.bf16 + i, d);
+  else load_f32<W>(g.f32 + i, d);
+  if (!all)
+#pragma unroll
+    for (int e = 0; e < W; ++e) d[e] = reached[e] ? d[e] : 0.f;
+}
 template <int W>
 __device__ void store_f32(float* p, const float (&f)[W]) {
 #pragma unroll
@@ -99,8 +133,7 @@ template <int W>
 __device__ void adam_narrow(const GroupArgs& x, int64_t i) {
   constexpr bool all_bf16 = W == 8;
   float p[W], d[W], m[W], v[W];
-  if (all_bf16 || x.grads.bf16) load_bf16<W>(x.grads.bf16 + i, d);
-  else load_f32<W>(x.grads.f32 + i, d);
+  load_grads<W>(x.grads, i, d);
   if (x.skip_zero && all_zero(d)) return;
   if (all_bf16 || x.params.bf16) load_bf16<W>(x.params.bf16 + i, p);
   else load_f32<W>(x.params.f32 + i, p);
@@ -139,7 +172,7 @@ __global__ void adam_groups_kernel(const __grid_constant__ LaunchArgs a) {
   float* const exp_avg_sq = x.exp_avg_sq.f32;
   if (x.aligned && i + kPerThread <= x.n) {
     float d[4];
-    load_f32<4>(x.grads.f32 + i, d);
+    load_grads<4>(x.grads, i, d);
     if (x.skip_zero && all_zero(d)) return;
     float p[4], m[4], v[4];
     load_f32<4>(params + i, p);
@@ -153,8 +186,10 @@ __global__ void adam_groups_kernel(const __grid_constant__ LaunchArgs a) {
     store_f32<4>(exp_avg_sq + i, v);
     return;
   }
-  for (int64_t j = i; j < i + kPerThread && j < x.n; ++j)
-    if (!x.skip_zero || x.grads.f32[j] != 0.f) adam_update(params[j], x.grads.f32[j], exp_avg[j], exp_avg_sq[j], x.k);
+  for (int64_t j = i; j < i + kPerThread && j < x.n; ++j) {
+    const float d = load_grad(x.grads, j);
+    if (!x.skip_zero || d != 0.f) adam_update(params[j], d, exp_avg[j], exp_avg_sq[j], x.k);
+  }
 }
 
 bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
@@ -205,10 +240,13 @@ void adam_step_groups(const ComputeContext& where, std::span<const AdamGroup> gr
     check_array(g.exp_avg_sq, g.n, "second moment");
     if (g.n > 0 && !g.grads.f32 == !g.grads.bf16)
       throw std::invalid_argument("Adam step: the gradient array must be one array, fp32 or bf16 encodings");
+    if (g.grads.reached && (g.grads.width < 1 || g.n % g.grads.width != 0))
+      throw std::invalid_argument("Adam step: rows reached given with rows of " + std::to_string(g.grads.width) +
+                                  " values for " + std::to_string(g.n) + " elements");
   }
   if (where.device == Device::CPU) {
     for (const AdamGroup& g : groups) {
-      if (all_fp32(g))
+      if (all_fp32(g) && !g.grads.reached)
         adam_step_reference<float>(g.params.f32, g.grads.f32, g.exp_avg.f32, g.exp_avg_sq.f32, g.n, g.h, step,
                                    g.skip_zero_grads);
       else

@@ -7,6 +7,7 @@
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda_util.h"
 #include "kernels/mcmc.h"
+#include "kernels/reached_rows.h"
 
 namespace splat::kernels {
 namespace {
@@ -33,10 +34,12 @@ __global__ void noise_kernel(float* __restrict__ means, const float* __restrict_
 // Thread i adds the scale gradient of entry i < 3n and, for i < n, the opacity gradient of row i.
 __global__ void regularizer_kernel(const float* __restrict__ opacity_logits, const float* __restrict__ log_scales,
                                    float* __restrict__ grad_opacity, float* __restrict__ grad_log_scales, int64_t n,
-                                   double wo, double ws) {
+                                   double wo, double ws, const uint8_t* __restrict__ reached) {
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < 3 * n; i += int64_t(gridDim.x) * blockDim.x) {
-    if (i < n) grad_opacity[i] += float(opacity_reg_grad(double(opacity_logits[i]), wo));
-    grad_log_scales[i] += float(scale_reg_grad(double(log_scales[i]), ws));
+    if (i < n)
+      grad_opacity[i] = reached_value(reached, i, grad_opacity[i]) + float(opacity_reg_grad(double(opacity_logits[i]), wo));
+    grad_log_scales[i] =
+        reached_value(reached, i / 3, grad_log_scales[i]) + float(scale_reg_grad(double(log_scales[i]), ws));
   }
 }
 
@@ -57,15 +60,15 @@ void mcmc_add_position_noise(const ComputeContext& where, float* means, const fl
 
 void mcmc_add_regularizer_gradients(const ComputeContext& where, const float* opacity_logits, const float* log_scales,
                                     float* grad_opacity, float* grad_log_scales, int64_t n, int64_t model_rows,
-                                    float opacity_reg, float scale_reg) {
+                                    float opacity_reg, float scale_reg, const uint8_t* reached) {
   if (where.device == Device::CPU || n < 0 || model_rows < n)
     return mcmc_add_regularizer_gradients_reference<float>(opacity_logits, log_scales, grad_opacity, grad_log_scales,
-                                                           n, model_rows, opacity_reg, scale_reg);
+                                                           n, model_rows, opacity_reg, scale_reg, reached);
   if (n == 0) return;
   const cuda::DeviceScope scope(where.ordinal);
   regularizer_kernel<<<blocks_for(3 * n), kThreads, 0, static_cast<cudaStream_t>(where.stream)>>>(
       opacity_logits, log_scales, grad_opacity, grad_log_scales, n, mcmc_opacity_reg_weight(opacity_reg, model_rows),
-      mcmc_scale_reg_weight(scale_reg, model_rows));
+      mcmc_scale_reg_weight(scale_reg, model_rows), reached);
   cuda::check_launch("MCMC regulariser gradients");
 }
 

@@ -73,10 +73,14 @@ __device__ void put(float* p, float v, bool overwrite) {
 // skipped (as the CPU reference does), so callers may leave out what they do not train. Adding uses
 // atomics even where one thread owns the Gaussian (dense layout): a fire-and-forget atomic add beats
 // a load + store for these scattered addresses (measured, bench/RESULTS.md). Overwriting stores every
-// row, zeros where no pair reached it. (The SH rest gradients are written by the kernels.)
+// row, zeros where no pair reached it, or with `reached` flags the row and stores it only where reached.
+// (The SH rest gradients are written by the kernels: every row of a block, zeros where unreached, since
+// leaving unreached rows out of their coalesced loads and stores was slower; bench/TRAINING.md "The rows
+// a step reached".)
 __device__ void flush(const GaussiansGrad& grad, const DensifyStats& stats, int64_t i, const GaussianGradSum& a) {
   const bool ow = grad.overwrite;
-  if (a.visible == 0 && !ow) return;
+  if (grad.reached) grad.reached[i] = a.visible > 0;
+  if (a.visible == 0 && (!ow || grad.reached)) return;
   if (grad.means)
     for (int k = 0; k < 3; ++k) put(&grad.means[3 * i + k], a.mean[k], ow);
   if (grad.quats) {
@@ -225,6 +229,11 @@ void zero_gradients(const GaussiansGrad& grad, const GaussiansView& g, bool all,
 template <int D>
 void launch(const GaussiansView& g, const ProjectionSetup& setup, const ProjectedSlots& slots,
             const ProjectedGrads& dslots, GaussiansGrad grad, const DensifyStats& stats, cudaStream_t stream) {
+  // No pairs at all with `reached`: no row is reached, and no gradient needs storing.
+  if (grad.reached && slots.count == 0) {
+    if (g.n > 0) check(cudaMemsetAsync(grad.reached, 0, size_t(g.n), stream), "clearing the rows reached");
+    return;
+  }
   // Overwriting where no thread owns a Gaussian (packed slots, or no pairs at all): zero, then add.
   if (grad.overwrite && (slots.packed || slots.count == 0)) {
     zero_gradients(grad, g, /*all=*/true, stream);

@@ -156,3 +156,27 @@ TEST_CASE("download_stats fetches only the selected statistics, into reused vect
   CHECK(all.grad2d_abs_norm == std::vector<float>{10.f, 11.f, 12.f});
   CHECK(all.max_radius == std::vector<float>{0.f, 0.1f, 0.2f});
 }
+
+TEST_CASE("device gaussians: a step's one call names the rows it reached, until a writer completes a group",
+          "[device_gaussians][reached]") {
+  DeviceGaussians g(kernels::Device::CPU, coded_state(4, 1));
+  for (Group grp : kAllGroups) CHECK(g.reached_rows(grp) == nullptr);  // a fresh model's gradients are zeros
+  const kernels::GaussiansGrad only = g.grad(GradWrite::OnlyCall);
+  REQUIRE(only.reached != nullptr);
+  for (Group grp : kAllGroups) {
+    CHECK(g.reached_rows(grp) == only.reached);
+    const kernels::AdamGroup a = g.adam_group(grp);
+    CHECK(a.grads.reached == only.reached);  // Adam takes the unreached rows' gradients as zeros
+    CHECK(a.grads.width == group_width(grp, 1));
+  }
+  g.set_grad_complete(Group::Opacity);  // e.g. a regulariser stored every row's
+  CHECK(g.reached_rows(Group::Opacity) == nullptr);
+  CHECK(g.adam_group(Group::Opacity).grads.reached == nullptr);
+  CHECK(g.reached_rows(Group::Means) == only.reached);
+  // Calls that store every row, and zeroed gradients, name none.
+  CHECK(g.grad(GradWrite::Overwrite).reached == nullptr);
+  for (Group grp : kAllGroups) CHECK(g.reached_rows(grp) == nullptr);
+  g.grad(GradWrite::OnlyCall);
+  g.zero_grad();
+  for (Group grp : kAllGroups) CHECK(g.reached_rows(grp) == nullptr);
+}

@@ -342,3 +342,38 @@ TEST_CASE("mcmc: a shard spends its share of the cap, so the shards stay even", 
   capped.max_gaussians = 600000;
   CHECK(DefaultStrategy(capped).budget_per_shard());
 }
+
+TEST_CASE("mcmc: the regularisers store every row of their groups after a call that reached only some",
+          "[mcmc][reached]") {
+  GaussianState s(0, 3);
+  for (int64_t i = 0; i < 3; ++i) {
+    s.row(Group::Opacity, i)[0] = 0.5f * float(i) - 0.5f;
+    for (int c = 0; c < 3; ++c) s.row(Group::LogScales, i)[c] = -2.f + 0.5f * float(c);
+    s.row(Group::Quats, i)[0] = 1.f;
+  }
+  McmcStrategyOptions o;
+  o.opacity_reg = 0.01f;
+  o.scale_reg = 0.02f;
+  McmcStrategy strat(o, 1);
+  DeviceGaussians zeroed(kernels::Device::CPU, s), g(kernels::Device::CPU, s);
+  StepInfo info;
+  info.batch_size = 1;
+  strat.add_loss_gradients(info, zeroed);  // the regulariser onto zero gradients
+  // A call that reached row 1 only: rows 0 and 2 hold stale values (NaN here).
+  const kernels::GaussiansGrad only = g.grad(GradWrite::OnlyCall);
+  const float nan = std::nanf("");
+  only.reached[0] = 0, only.reached[1] = 1, only.reached[2] = 0;
+  g.grad(Group::Opacity).upload(std::vector<float>{nan, 1.f, nan});
+  g.grad(Group::LogScales).upload(std::vector<float>{nan, nan, nan, 2.f, 2.f, 2.f, nan, nan, nan});
+  strat.add_loss_gradients(info, g);
+  CHECK(g.reached_rows(Group::Opacity) == nullptr);
+  CHECK(g.reached_rows(Group::LogScales) == nullptr);
+  CHECK(g.reached_rows(Group::Means) == only.reached);
+  const std::vector<float> op = g.grad(Group::Opacity).download(), ls = g.grad(Group::LogScales).download();
+  const std::vector<float> zop = zeroed.grad(Group::Opacity).download(), zls = zeroed.grad(Group::LogScales).download();
+  for (int64_t i = 0; i < 3; ++i) {
+    INFO("row " << i);
+    CHECK(op[size_t(i)] == (i == 1 ? 1.f : 0.f) + zop[size_t(i)]);
+    for (int c = 0; c < 3; ++c) CHECK(ls[size_t(3 * i + c)] == (i == 1 ? 2.f : 0.f) + zls[size_t(3 * i + c)]);
+  }
+}

@@ -187,3 +187,71 @@ TEST_CASE("sparse Adam leaves elements of zero gradient alone and steps the othe
     }
   }
 }
+
+TEST_CASE("Adam takes an unreached row's gradients as zeros without reading them", "[adam][reached]") {
+  // A backward call given the rows reached stores only theirs (kernels/reached_rows.h): the other rows'
+  // gradient values are whatever the arrays held, here NaN, which must not reach the update.
+  const float nan = std::nanf("");
+  AdamHyperParams h;
+  h.lr = 1e-2f;
+  for (const int width : {1, 3, 9}) {
+    const int64_t rows = 37, n = rows * width;
+    std::vector<uint8_t> reached(static_cast<size_t>(rows));
+    for (int64_t r = 0; r < rows; ++r) reached[size_t(r)] = r % 3 != 1 && r % 7 != 0;
+    const size_t count = static_cast<size_t>(n);
+    std::vector<float> p(count), m(count), v(count), g(count), zeroed(count), stale(count);
+    for (int64_t i = 0; i < n; ++i) {
+      const size_t k = size_t(i);
+      p[k] = 0.1f * float(i % 7) - 0.3f;
+      m[k] = 1e-3f * float(i % 5) - 2e-3f;
+      v[k] = 1e-6f * float(1 + i % 3);
+      g[k] = 0.02f * float(i % 5) - 0.03f + 1e-4f;
+      zeroed[k] = reached[size_t(i / width)] ? g[k] : 0.f;
+      stale[k] = reached[size_t(i / width)] ? g[k] : nan;
+    }
+    for (const bool sparse : {false, true}) {
+      INFO("width " << width << (sparse ? ", sparse" : ", dense"));
+      std::vector<float> wp = p, wm = m, wv = v, rp = p, rm = m, rv = v;
+      adam_step_reference<float>(wp.data(), zeroed.data(), wm.data(), wv.data(), n, h, 4, sparse);
+      AdamGroup a{fp32_array(rp.data()), stale.data(), fp32_array(rm.data()), fp32_array(rv.data()), n, h};
+      a.grads.reached = reached.data();
+      a.grads.width = width;
+      a.skip_zero_grads = sparse;
+      adam_step_groups(Device::CPU, std::span<const AdamGroup>(&a, 1), 4);
+      CHECK(rp == wp);
+      CHECK(rm == wm);
+      CHECK(rv == wv);
+      CHECK(rp != p);  // the step moved something
+    }
+    // bf16 gradients (mixed precision's SH rest): the same rule.
+    std::vector<uint16_t> g16, z16;
+    for (int64_t i = 0; i < n; ++i) {
+      g16.push_back(bf16_nearest(stale[size_t(i)]));
+      z16.push_back(bf16_nearest(zeroed[size_t(i)]));
+    }
+    std::vector<float> wp = p, wm = m, wv = v, rp = p, rm = m, rv = v;
+    const AdamGroup want{fp32_array(wp.data()), GradArray::narrow(z16.data()), fp32_array(wm.data()),
+                         fp32_array(wv.data()), n, h};
+    AdamGroup got{fp32_array(rp.data()), GradArray::narrow(g16.data()), fp32_array(rm.data()), fp32_array(rv.data()),
+                  n, h};
+    got.grads.reached = reached.data();
+    got.grads.width = width;
+    adam_step_groups(Device::CPU, std::span<const AdamGroup>(&want, 1), 4);
+    adam_step_groups(Device::CPU, std::span<const AdamGroup>(&got, 1), 4);
+    CHECK(rp == wp);
+    CHECK(rm == wm);
+    CHECK(rv == wv);
+  }
+}
+
+TEST_CASE("Adam refuses rows reached whose width does not divide the group", "[adam][reached]") {
+  std::vector<float> x(10, 0.f);
+  std::vector<uint8_t> reached(4, 1);
+  AdamHyperParams h;
+  h.lr = 1e-3f;
+  AdamGroup a{fp32_array(x.data()), x.data(), fp32_array(x.data()), fp32_array(x.data()), 10, h};
+  a.grads.reached = reached.data();
+  a.grads.width = 3;
+  CHECK_THROWS_WITH(adam_step_groups(Device::CPU, std::span<const AdamGroup>(&a, 1), 1),
+                    Catch::Contains("rows reached") && Catch::Contains("rows of 3 values for 10 elements"));
+}

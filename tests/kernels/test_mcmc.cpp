@@ -277,3 +277,52 @@ TEST_CASE("mcmc CUDA kernels match the CPU reference", "[mcmc][gpu]") {
     check_close(gs.download(), cpu_ls, "grad log scales");
   }
 }
+
+// Six rows, three of them unreached, whose gradients hold NaN; the regulariser's inputs.
+struct ReachedRegularizerCase {
+  static constexpr int64_t n = 6;
+  std::vector<float> logits = {-2.f, -1.f, 0.f, 0.5f, 1.f, 3.f}, log_scales;
+  std::vector<uint8_t> reached = {1, 0, 1, 1, 0, 0};
+  std::vector<float> op, ls;  // the gradients before: 0.5 and -0.25 where reached, NaN elsewhere
+  ReachedRegularizerCase() : op(size_t(n), 0.5f), ls(size_t(3 * n), -0.25f) {
+    for (int64_t i = 0; i < 3 * n; ++i) log_scales.push_back(-3.f + 0.25f * float(i));
+    for (int64_t i = 0; i < n; ++i)
+      if (!reached[size_t(i)]) op[size_t(i)] = ls[size_t(3 * i)] = ls[size_t(3 * i + 1)] = ls[size_t(3 * i + 2)] = std::nanf("");
+  }
+};
+
+TEST_CASE("MCMC regulariser gradients take an unreached row's gradients as zeros and store every row",
+          "[mcmc][reached]") {
+  ReachedRegularizerCase c;
+  const int64_t n = c.n;
+  std::vector<float> zero_op(size_t(n), 0.f), zero_ls(size_t(3 * n), 0.f);
+  mcmc_add_regularizer_gradients(Device::CPU, c.logits.data(), c.log_scales.data(), zero_op.data(), zero_ls.data(), n,
+                                 n, 0.01f, 0.02f);
+  mcmc_add_regularizer_gradients(Device::CPU, c.logits.data(), c.log_scales.data(), c.op.data(), c.ls.data(), n, n,
+                                 0.01f, 0.02f, c.reached.data());
+  // Each row gets the regulariser onto its gradient, an unreached row's taken as zero.
+  for (int64_t i = 0; i < n; ++i) {
+    INFO("row " << i);
+    const float base_op = c.reached[size_t(i)] ? 0.5f : 0.f, base_ls = c.reached[size_t(i)] ? -0.25f : 0.f;
+    CHECK(c.op[size_t(i)] == base_op + zero_op[size_t(i)]);
+    for (int k = 0; k < 3; ++k) CHECK(c.ls[size_t(3 * i + k)] == base_ls + zero_ls[size_t(3 * i + k)]);
+  }
+  CHECK(zero_op[0] != 0.f);  // the regulariser adds something
+}
+
+TEST_CASE("CUDA MCMC regulariser gradients with rows reached match the CPU's", "[mcmc][reached][gpu]") {
+  if (!splat::test::gpu_or_skip("CUDA MCMC regulariser with rows reached")) return;
+  ReachedRegularizerCase c;
+  const int64_t n = c.n;
+  Buffer<float> dlo(Device::CUDA), dls(Device::CUDA), dop(Device::CUDA), dgs(Device::CUDA);
+  Buffer<uint8_t> dr(Device::CUDA);
+  dlo.upload(c.logits), dls.upload(c.log_scales), dop.upload(c.op), dgs.upload(c.ls), dr.upload(c.reached);
+  mcmc_add_regularizer_gradients(Device::CUDA, dlo.data(), dls.data(), dop.data(), dgs.data(), n, n, 0.01f, 0.02f,
+                                 dr.data());
+  mcmc_add_regularizer_gradients(Device::CPU, c.logits.data(), c.log_scales.data(), c.op.data(), c.ls.data(), n, n,
+                                 0.01f, 0.02f, c.reached.data());
+  const std::vector<float> gpu_op = dop.download(), gpu_ls = dgs.download();
+  for (int64_t i = 0; i < n; ++i) CHECK(std::abs(gpu_op[size_t(i)] - c.op[size_t(i)]) <= 1e-6f * std::abs(c.op[size_t(i)]));
+  for (int64_t i = 0; i < 3 * n; ++i)
+    CHECK(std::abs(gpu_ls[size_t(i)] - c.ls[size_t(i)]) <= 1e-6f * std::abs(c.ls[size_t(i)]));
+}

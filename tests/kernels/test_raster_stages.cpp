@@ -85,8 +85,10 @@ struct Grads {
   Buffer<float> means, quats, log_scales, logits, dc, rest, grad2d, grad2d_abs, max_radius;
   Buffer<int32_t> visible;
   Buffer<uint16_t> rest16;
+  Buffer<uint8_t> reached;  // the rows reached, where a call is given them
   bool narrow = false;
-  Grads(Device d, int64_t n, float fill = 0.f, bool narrow_rest = false) : rest16(d), narrow(narrow_rest) {
+  Grads(Device d, int64_t n, float fill = 0.f, bool narrow_rest = false)
+      : rest16(d), reached(d, size_t(n)), narrow(narrow_rest) {
     auto filled = [&](size_t k, float v) { return on(d, Floats(k, v)); };
     means = filled(3 * n, fill), quats = filled(4 * n, fill), log_scales = filled(3 * n, fill);
     logits = filled(n, fill), dc = filled(3 * n, fill), rest = filled(narrow ? 0 : 9 * n, fill);
@@ -95,11 +97,12 @@ struct Grads {
     visible = Buffer<int32_t>(d, size_t(n));
     visible.zero();
   }
-  kernels::GaussiansGrad grad(bool overwrite = false) {
+  kernels::GaussiansGrad grad(bool overwrite = false, bool with_reached = false) {
     kernels::GaussiansGrad g{means.data(), quats.data(), log_scales.data(), logits.data(), dc.data(),
                              narrow ? nullptr : rest.data()};
     if (narrow) g.sh_rest_bf16 = reinterpret_cast<kernels::Bf16*>(rest16.data());
     g.overwrite = overwrite;
+    if (with_reached) g.reached = reached.data();
     return g;
   }
   kernels::DensifyStats stats() { return {grad2d.data(), grad2d_abs.data(), visible.data(), max_radius.data()}; }
@@ -348,7 +351,8 @@ void check_depth_ties(Device d) {
 // The one-rank shortcut's gradients written into arrays that held `fill`: added (overwrite false)
 // or overwritten, the SH rest ones in bf16 where `narrow`. `degree` below the stored 1 leaves the SH
 // rest coefficients without gradients (an overwrite must still zero them).
-Grads backward_into(Device d, const Scene& s, bool packed, int degree, bool overwrite, bool narrow, float fill) {
+Grads backward_into(Device d, const Scene& s, bool packed, int degree, bool overwrite, bool narrow, float fill,
+                    bool with_reached = false) {
   const Shard all(d, s, 0, s.n);
   Grads g(d, s.n, fill, narrow);
   Buffer<float> rgb(d, 3 * s.pixels());
@@ -359,7 +363,7 @@ Grads backward_into(Device d, const Scene& s, bool packed, int degree, bool over
   r->forward(all.view(), s.cameras, settings, {rgb.data(), nullptr, nullptr});
   const OutputGrads up(s.pixels(), 12);
   auto drgb = on(d, up.rgb);
-  r->backward({drgb.data(), nullptr, nullptr}, g.grad(overwrite), g.stats());
+  r->backward({drgb.data(), nullptr, nullptr}, g.grad(overwrite, with_reached), g.stats());
   return g;
 }
 
@@ -389,6 +393,52 @@ void check_gradient_writes(Device d) {
       if (d == Device::CPU) CHECK(narrow.rest_values() == rounded);
       else CHECK(rel_err(narrow.rest_values(), want) < 4e-3);  // bf16 keeps 8 significant bits
       if (d == Device::CPU) CHECK(narrow.means.download() == over.means.download());
+    }
+}
+
+// Given the rows reached, an overwriting call of the dense layout flags the rows a pair reached (those
+// the visible-count statistic counts) and stores their gradients as a full overwrite does. The other
+// rows' gradients, which held NaN, keep it on the CPU; CUDA may store zeros there (a 16-byte access of
+// the SH rest values that a reached row shares).
+void check_reached_writes(Device d) {
+  const Scene s = random_scene(14, 80, /*mixed_sizes=*/true);
+  const float nan = std::nanf("");
+  for (const bool narrow : {false, true})
+    for (const int degree : {0, 1}) {
+      INFO((narrow ? "bf16" : "fp32") << " SH rest, degree " << degree);
+      const Grads want = backward_into(d, s, false, degree, true, narrow, 7.f);
+      const Grads got = backward_into(d, s, false, degree, true, narrow, nan, /*with_reached=*/true);
+      const std::vector<uint8_t> reached = got.reached.download();
+      const std::vector<int32_t> visible = got.visible.download();
+      int64_t count = 0;
+      for (int64_t i = 0; i < s.n; ++i) {
+        CHECK(reached[size_t(i)] == (visible[size_t(i)] > 0 ? 1 : 0));
+        count += reached[size_t(i)];
+      }
+      CHECK(count > s.n / 2);
+      CHECK(count <= s.n - 3);  // the three Gaussians behind every camera
+      const auto rows = [&](const Floats& a, const Floats& b, int width, const char* what) {
+        INFO(what);
+        Floats kept, wanted;
+        for (int64_t i = 0; i < s.n; ++i)
+          for (int k = 0; k < width; ++k) {
+            const float v = a[size_t(i * width + k)];
+            if (reached[size_t(i)]) kept.push_back(v), wanted.push_back(b[size_t(i * width + k)]);
+            else if (d == Device::CPU) CHECK(std::isnan(v));
+            else CHECK((std::isnan(v) || v == 0.f));
+          }
+        if (d == Device::CPU) CHECK(kept == wanted);
+        else CHECK(rel_err(kept, wanted) < 1e-5);
+      };
+      rows(got.means.download(), want.means.download(), 3, "means");
+      rows(got.quats.download(), want.quats.download(), 4, "quats");
+      rows(got.log_scales.download(), want.log_scales.download(), 3, "log scales");
+      rows(got.logits.download(), want.logits.download(), 1, "opacity logits");
+      rows(got.dc.download(), want.dc.download(), 3, "SH dc");
+      rows(got.rest_values(), want.rest_values(), 9, "SH rest");
+      if (d == Device::CPU) CHECK(got.grad2d.download() == want.grad2d.download());
+      else CHECK(rel_err(got.grad2d.download(), want.grad2d.download()) < 1e-5);  // the blend's atomics
+      CHECK(got.max_radius.download() == want.max_radius.download());
     }
 }
 
@@ -433,6 +483,10 @@ TEST_CASE("rasterize_backward leaves the AbsGS sums out when not asked for (CPU)
 TEST_CASE("an overwriting backward stores what zeroed arrays accumulate, bf16 SH rest to nearest (CPU)",
           "[raster_cpu][stages]") {
   check_gradient_writes(Device::CPU);
+}
+
+TEST_CASE("an overwriting backward given the rows reached stores only theirs (CPU)", "[raster_cpu][stages][reached]") {
+  check_reached_writes(Device::CPU);
 }
 
 TEST_CASE("bf16 SH rest gradients are refused where they would be accumulated into", "[raster_cpu][stages]") {
@@ -592,6 +646,11 @@ TEST_CASE("CUDA cameras of different sizes match the CPU reference", "[raster][g
     CHECK(rel_err(g.depth, c.depth) < 1e-6);
     CHECK(rel_err(g.grads, c.grads) < 1e-5);
   }
+}
+
+TEST_CASE("CUDA backward given the rows reached matches the CPU's", "[raster][gpu][stages][reached]") {
+  if (!splat::test::gpu_or_skip("CUDA rows reached")) return;
+  check_reached_writes(Device::CUDA);
 }
 
 TEST_CASE("CUDA overwriting backward and bf16 SH rest gradients", "[raster][gpu][stages]") {
