@@ -37,7 +37,8 @@ __global__ void regularizer_kernel(const float* __restrict__ opacity_logits, con
                                    double wo, double ws, const uint8_t* __restrict__ reached) {
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < 3 * n; i += int64_t(gridDim.x) * blockDim.x) {
     if (i < n)
-      grad_opacity[i] = reached_value(reached, i, grad_opacity[i]) + float(opacity_reg_grad(double(opacity_logits[i]), wo));
+      grad_opacity[i] =
+          reached_value(reached, i, grad_opacity[i]) + float(opacity_reg_grad(double(opacity_logits[i]), wo));
     grad_log_scales[i] =
         reached_value(reached, i / 3, grad_log_scales[i]) + float(scale_reg_grad(double(log_scales[i]), ws));
   }

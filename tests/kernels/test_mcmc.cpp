@@ -286,8 +286,11 @@ struct ReachedRegularizerCase {
   std::vector<float> op, ls;  // the gradients before: 0.5 and -0.25 where reached, NaN elsewhere
   ReachedRegularizerCase() : op(size_t(n), 0.5f), ls(size_t(3 * n), -0.25f) {
     for (int64_t i = 0; i < 3 * n; ++i) log_scales.push_back(-3.f + 0.25f * float(i));
-    for (int64_t i = 0; i < n; ++i)
-      if (!reached[size_t(i)]) op[size_t(i)] = ls[size_t(3 * i)] = ls[size_t(3 * i + 1)] = ls[size_t(3 * i + 2)] = std::nanf("");
+    for (int64_t i = 0; i < n; ++i) {
+      if (reached[size_t(i)]) continue;
+      op[size_t(i)] = std::nanf("");
+      for (int k = 0; k < 3; ++k) ls[size_t(3 * i + k)] = std::nanf("");
+    }
   }
 };
 
@@ -322,7 +325,8 @@ TEST_CASE("CUDA MCMC regulariser gradients with rows reached match the CPU's", "
   mcmc_add_regularizer_gradients(Device::CPU, c.logits.data(), c.log_scales.data(), c.op.data(), c.ls.data(), n, n,
                                  0.01f, 0.02f, c.reached.data());
   const std::vector<float> gpu_op = dop.download(), gpu_ls = dgs.download();
-  for (int64_t i = 0; i < n; ++i) CHECK(std::abs(gpu_op[size_t(i)] - c.op[size_t(i)]) <= 1e-6f * std::abs(c.op[size_t(i)]));
+  for (int64_t i = 0; i < n; ++i)
+    CHECK(std::abs(gpu_op[size_t(i)] - c.op[size_t(i)]) <= 1e-6f * std::abs(c.op[size_t(i)]));
   for (int64_t i = 0; i < 3 * n; ++i)
     CHECK(std::abs(gpu_ls[size_t(i)] - c.ls[size_t(i)]) <= 1e-6f * std::abs(c.ls[size_t(i)]));
 }
