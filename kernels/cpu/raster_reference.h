@@ -440,12 +440,12 @@ class ReferenceRasterizer {
       }
       // Overwriting stores every row (zeros where no pair reached it), as the CUDA kernels do; given
       // `reached`, only the rows a pair reached.
-      bool any = false;
-      for (int64_t c = 0; c < C && !any; ++c) {
-        const int64_t k = pair_of_[c * n + i];
-        any = k >= 0 && proj_.tiles[k] != 0;
-      }
       if (grad.reached) {
+        bool any = false;
+        for (int64_t c = 0; c < C && !any; ++c) {
+          const int64_t k = pair_of_[c * n + i];
+          any = k >= 0 && proj_.tiles[k] != 0;
+        }
         grad.reached[i] = any ? 1 : 0;
         if (!any) return;
       }
