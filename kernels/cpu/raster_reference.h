@@ -417,9 +417,11 @@ class ReferenceRasterizer {
       raster::Quat<T> dq{};
       T dlogit = 0, ddc[3] = {0, 0, 0}, drest[3 * (raster::kMaxShCoeffs - 1)] = {};
       const RestRow rest = rest_of(i);
+      bool reached = false;  // a pair of the row covers a tile
       for (int64_t c = 0; c < C; ++c) {
         const int64_t k = pair_of_[c * n + i];
         if (k < 0 || proj_.tiles[k] == 0) continue;
+        reached = true;
         const Camera& cam = proj_cameras_[c];
         const T* m = d.mean2d + 4 * k;
         const T* co = d.conic_opacity + 4 * k;
@@ -441,13 +443,8 @@ class ReferenceRasterizer {
       // Overwriting stores every row (zeros where no pair reached it), as the CUDA kernels do; given
       // `reached`, only the rows a pair reached.
       if (grad.reached) {
-        bool any = false;
-        for (int64_t c = 0; c < C && !any; ++c) {
-          const int64_t k = pair_of_[c * n + i];
-          any = k >= 0 && proj_.tiles[k] != 0;
-        }
-        grad.reached[i] = any ? 1 : 0;
-        if (!any) return;
+        grad.reached[i] = reached ? 1 : 0;
+        if (!reached) return;
       }
       const auto put = [&](T* p, T v) { *p = grad.overwrite ? v : *p + v; };
       if (grad.means)
