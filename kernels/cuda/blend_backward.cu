@@ -4,14 +4,14 @@
 // replays its entries starting from the resume state forward kept at the next chunk's start, or
 // from the pixel's end where the pixel stopped compositing inside the chunk. Each thread owns kP = 2
 // pixels of one column and sums their gradients in registers, so a warp covers two 8 x 4 warp cells.
-// A Gaussian's gradient values are then summed across the warp with butterfly shuffles down to four
-// partial sums, each added by its lane with three float4 atomics; warps where no pixel composited a
-// Gaussian skip it entirely, and a warp walks only the Gaussians that reach its cell (warp_cells.cuh).
-// The kernel is bound by issued instructions: the per-pixel replay and the shuffles per (warp,
-// Gaussian). Measured alternatives that were slower on trained scenes (bench/RESULTS.md,
-// bench/TRAINING.md): a shuffle reduce-scatter with scalar atomics, summing the block's warps in
-// shared memory first (1.5 % faster on bonsai, slower on the synthetic scene), per-lane atomics when
-// one or a few lanes composited, 4 pixels per thread.
+// A Gaussian's gradient values are then summed across the warp (add_warp_sums: halved between the
+// warp's two halves, then a butterfly) down to four partial sums of each, added by eight lanes with
+// vector atomics; warps where no pixel composited a Gaussian skip it entirely, and a warp walks only
+// the Gaussians that reach its cell (warp_cells.cuh). The kernel is bound by issued instructions: the
+// per-pixel replay and the shuffles per (warp, Gaussian). Measured alternatives that were slower on
+// trained scenes (bench/RESULTS.md, bench/TRAINING.md): a shuffle reduce-scatter with scalar atomics,
+// summing the block's warps in shared memory first (1.5 % faster on bonsai, slower on the synthetic
+// scene), per-lane atomics when one or a few lanes composited, 4 pixels per thread.
 #include <climits>
 #include <utility>
 
@@ -38,27 +38,60 @@ struct Background {
 constexpr int kP = 2;
 constexpr int kThreads = kBlockPixels / kP;  // also the entries per shared-memory batch
 
-// Lanes that add a Gaussian's sums to its gradient: the warp's values are summed down to this many
-// partial sums (lanes 0 .. kSumLanes - 1, each the sum over the lanes of its class mod kSumLanes),
-// which trades the butterfly's last two levels (18 shuffles and 18 adds a composited (warp, Gaussian))
-// for three float4 atomics from each of four lanes. The atomics' L2 traffic had room (14 % of L2
-// throughput with one lane) and the shuffles did not (the shared-memory pipe they share with the
-// staged Gaussians was the limit). Measured on an H100 (bench/TRAINING.md, "Four lanes add a
-// Gaussian's warp sums"): 1, 2, 4 and 8 lanes gave 1.56, 1.41, 1.29 and 1.75 ms on the synthetic
-// scene; at 8, same-address atomics queue.
+// Lanes that add each gradient value: the warp's values are summed down to this many partial sums per
+// value (each the sum over the lanes of one class mod kSumLanes), added by as many lanes with atomics.
+// Fewer shuffle levels for more atomics. Measured on an H100 with a butterfly over all values
+// (bench/TRAINING.md, "Four lanes add a Gaussian's warp sums"): 1, 2, 4 and 8 lanes gave 1.56, 1.41,
+// 1.29 and 1.75 ms on the synthetic scene (at 8, same-address atomics queue); with the halving first
+// ("The backward's warp sums halved before they are summed") 1, 2 and 4 gave 1.05, 1.01 and 0.98 ms.
 constexpr int kSumLanes = 4;
+static_assert(kSumLanes >= 1 && kSumLanes <= 8, "the halving at lane distance 16 comes first");
+constexpr unsigned kFullWarp = 0xffffffffu;
 
-// Sums the values over the warp into its first kSumLanes lanes; the AbsGS sums (2, 3) and the depth
-// gradient (11) only when asked for, since the shuffles are much of this kernel's cost.
+// Which values of a composited Gaussian's g[] (see ProjectedGrads: 0, 1 dmean; 2, 3 the AbsGS sums;
+// 4-7 dconic, dopacity; 8-10 dcolor; 11 ddepth) a lane keeps when the warp halves them between its
+// two halves of 16 lanes: the lower half the conic and opacity, the upper the rest that is asked for.
 template <bool kAbs, bool kDepthAlpha>
-__device__ inline void warp_sum(float (&v)[kGradValues]) {
+struct HalvedValues {
+  static constexpr int kCount = 5 + (kAbs ? 2 : 0) + (kDepthAlpha ? 1 : 0);  // the upper half's, > 4
+  static constexpr int lower(int i) { return i < 4 ? 4 + i : -1; }
+  static constexpr int upper(int i) { return i < 2 ? i : i < 5 ? 6 + i : (kAbs && i < 7) ? i - 3 : 11; }
+};
+
+// Sums a composited Gaussian's values over the warp and adds them to its gradients. The first level
+// (lane distance 16) is a reduce-scatter: a lane sends only the values its partner keeps, so each
+// lane then carries the values of its half (HalvedValues), 5 of the default's 9, where a butterfly
+// would shuffle all of them at every level. The levels down to kSumLanes are a butterfly over those.
+// Lanes 0 .. kSumLanes - 1 then add the conic and opacity with a float4 atomic, lanes 16 .. 15 +
+// kSumLanes the rest with two. Splitting at lane distance 8 as well (11 shuffles instead of 15) needs
+// float2 atomics from four groups of lanes, which was slower (bench/TRAINING.md, "The backward's warp
+// sums halved before they are summed").
+template <bool kAbs, bool kDepthAlpha>
+__device__ inline void add_warp_sums(const float (&g)[kGradValues], int lane, const int32_t* slot,
+                                     const ProjectedGrads& d) {
+  using Halves = HalvedValues<kAbs, kDepthAlpha>;
+  constexpr int n = Halves::kCount;
+  const bool up = lane & 16;
+  float r[n];
 #pragma unroll
-  for (int k = 0; k < kGradValues; ++k) {
-    if ((k == 2 || k == 3) && !kAbs) continue;
-    if (k == 11 && !kDepthAlpha) continue;
-#pragma unroll
-    for (int off = 16; off >= kSumLanes; off >>= 1) v[k] += __shfl_xor_sync(0xffffffffu, v[k], off);
+  for (int i = 0; i < n; ++i) {
+    const float lo = Halves::lower(i) >= 0 ? g[max(Halves::lower(i), 0)] : 0.f;
+    const float hi = g[Halves::upper(i)];
+    r[i] = (up ? hi : lo) + __shfl_xor_sync(kFullWarp, up ? lo : hi, 16);
   }
+#pragma unroll
+  for (int i = 0; i < n; ++i)
+#pragma unroll
+    for (int off = 8; off >= kSumLanes; off >>= 1) r[i] += __shfl_xor_sync(kFullWarp, r[i], off);
+  if (lane % 16 >= kSumLanes) return;
+  const int32_t s = *slot;
+  if (!up) {
+    atomicAdd(&d.conic_opacity[s], make_float4(r[0], r[1], r[2], r[3]));
+    return;
+  }
+  if constexpr (kAbs) atomicAdd(&d.mean2d[s], make_float4(r[0], r[1], r[5], r[6]));
+  else atomicAdd(reinterpret_cast<float2*>(&d.mean2d[s]), make_float2(r[0], r[1]));
+  atomicAdd(&d.color_depth[s], make_float4(r[2], r[3], r[4], kDepthAlpha ? r[n - 1] : 0.f));
 }
 
 // One pixel's replay state, read from what forward kept and the output gradients.
@@ -223,13 +256,7 @@ __global__ void __launch_bounds__(kThreads, 8)
         if constexpr (kDepthAlpha) g[11] += dz;
       }
       if (!__any_sync(0xffffffffu, composited)) return true;
-      warp_sum<kAbs, kDepthAlpha>(g);
-      if (lane < kSumLanes) {
-        const int32_t s = s_slot[j];
-        atomicAdd(&dslots.mean2d[s], make_float4(g[0], g[1], g[2], g[3]));
-        atomicAdd(&dslots.conic_opacity[s], make_float4(g[4], g[5], g[6], g[7]));
-        atomicAdd(&dslots.color_depth[s], make_float4(g[8], g[9], g[10], g[11]));
-      }
+      add_warp_sums<kAbs, kDepthAlpha>(g, lane, &s_slot[j], dslots);
       return true;
     });
   }

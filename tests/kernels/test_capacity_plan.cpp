@@ -1,5 +1,6 @@
 // The host's plan for device buffers sized by device counts (kernels/capacity_plan.h).
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include "kernels/capacity_plan.h"
 
@@ -40,5 +41,31 @@ TEST_CASE("capacity plan: old needs leave the window", "[capacity_plan]") {
   CapacityPlan plan;
   plan.record(100, 1000, 1000);  // 10 per pair, then a long run of 1 per pair pushes it out
   for (int k = 0; k < CapacityPlan::kWindow; ++k) plan.record(100, 100, 1000);
+  // Gone from the needs that bound the room; still in the spread, which keeps the first margin.
   CHECK(*plan.capacity(100, int64_t(1) << 40) == int64_t(1.0 * CapacityPlan::kFirstMargin * 100) + CapacityPlan::kSlack);
+  for (int k = 0; k < CapacityPlan::kSpreadWindow; ++k) plan.record(100, 100, 1000);
+  CHECK(*plan.capacity(100, int64_t(1) << 40) == int64_t(1.0 * CapacityPlan::kLeastMargin * 100) + CapacityPlan::kSlack);
+}
+
+TEST_CASE("capacity plan: the margin narrows to twice the needs' spread, not before a few calls", "[capacity_plan]") {
+  CapacityPlan plan;
+  // Needs per pair alternating 0.95 and 1.0: a spread of 5 % of the largest.
+  auto record = [&](int k) { plan.record(1000, k % 2 ? 950 : 1000, 1 << 20); };
+  for (int k = 0; k + 1 < CapacityPlan::kSettled; ++k) record(k);
+  CHECK(plan.margin() == CapacityPlan::kFirstMargin);  // too few calls to trust their spread
+  record(CapacityPlan::kSettled);
+  CHECK(plan.margin() == Approx(1.1));
+  CHECK(*plan.capacity(1000, int64_t(1) << 40) == int64_t(std::ceil(1.0 * 1.1 * 1000)) + CapacityPlan::kSlack);
+  // A wide spread is held to the first margin, agreeing needs get the least one once the wide one
+  // has left the spread's window.
+  plan.record(1000, 800, 1 << 20);
+  CHECK(plan.margin() == CapacityPlan::kFirstMargin);
+  for (int k = 0; k < CapacityPlan::kSpreadWindow - 1; ++k) plan.record(1000, 1000, 1 << 20);
+  CHECK(plan.margin() == CapacityPlan::kFirstMargin);
+  plan.record(1000, 1000, 1 << 20);
+  CHECK(plan.margin() == CapacityPlan::kLeastMargin);
+  // Once the plan has overflowed, it keeps the widened margin whatever the spread.
+  CHECK(plan.record(1000, 2000, 1000));
+  for (int k = 0; k < CapacityPlan::kSpreadWindow; ++k) plan.record(1000, 2000, 1 << 20);
+  CHECK(plan.margin() == CapacityPlan::kFirstMargin * CapacityPlan::kMarginGrowth);
 }
