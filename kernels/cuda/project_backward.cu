@@ -7,6 +7,7 @@
 // Packed layout: one thread per slot, atomics into the Gaussian (its cameras are in other slots); an
 // overwriting call zeroes the arrays first.
 #include <cstdint>
+#include <cuda_pipeline.h>
 
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/raster_stages.cuh"
@@ -106,16 +107,30 @@ constexpr int kThreads = 128;
 // lines; a 2-byte access per thread would move half a line per instruction. `n` values from k = 0.
 __device__ bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
+// The rows go from global to shared memory as asynchronous copies (cp.async), all of a thread's issued
+// before it waits for them: a loop that loaded a value into a register and stored it waited a memory
+// round trip for each of its 16-byte accesses, and holding them all in registers first spilled.
+__device__ void copy_async(void* shared, const void* global) { __pipeline_memcpy_async(shared, global, 16); }
+
 __device__ void stage_rest(const float* src, float* dst, int n) {
   const int vectors = aligned16(src) ? n / 4 : 0;
   for (int k = threadIdx.x; k < vectors; k += kThreads)
-    reinterpret_cast<float4*>(dst)[k] = reinterpret_cast<const float4*>(src)[k];
+    copy_async(reinterpret_cast<float4*>(dst) + k, reinterpret_cast<const float4*>(src) + k);
+  __pipeline_commit();
   for (int k = 4 * vectors + threadIdx.x; k < n; k += kThreads) dst[k] = src[k];
+  __pipeline_wait_prior(0);
 }
-__device__ void stage_rest(const Bf16* src, float* dst, int n) {
+// bf16 rows: copied as they are into `room` (half their size in floats), then widened into dst by the
+// thread that copied them. The caller waits for the block before it reuses `room`.
+__device__ void stage_rest(const Bf16* src, float* dst, float* room, int n) {
   const int vectors = aligned16(src) ? n / 8 : 0;
+  uint4* raw = reinterpret_cast<uint4*>(room);
+  for (int k = threadIdx.x; k < vectors; k += kThreads) copy_async(raw + k, reinterpret_cast<const uint4*>(src) + k);
+  __pipeline_commit();
+  for (int k = 8 * vectors + threadIdx.x; k < n; k += kThreads) dst[k] = float(src[k]);
+  __pipeline_wait_prior(0);
   for (int k = threadIdx.x; k < vectors; k += kThreads) {
-    const uint4 w = reinterpret_cast<const uint4*>(src)[k];
+    const uint4 w = raw[k];
     const uint32_t u[4] = {w.x, w.y, w.z, w.w};
     float f[8];
 #pragma unroll
@@ -123,7 +138,6 @@ __device__ void stage_rest(const Bf16* src, float* dst, int n) {
     reinterpret_cast<float4*>(dst)[2 * k] = make_float4(f[0], f[1], f[2], f[3]);
     reinterpret_cast<float4*>(dst)[2 * k + 1] = make_float4(f[4], f[5], f[6], f[7]);
   }
-  for (int k = 8 * vectors + threadIdx.x; k < n; k += kThreads) dst[k] = float(src[k]);
 }
 // The block's SH rest gradients out: fp32 stored or added, bf16 stored (to nearest).
 __device__ void write_rest(const float* src, float* dst, int n, bool overwrite) {
@@ -163,8 +177,12 @@ __global__ void __launch_bounds__(kThreads) project_backward_dense(GaussiansView
     const int count = static_cast<int>(min(int64_t(kThreads), g.n - first));
     if constexpr (D > 0) {
       __syncthreads();  // the previous round's gradients are written out
-      if (g.sh_rest_bf16) stage_rest(g.sh_rest_bf16 + first * row, s_rest, count * row);
-      else stage_rest(g.sh_rest + first * row, s_rest, count * row);
+      if (g.sh_rest_bf16) {
+        stage_rest(g.sh_rest_bf16 + first * row, s_rest, s_drest, count * row);
+        __syncthreads();  // every thread has widened its raw rows out of s_drest
+      } else {
+        stage_rest(g.sh_rest + first * row, s_rest, count * row);
+      }
       for (int k = threadIdx.x; k < count * row; k += kThreads) s_drest[k] = 0.f;
       __syncthreads();
     }
