@@ -45,7 +45,8 @@ constexpr int kThreads = kBlockPixels / kP;  // also the entries per shared-memo
 // 1.29 and 1.75 ms on the synthetic scene (at 8, same-address atomics queue); with the halving first
 // ("The backward's warp sums halved before they are summed") 1, 2 and 4 gave 1.05, 1.01 and 0.98 ms.
 constexpr int kSumLanes = 4;
-static_assert(kSumLanes >= 1 && kSumLanes <= 8, "the halving at lane distance 16 comes first");
+static_assert(kSumLanes >= 1 && kSumLanes <= 8 && (kSumLanes & (kSumLanes - 1)) == 0,
+              "a power of two below the first level, the halving at lane distance 16");
 constexpr unsigned kFullWarp = 0xffffffffu;
 
 // Which values of a composited Gaussian's g[] (see ProjectedGrads: 0, 1 dmean; 2, 3 the AbsGS sums;
