@@ -8,10 +8,10 @@
 // 50 % occupancy, DRAM at 6 %); the paired columns and the taps read from the parameter bank
 // cut the loss 13-15 % (bench/TRAINING.md "The loss kernels' windows"). The halo is staged with
 // all of a thread's loads issued first, at three blocks an SM ("The loss kernels' halo staged";
-// several output rows a thread in the vertical pass, which loads fewer values, was slower). Each block writes its
-// sums of |d|, d^2 and SSIM and its count of valid pixels; a second kernel reduces them per image (double) and a third
-// forms the loss (and the valid-element count backward divides by) into device scalars, so a
-// training step enqueues the loss without waiting for it.
+// several output rows a thread in the vertical pass, which loads fewer values, was slower). Each
+// block writes its sums of |d|, d^2 and SSIM and its count of valid pixels; a second kernel reduces
+// them per image (double) and a third forms the loss (and the valid-element count backward divides
+// by) into device scalars, so a training step enqueues the loss without waiting for it.
 // Backward: the same tiling filters the three stored partial maps and combines them with
 // the L1 term into dL/dpred.
 // Mask (kernels/loss.h): the forward and backward kernels are instantiated with and without

@@ -42,9 +42,10 @@ TEST_CASE("capacity plan: old needs leave the window", "[capacity_plan]") {
   plan.record(100, 1000, 1000);  // 10 per pair, then a long run of 1 per pair pushes it out
   for (int k = 0; k < CapacityPlan::kWindow; ++k) plan.record(100, 100, 1000);
   // Gone from the needs that bound the room; still in the spread, which keeps the first margin.
-  CHECK(*plan.capacity(100, int64_t(1) << 40) == int64_t(1.0 * CapacityPlan::kFirstMargin * 100) + CapacityPlan::kSlack);
+  const int64_t far = int64_t(1) << 40;
+  CHECK(*plan.capacity(100, far) == int64_t(1.0 * CapacityPlan::kFirstMargin * 100) + CapacityPlan::kSlack);
   for (int k = 0; k < CapacityPlan::kSpreadWindow; ++k) plan.record(100, 100, 1000);
-  CHECK(*plan.capacity(100, int64_t(1) << 40) == int64_t(1.0 * CapacityPlan::kLeastMargin * 100) + CapacityPlan::kSlack);
+  CHECK(*plan.capacity(100, far) == int64_t(1.0 * CapacityPlan::kLeastMargin * 100) + CapacityPlan::kSlack);
 }
 
 TEST_CASE("capacity plan: the margin narrows to twice the needs' spread, not before a few calls", "[capacity_plan]") {
