@@ -609,16 +609,16 @@ SPLAT_HD void sh_color_vjp(int degree, Vec3<T> dir, const S* dc, const R* rest, 
 // α of one Gaussian at a pixel centre (px + 0.5, py + 0.5) = `pixel`:
 // α = min(0.99, opacity exp(-½ dᵀQd)), d = pixel - mean2d. Returns 0 when α < 1/255 (the
 // Gaussian is skipped for this pixel); `gauss` receives exp(-½ dᵀQd) for the VJP.
-// exp and 1/x inside the per-pixel loops, which run them once per (pixel, Gaussian) and are
+// 2^x and 1/x inside the per-pixel loops, which run them once per (pixel, Gaussian) and are
 // bound by issued instructions. On the GPU in float they are the hardware approximations
-// (__expf: ~2 ulp plus |x|·2^-24 relative from its scaling, with x in [-5.6, 0] for any α that
-// counts; __fdividef: ~2 ulp for the divisors 0.01..1 here), a few instructions instead of the
-// IEEE sequences; the CPU backends, and double anywhere, use the exact functions.
-template <class T> SPLAT_HD T pixel_exp(T x) {
+// (exp2f: ~2 ulp, with x in [-8, 0] for any α that counts; __fdividef: ~2 ulp for the divisors
+// 0.01..1 here), a few instructions instead of the IEEE sequences; the CPU backends, and double
+// anywhere, use the exact functions.
+template <class T> SPLAT_HD T pixel_exp2(T x) {
 #if defined(__CUDA_ARCH__)
-  if constexpr (std::is_same_v<T, float>) return __expf(x);
+  if constexpr (std::is_same_v<T, float>) return exp2f(x);
 #endif
-  return std::exp(x);
+  return std::exp2(x);
 }
 template <class T> SPLAT_HD T pixel_reciprocal(T x) {
 #if defined(__CUDA_ARCH__)
@@ -627,13 +627,35 @@ template <class T> SPLAT_HD T pixel_reciprocal(T x) {
   return T(1) / x;
 }
 
+// The exponent of exp(-½ dᵀQd) in base 2, as coefficients of the offset d: -½ log2(e) dᵀQd =
+// dx (a dx + b dy) + c dy². The blending kernels take them once per Gaussian and tile (where they
+// stage it), so that a pixel's α costs four multiply-adds and the 2^x: with Q itself it also took the
+// ½, the cross term's sign and the scaling to base 2, once per (pixel, Gaussian).
+template <class T>
+struct AlphaExponent {
+  T a, b, c;
+};
+template <class T>
+SPLAT_HD AlphaExponent<T> alpha_exponent(Sym2<T> conic) {
+  constexpr T kHalfLog2e = T(-0.5 * 1.4426950408889634);  // -½ log2(e)
+  return {kHalfLog2e * conic.xx, T(2) * kHalfLog2e * conic.xy, kHalfLog2e * conic.yy};
+}
+// Whether the Gaussian counts at the offset d = pixel - mean2d (α >= 1/255), and then its α and
+// `gauss`: gaussian_alpha below as a test, which the blending kernels branch on directly.
+template <class T>
+SPLAT_HD bool pixel_alpha(AlphaExponent<T> e, T opacity, Vec2<T> d, T& alpha, T& gauss) {
+  gauss = pixel_exp2(d.x * (e.a * d.x + e.b * d.y) + e.c * (d.y * d.y));
+  const T unclamped = opacity * gauss;  // below 1/255 exactly where the clamped α is (0.99 > 1/255)
+  if (unclamped < T(kMinAlpha)) return false;
+  alpha = hd_min(T(kMaxAlpha), unclamped);
+  return true;
+}
 template <class T>
 SPLAT_HD T gaussian_alpha(Vec2<T> mean2d, Sym2<T> conic, T opacity, Vec2<T> pixel, T& gauss) {
-  const T dx = pixel.x - mean2d.x, dy = pixel.y - mean2d.y;
-  const T power = T(-0.5) * (conic.xx * dx * dx + conic.yy * dy * dy) - conic.xy * dx * dy;
-  gauss = pixel_exp(power);
-  const T alpha = hd_min(T(kMaxAlpha), opacity * gauss);
-  return alpha < T(kMinAlpha) ? T(0) : alpha;
+  T alpha;
+  return pixel_alpha(alpha_exponent(conic), opacity, Vec2<T>{pixel.x - mean2d.x, pixel.y - mean2d.y}, alpha, gauss)
+             ? alpha
+             : T(0);
 }
 // ACCUMULATES the gradients of a composited α (> 0) into dmean2d, dconic (Sym2 convention),
 // dopacity; `gauss` is what gaussian_alpha gave for the same inputs (not recomputed: the exp is

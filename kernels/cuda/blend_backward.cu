@@ -163,6 +163,7 @@ __global__ void __launch_bounds__(kThreads, 8)
   __shared__ int32_t s_slot[kThreads];
   __shared__ float2 s_mean[kThreads];
   __shared__ float4 s_conic_opacity[kThreads];
+  __shared__ float4 s_exponent[kThreads];  // raster::alpha_exponent of the conic (w unused)
   __shared__ float4 s_color_depth[kThreads];
   __shared__ CellWalks<kThreads> s_walks;
   __shared__ int s_max_contributors;
@@ -221,6 +222,8 @@ __global__ void __launch_bounds__(kThreads, 8)
       s_slot[threadIdx.x] = s;
       s_mean[threadIdx.x] = mean;
       s_conic_opacity[threadIdx.x] = co;
+      const raster::AlphaExponent<float> ex = raster::alpha_exponent(raster::Sym2<float>{co.x, co.y, co.z});
+      s_exponent[threadIdx.x] = make_float4(ex.a, ex.b, ex.c, 0.f);
       s_color_depth[threadIdx.x] = slots.color_depth[s];
       cells = staged_cells(mean, co, at.x, at.y);
     }
@@ -233,14 +236,16 @@ __global__ void __launch_bounds__(kThreads, 8)
       float g[kGradValues] = {};
       bool composited = false;
       const float4 co = s_conic_opacity[j];
+      const float4 ex = s_exponent[j];
       const Vec2f mean{s_mean[j].x, s_mean[j].y};
       const raster::Sym2<float> conic{co.x, co.y, co.z};
 #pragma unroll
       for (int i = 0; i < kP; ++i) {
         if (index >= pixels[i].contributors) continue;
-        float gauss;
-        const float alpha = raster::gaussian_alpha(mean, conic, co.w, pixels[i].centre, gauss);
-        if (alpha == 0.f) continue;
+        float alpha, gauss;
+        if (!raster::pixel_alpha(raster::AlphaExponent<float>{ex.x, ex.y, ex.z}, co.w, pixels[i].centre - mean,
+                                 alpha, gauss))
+          continue;
         composited = true;
         const float4 cd = s_color_depth[j];
         float da, dz = 0.f;

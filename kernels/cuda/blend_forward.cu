@@ -38,7 +38,7 @@ struct Background {
 // One batch of a tile's list in shared memory: the staged Gaussians' screen attributes.
 struct Staged {
   float2 mean[kBlockPixels];
-  float4 conic_opacity[kBlockPixels];
+  float4 exponent_opacity[kBlockPixels];  // raster::alpha_exponent of the conic, and the opacity
   float4 color_depth[kBlockPixels];
   WarpWalks walks;  // which of them reach each warp cell
 };
@@ -79,8 +79,9 @@ __device__ inline void stage(const Blend& b, int base, int end, Staged& s, const
     const int32_t k = b.bins.slot_of_entry[e];
     const float2 mean = b.slots.mean2d[k];
     const float4 co = b.slots.conic_opacity[k];
+    const raster::AlphaExponent<float> ex = raster::alpha_exponent(raster::Sym2<float>{co.x, co.y, co.z});
     s.mean[threadIdx.x] = mean;
-    s.conic_opacity[threadIdx.x] = co;
+    s.exponent_opacity[threadIdx.x] = make_float4(ex.a, ex.b, ex.c, co.w);
     s.color_depth[threadIdx.x] = b.slots.color_depth[k];
     cells = staged_cells(mean, co, x.px / raster::kTileSize, x.py / raster::kTileSize);
   }
@@ -101,11 +102,13 @@ __device__ inline void keep_chunk_start(const Blend& b, const TilePixel& x, int 
   b.chunks.depth_at_start[r] = comp.depth_sum;
 }
 
-__device__ inline float staged_alpha(const Staged& s, int j, Vec2f pixel) {
-  const float4 co = s.conic_opacity[j];
+// Whether staged Gaussian j counts at the pixel (α >= 1/255), and then its α.
+__device__ inline bool staged_alpha(const Staged& s, int j, Vec2f pixel, float& alpha) {
+  const float4 eo = s.exponent_opacity[j];
+  const float2 mean = s.mean[j];
   float gauss;
-  return raster::gaussian_alpha(Vec2f{s.mean[j].x, s.mean[j].y}, raster::Sym2<float>{co.x, co.y, co.z}, co.w, pixel,
-                                gauss);
+  return raster::pixel_alpha(raster::AlphaExponent<float>{eo.x, eo.y, eo.z}, eo.w,
+                             Vec2f{pixel.x - mean.x, pixel.y - mean.y}, alpha, gauss);
 }
 
 // The pixel's outputs and what the backward reads of it.
@@ -144,8 +147,8 @@ __device__ void blend_tile(const Blend& b, int64_t pos, Staged& s) {
     __syncthreads();
     if (done) continue;
     s.walks.walk(warp, 0, kBlockPixels, [&](int j) {
-      const float alpha = staged_alpha(s, j, pixel);
-      if (alpha == 0.f) return true;
+      float alpha;
+      if (!staged_alpha(s, j, pixel, alpha)) return true;
       const float4 cd = s.color_depth[j];
       if (!comp.add(alpha, Vec3f{cd.x, cd.y, cd.z}, cd.w)) {
         done = true;
@@ -183,8 +186,8 @@ __device__ void blend_tile_lanes(const Blend& b, int64_t pos, int part, Staged& 
     int last = -1;
     if (!done)
       s.walks.walk(cell, from, to, [&](int j) {
-        const float alpha = staged_alpha(s, j, pixel);
-        if (alpha == 0.f) return true;
+        float alpha;
+        if (!staged_alpha(s, j, pixel, alpha)) return true;
         const float4 cd = s.color_depth[j];
         seg.add(alpha, Vec3f{cd.x, cd.y, cd.z}, cd.w);
         last = j;
@@ -209,8 +212,8 @@ __device__ void blend_tile_lanes(const Blend& b, int64_t pos, int part, Staged& 
       walk.transmittance = before;
       last = -1;
       s.walks.walk(cell, from, to, [&](int j) {
-        const float alpha = staged_alpha(s, j, pixel);
-        if (alpha == 0.f) return true;
+        float alpha;
+        if (!staged_alpha(s, j, pixel, alpha)) return true;
         const float4 cd = s.color_depth[j];
         if (!walk.add(alpha, Vec3f{cd.x, cd.y, cd.z}, cd.w)) return false;
         last = j;
