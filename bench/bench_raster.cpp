@@ -1,8 +1,8 @@
 // Rasterizer benchmark (CUDA backend): forward and forward+backward times, throughput and memory
-// for the scenes of /work/shared/BENCHMARKS.md, plus a per-stage breakdown. Figures go to
+// for the reference library's benchmark scenes, plus a per-stage breakdown. Figures go to
 // bench/RESULTS.md. Usage: bench_raster [--quick] (quick: 100k and 1M only).
 //
-// Scene recipe (BENCHMARKS.md): 1920x1080, fx = fy = 1000, principal point at the centre; means
+// Scene recipe (the reference library's): 1920x1080, fx = fy = 1000, principal point at the centre; means
 // uniform in camera 0's frustum 2..10 units deep; log-scale ~ N(log(0.01 z), 0.5) per axis; random
 // unit quaternions; opacity ~ U(0.1, 0.9); SH degree 3 with DC ~ N(0, 0.5) and rest ~ N(0, 0.1).
 // Batch of 4: yaw -4.5..+4.5 degrees, x offsets -0.3..+0.3. The loss is mean |image - target|;
@@ -11,6 +11,10 @@
 // --profile [N]: only three forward+backward calls of the one-camera dense case of N Gaussians (1M
 // unless given), for ncu. "host" is the median time the host takes to enqueue one forward+backward
 // (no wait): where it reaches the device's time, the case is bound by launches, not by the device.
+// The fwd and fwd+bwd times start from an idle device, so they include the host's launches of the
+// first stages; "queued" is a forward+backward's time where calls follow each other without a wait
+// (kQueued between two events), as in training, where the host enqueues ahead of the device: the
+// device's own time for the call.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -144,6 +148,29 @@ float median_ms(F&& step) {
   return t[t.size() / 2];
 }
 
+// The median over kRuns of the mean time of kQueued calls enqueued back to back.
+constexpr int kQueued = 10;
+template <class F>
+float median_queued_ms(F&& step) {
+  cudaEvent_t a, b;
+  cuda_ok(cudaEventCreate(&a), "event");
+  cuda_ok(cudaEventCreate(&b), "event");
+  std::vector<float> t;
+  for (int i = 0; i < kRuns; ++i) {
+    cuda_ok(cudaEventRecord(a), "record");
+    for (int k = 0; k < kQueued; ++k) step();
+    cuda_ok(cudaEventRecord(b), "record");
+    cuda_ok(cudaEventSynchronize(b), "sync");
+    float ms;
+    cuda_ok(cudaEventElapsedTime(&ms, a, b), "elapsed");
+    t.push_back(ms / kQueued);
+  }
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
 double gib(size_t bytes) { return double(bytes) / double(1ull << 30); }
 
 // One benchmark case: the cameras, output and gradient buffers, and a rasterizer.
@@ -188,12 +215,13 @@ void bench_case(const DeviceScene& scene, int cameras, bool packed, bool breakdo
   const float t_fwd = median_ms(fwd);
   const float t_both = median_ms(fwd_bwd);
   const float t_host = median_host_ms(fwd_bwd);
+  const float t_queued = median_queued_ms(fwd_bwd);
   size_t free1;
   cuda_ok(cudaMemGetInfo(&free1, &total), "meminfo");
   const double pairs = double(scene.n) * cameras;
-  std::printf("%6.0fk  %d  %-6s  fwd %7.2f ms  fwd+bwd %7.2f ms (host %5.2f)  %6.2f G pairs/s  workspace %.2f GiB  "
+  std::printf("%6.0fk  %d  %-6s  fwd %7.2f ms  fwd+bwd %7.2f ms (host %5.2f, queued %5.2f)  %6.2f G pairs/s  workspace %.2f GiB  "
               "total %.2f GiB (params, grads, images, workspace)  %.1fM intersections\n",
-              scene.n / 1e3, cameras, packed ? "packed" : "dense", t_fwd, t_both, t_host, pairs / (t_both * 1e-3) / 1e9,
+              scene.n / 1e3, cameras, packed ? "packed" : "dense", t_fwd, t_both, t_host, t_queued, pairs / (t_both * 1e-3) / 1e9,
               gib(c.r->workspace_peak_bytes()), gib(free0 - free1 + size_t(scene.n) * 59 * 4),
               c.r->last_intersections() / 1e6);
   if (breakdown) {

@@ -32,7 +32,8 @@
 //  5. sh_basis(degree, unit dir, b[16]) and sh_basis_vjp
 //     sh_color(degree, dir, dc, rest) -> Vec3 (SH + 0.5, clamped at 0)
 //     sh_color_vjp(...) accumulates into ddc, drest, ddir (unnormalised direction)
-//  6. Per pixel: gaussian_alpha(...) -> α (0 when skipped), gaussian_alpha_vjp(...)
+//  6. Per pixel: gaussian_alpha(...) -> α (0 when skipped), gaussian_alpha_vjp(...) (or its
+//     conic moments, gaussian_alpha_vjp_moments, and conic_gradient once per sum of them)
 //     PixelCompositor (front to back: add(), finish()), PixelReplay (back to front: the
 //     gradient of α, colour and z of each composited Gaussian from the output gradients),
 //     replay_resume (where a replay split into chunks starts each chunk).
@@ -657,22 +658,41 @@ SPLAT_HD T gaussian_alpha(Vec2<T> mean2d, Sym2<T> conic, T opacity, Vec2<T> pixe
              ? alpha
              : T(0);
 }
-// ACCUMULATES the gradients of a composited α (> 0) into dmean2d, dconic (Sym2 convention),
-// dopacity; `gauss` is what gaussian_alpha gave for the same inputs (not recomputed: the exp is
-// a large part of the per-pixel cost). Where the 0.99 clamp is active α does not depend on the inputs.
+// ACCUMULATES the gradients of a composited α (> 0) into dmean2d, dopacity and, for the conic, its
+// moments dpower (dx², dx dy, dy²) (dpower = dα/d(-½ dᵀQd)), which conic_gradient turns into the Sym2
+// gradient: the constants are linear, so a kernel sums the moments over pixels and applies them once
+// per sum rather than once per pixel. `gauss` is what gaussian_alpha gave for the same inputs (not
+// recomputed: the exp is a large part of the per-pixel cost). Where the 0.99 clamp is active α does
+// not depend on the inputs.
+template <class T>
+SPLAT_HD void gaussian_alpha_vjp_moments(Vec2<T> mean2d, Sym2<T> conic, T opacity, Vec2<T> pixel, T gauss, T dalpha,
+                                         Vec2<T>& dmean2d, Sym2<T>& conic_moments, T& dopacity) {
+  const T dx = pixel.x - mean2d.x, dy = pixel.y - mean2d.y;
+  const T alpha = opacity * gauss;  // unclamped
+  if (alpha > T(kMaxAlpha)) return;
+  dopacity += dalpha * gauss;
+  const T dpower = dalpha * alpha;
+  const T px = dpower * dx, py = dpower * dy;
+  conic_moments.xx += px * dx;
+  conic_moments.xy += px * dy;
+  conic_moments.yy += py * dy;
+  // dpower/d(dx) = -(Qxx dx + Qxy dy), and d(dx)/dmean = -1.
+  dmean2d.x += conic.xx * px + conic.xy * py;
+  dmean2d.y += conic.xy * px + conic.yy * py;
+}
+// The conic's gradient (Sym2 convention) from a sum of gaussian_alpha_vjp_moments' moments.
+template <class T>
+SPLAT_HD Sym2<T> conic_gradient(Sym2<T> moments) {
+  return {T(-0.5) * moments.xx, -moments.xy, T(-0.5) * moments.yy};
+}
+// gaussian_alpha_vjp_moments with the conic's gradient ACCUMULATED into dconic.
 template <class T>
 SPLAT_HD void gaussian_alpha_vjp(Vec2<T> mean2d, Sym2<T> conic, T opacity, Vec2<T> pixel, T gauss, T dalpha,
                                  Vec2<T>& dmean2d, Sym2<T>& dconic, T& dopacity) {
-  const T dx = pixel.x - mean2d.x, dy = pixel.y - mean2d.y;
-  if (opacity * gauss > T(kMaxAlpha)) return;
-  dopacity += dalpha * gauss;
-  const T dpower = dalpha * opacity * gauss;
-  dconic.xx += T(-0.5) * dx * dx * dpower;
-  dconic.xy += -dx * dy * dpower;
-  dconic.yy += T(-0.5) * dy * dy * dpower;
-  // dpower/d(dx) = -(Qxx dx + Qxy dy), and d(dx)/dmean = -1.
-  dmean2d.x += (conic.xx * dx + conic.xy * dy) * dpower;
-  dmean2d.y += (conic.xy * dx + conic.yy * dy) * dpower;
+  Sym2<T> moments{};
+  gaussian_alpha_vjp_moments(mean2d, conic, opacity, pixel, gauss, dalpha, dmean2d, moments, dopacity);
+  const Sym2<T> d = conic_gradient(moments);
+  dconic.xx += d.xx, dconic.xy += d.xy, dconic.yy += d.yy;
 }
 
 // Front-to-back compositing of one pixel. Termination rule (3DGS style): before compositing a

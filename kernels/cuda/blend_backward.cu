@@ -50,7 +50,7 @@ static_assert(kSumLanes >= 1 && kSumLanes <= 8 && (kSumLanes & (kSumLanes - 1)) 
 constexpr unsigned kFullWarp = 0xffffffffu;
 
 // Which values of a composited Gaussian's g[] (see ProjectedGrads: 0, 1 dmean; 2, 3 the AbsGS sums;
-// 4-7 dconic, dopacity; 8-10 dcolor; 11 ddepth) a lane keeps when the warp halves them between its
+// 4-6 the conic's moments, raster::gaussian_alpha_vjp_moments; 7 dopacity; 8-10 dcolor; 11 ddepth) a lane keeps when the warp halves them between its
 // two halves of 16 lanes: the lower half the conic and opacity, the upper the rest that is asked for.
 template <bool kAbs, bool kDepthAlpha>
 struct HalvedValues {
@@ -63,8 +63,8 @@ struct HalvedValues {
 // (lane distance 16) is a reduce-scatter: a lane sends only the values its partner keeps, so each
 // lane then carries the values of its half (HalvedValues), 5 of the default's 9, where a butterfly
 // would shuffle all of them at every level. The levels down to kSumLanes are a butterfly over those.
-// Lanes 0 .. kSumLanes - 1 then add the conic and opacity with a float4 atomic, lanes 16 .. 15 +
-// kSumLanes the rest with two. Splitting at lane distance 8 as well (11 shuffles instead of 15) needs
+// Lanes 0 .. kSumLanes - 1 then add the conic (its gradient from the summed moments) and opacity with a
+// float4 atomic, lanes 16 .. 15 + kSumLanes the rest with two. Splitting at lane distance 8 as well (11 shuffles instead of 15) needs
 // float2 atomics from four groups of lanes, which was slower (bench/TRAINING.md, "The backward's warp
 // sums halved before they are summed").
 template <bool kAbs, bool kDepthAlpha>
@@ -87,7 +87,8 @@ __device__ inline void add_warp_sums(const float (&g)[kGradValues], int lane, co
   if (lane % 16 >= kSumLanes) return;
   const int32_t s = *slot;
   if (!up) {
-    atomicAdd(&d.conic_opacity[s], make_float4(r[0], r[1], r[2], r[3]));
+    const raster::Sym2<float> dconic = raster::conic_gradient(raster::Sym2<float>{r[0], r[1], r[2]});
+    atomicAdd(&d.conic_opacity[s], make_float4(dconic.xx, dconic.xy, dconic.yy, r[3]));
     return;
   }
   if constexpr (kAbs) atomicAdd(&d.mean2d[s], make_float4(r[0], r[1], r[5], r[6]));
@@ -252,12 +253,11 @@ __global__ void __launch_bounds__(kThreads, 8)
         Vec3f dcolor;
         pixels[i].replay.template step<kDepthAlpha>(alpha, Vec3f{cd.x, cd.y, cd.z}, cd.w, da, dcolor, dz);
         Vec2f dmean{};
-        raster::Sym2<float> dconic{};
-        float dopacity = 0.f;
-        raster::gaussian_alpha_vjp(mean, conic, co.w, pixels[i].centre, gauss, da, dmean, dconic, dopacity);
+        raster::Sym2<float> moments{g[4], g[5], g[6]};
+        raster::gaussian_alpha_vjp_moments(mean, conic, co.w, pixels[i].centre, gauss, da, dmean, moments, g[7]);
         g[0] += dmean.x, g[1] += dmean.y;
         if constexpr (kAbs) g[2] += fabsf(dmean.x), g[3] += fabsf(dmean.y);
-        g[4] += dconic.xx, g[5] += dconic.xy, g[6] += dconic.yy, g[7] += dopacity;
+        g[4] = moments.xx, g[5] = moments.xy, g[6] = moments.yy;
         g[8] += dcolor.x, g[9] += dcolor.y, g[10] += dcolor.z;
         if constexpr (kDepthAlpha) g[11] += dz;
       }
