@@ -811,14 +811,16 @@ struct PixelReplay {
     const T w = alpha * Ti;
     const T c[3] = {color.x, color.y, color.z};
     T g = 0;
-    for (int ch = 0; ch < 3; ++ch) {
-      g += drgb[ch] * (c[ch] - acc_rgb[ch]);
-      acc_rgb[ch] = alpha * c[ch] + one_minus * acc_rgb[ch];
+    for (int ch = 0; ch < 3; ++ch) {  // Aᵢ = α c + (1 - α) Aᵢ₊₁, taken as Aᵢ₊₁ + α (c - Aᵢ₊₁)
+      const T diff = c[ch] - acc_rgb[ch];
+      g += drgb[ch] * diff;
+      acc_rgb[ch] += alpha * diff;
     }
     dalpha = Ti * g;
     if constexpr (kDepthAlpha) {
-      dalpha += ddepth_sum * Ti * (z - acc_depth) + dalpha_out * t_final * inv_one_minus;
-      acc_depth = alpha * z + one_minus * acc_depth;
+      const T zdiff = z - acc_depth;
+      dalpha += ddepth_sum * Ti * zdiff + dalpha_out * t_final * inv_one_minus;
+      acc_depth += alpha * zdiff;
       dz = ddepth_sum * w;
     }
     dcolor = {drgb[0] * w, drgb[1] * w, drgb[2] * w};
