@@ -219,9 +219,10 @@ void bench_case(const DeviceScene& scene, int cameras, bool packed, bool breakdo
   size_t free1;
   cuda_ok(cudaMemGetInfo(&free1, &total), "meminfo");
   const double pairs = double(scene.n) * cameras;
-  std::printf("%6.0fk  %d  %-6s  fwd %7.2f ms  fwd+bwd %7.2f ms (host %5.2f, queued %5.2f)  %6.2f G pairs/s  workspace %.2f GiB  "
-              "total %.2f GiB (params, grads, images, workspace)  %.1fM intersections\n",
-              scene.n / 1e3, cameras, packed ? "packed" : "dense", t_fwd, t_both, t_host, t_queued, pairs / (t_both * 1e-3) / 1e9,
+  std::printf("%6.0fk  %d  %-6s  fwd %7.2f ms  fwd+bwd %7.2f ms (host %5.2f, queued %5.2f)  %6.2f G pairs/s  "
+              "workspace %.2f GiB  total %.2f GiB (params, grads, images, workspace)  %.1fM intersections\n",
+              scene.n / 1e3, cameras, packed ? "packed" : "dense", t_fwd, t_both, t_host, t_queued,
+              pairs / (t_both * 1e-3) / 1e9,
               gib(c.r->workspace_peak_bytes()), gib(free0 - free1 + size_t(scene.n) * 59 * 4),
               c.r->last_intersections() / 1e6);
   if (breakdown) {

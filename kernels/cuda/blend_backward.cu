@@ -50,8 +50,9 @@ static_assert(kSumLanes >= 1 && kSumLanes <= 8 && (kSumLanes & (kSumLanes - 1)) 
 constexpr unsigned kFullWarp = 0xffffffffu;
 
 // Which values of a composited Gaussian's g[] (see ProjectedGrads: 0, 1 dmean; 2, 3 the AbsGS sums;
-// 4-6 the conic's moments, raster::gaussian_alpha_vjp_moments; 7 dopacity; 8-10 dcolor; 11 ddepth) a lane keeps when the warp halves them between its
-// two halves of 16 lanes: the lower half the conic and opacity, the upper the rest that is asked for.
+// 4-6 the conic's moments, raster::gaussian_alpha_vjp_moments; 7 dopacity; 8-10 dcolor; 11 ddepth) a
+// lane keeps when the warp halves them between its two halves of 16 lanes: the lower half the conic
+// and opacity, the upper the rest that is asked for.
 template <bool kAbs, bool kDepthAlpha>
 struct HalvedValues {
   static constexpr int kCount = 5 + (kAbs ? 2 : 0) + (kDepthAlpha ? 1 : 0);  // the upper half's, > 4
@@ -64,9 +65,9 @@ struct HalvedValues {
 // lane then carries the values of its half (HalvedValues), 5 of the default's 9, where a butterfly
 // would shuffle all of them at every level. The levels down to kSumLanes are a butterfly over those.
 // Lanes 0 .. kSumLanes - 1 then add the conic (its gradient from the summed moments) and opacity with a
-// float4 atomic, lanes 16 .. 15 + kSumLanes the rest with two. Splitting at lane distance 8 as well (11 shuffles instead of 15) needs
-// float2 atomics from four groups of lanes, which was slower (bench/TRAINING.md, "The backward's warp
-// sums halved before they are summed").
+// float4 atomic, lanes 16 .. 15 + kSumLanes the rest with two. Splitting at lane distance 8 as well (11
+// shuffles instead of 15) needs float2 atomics from four groups of lanes, which was slower
+// (bench/TRAINING.md, "The backward's warp sums halved before they are summed").
 template <bool kAbs, bool kDepthAlpha>
 __device__ inline void add_warp_sums(const float (&g)[kGradValues], int lane, const int32_t* slot,
                                      const ProjectedGrads& d) {
