@@ -3,10 +3,10 @@
 
 usage: trace_gaps.py TRACE.csv [--skip FRACTION] [--end-at KERNEL] [--top N]
 
-Per device: the span of its records (after the first FRACTION of the trace's span, default 0.3, so the
-start-up and the early, small model are left out, and up to the end of the last KERNEL, by default the
-blend backward, so the evaluation and the files written after training are too), the time some kernel, copy or memset ran (busy), and
-the idle gaps between them, summed by the pair (kernel before, kernel after) that bounds them. A gap
+Per device: the span of its records after the first FRACTION of the trace's span (default 0.3, so the
+start-up and the early, small model are left out) and up to the end of the last KERNEL (by default the
+blend backward, so the evaluation and the files written after training are too); the time some
+kernel, copy or memset ran (busy), and the idle gaps between them, summed by the pair (kernel before, kernel after) that bounds them. A gap
 before a kernel that waits on another GPU (a peer's rows, an exchange) shows as idle time ahead of that
 kernel; a gap where the host fell behind shows ahead of whatever it launched next.
 """
@@ -74,9 +74,10 @@ def main():
         for (p, n), t in gaps.most_common(a.top):
             label = f"{p} -> {n}"
             print(f"  {label[:64]:64s} {t / 1e6:8.1f} {gap_count[(p, n)]:7d} {t / gap_count[(p, n)] / 1e3:9.1f}")
-        print("  busiest records                                                  total ms   share   count   mean us")
+        print("  busiest records" + " " * 50 + "total ms   share   count   mean us")
         for n, t in kernel_time.most_common(a.top):
-            print(f"  {n[:64]:64s} {t / 1e6:8.1f} {t / span:7.1%} {kernel_count[n]:7d} {t / kernel_count[n] / 1e3:9.1f}")
+            mean_us = t / kernel_count[n] / 1e3
+            print(f"  {n[:64]:64s} {t / 1e6:8.1f} {t / span:7.1%} {kernel_count[n]:7d} {mean_us:9.1f}")
 
 
 if __name__ == "__main__":

@@ -63,6 +63,12 @@ StepTimes LocalStep::step_times() {
   return times_;
 }
 
+std::vector<StepTimes> LocalStep::measured_steps() {
+  std::vector<StepTimes> out;
+  for (const std::vector<double>& ms : marks_.take_completed()) out.push_back({.render_ms = ms[0]});
+  return out;
+}
+
 size_t LocalStep::render_bytes() const {
   return (rgb_.capacity() + grad_rgb_.capacity() + alpha_.capacity()) * sizeof(float);
 }

@@ -19,6 +19,7 @@ class LocalStep final : public TrainStep {
   void run(const StepBatch& batch, const StepRows& rows) override;
   float read_loss() override { return loss_.read_loss(); }
   StepTimes step_times() override;
+  std::vector<StepTimes> measured_steps() override;
   size_t render_bytes() const override;
   kernels::Rasterizer& rasterizer() override { return *raster_; }
 

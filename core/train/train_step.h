@@ -99,6 +99,9 @@ class TrainStep {
 
   // The newest step whose times are known without waiting (on CUDA usually the one before the last).
   virtual StepTimes step_times() = 0;
+  // Every step whose times became known since the last call, oldest first, each once: the host runs
+  // several steps ahead of the device, so a mean over steps adds these, not step_times() once a step.
+  virtual std::vector<StepTimes> measured_steps() = 0;
   virtual ExchangeSizes exchange_sizes() const { return {}; }
   // Bytes of the rendered images and their gradients the step keeps between calls.
   virtual size_t render_bytes() const = 0;

@@ -324,7 +324,10 @@ void Trainer::measure_rank_stats(double step_ms) {
   const StepTimes t = step_path_->step_times();
   s.render_ms = t.render_ms;
   s.exchange_wait_ms = t.exchange_wait_ms;
-  wait_window_.wait_ms += t.exchange_wait_ms;
+  for (const StepTimes& m : step_path_->measured_steps()) {
+    wait_window_.wait_ms += m.exchange_wait_ms;
+    ++wait_window_.measured;
+  }
   ++wait_window_.steps;
   s.bytes_sent = step_path_->exchange_sizes().bytes_sent;
   s.bytes_received = step_path_->exchange_sizes().bytes_received;
@@ -338,10 +341,10 @@ void Trainer::measure_rank_stats(double step_ms) {
 
 sharded::RankWindow Trainer::wait_window() const {
   // On the CPU backend the ranks share the machine's cores: what they wait on says little of their shards.
-  if (where_.device != kernels::Device::CUDA || wait_window_.steps == 0) return {};
+  if (where_.device != kernels::Device::CUDA || wait_window_.measured == 0) return {};
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wait_window_.since).count();
-  return {wait_window_.wait_ms / wait_window_.steps, ms / wait_window_.steps, wait_window_.steps};
+  return {wait_window_.wait_ms / wait_window_.measured, ms / wait_window_.steps, wait_window_.measured};
 }
 
 std::vector<sharded::RankStats> Trainer::gather_rank_stats() const {

@@ -268,8 +268,9 @@ class Trainer {
   std::chrono::steady_clock::time_point memory_read_{};  // when rank_stats_'s device memory was read
   // What this rank waited on at the exchanges since its window began, for the rebalance checks.
   struct WaitWindow {
-    double wait_ms = 0;  // summed over the steps
-    int steps = 0;
+    double wait_ms = 0;  // summed over the measured steps
+    int measured = 0;    // steps whose times the device has given (StepMarks), each counted once
+    int steps = 0;       // steps run
     std::chrono::steady_clock::time_point since = std::chrono::steady_clock::now();
   } wait_window_;
   // The window's means; empty off the GPU (core/train/sharded/wait_balance.h).

@@ -1,5 +1,7 @@
 // Both backends of kernels/host_copies.h: the CPU one copies at once, the CUDA one through pinned
-// slots and events.
+// slots and events. A CUDA copy is a one-block kernel writing the slot through its mapped device
+// address, not cudaMemcpyAsync: between kernels a copy engine transfer cost about 6 us of idle GPU on
+// either side, a kernel 1 us (bench/TWO_GPUS.md, "The ranks' timelines").
 #include <cuda_runtime.h>
 
 #include <array>
@@ -14,9 +16,18 @@
 
 namespace splat::kernels {
 
+namespace {
+
+__global__ void copy_values(const int64_t* from, int64_t* to, int n) {
+  if (int(threadIdx.x) < n) to[threadIdx.x] = from[threadIdx.x];
+}
+
+}  // namespace
+
 struct HostCopies::Impl {
   ComputeContext where;
-  int64_t* host = nullptr;  // kSlots x kMostValues; pinned on CUDA
+  int64_t* host = nullptr;    // kSlots x kMostValues; pinned and mapped on CUDA
+  int64_t* mapped = nullptr;  // the device's address of `host`
   std::array<cudaEvent_t, kSlots> events{};
   std::array<int, kSlots> counts{};
   std::array<uint64_t, kSlots> numbers{};  // which copy each slot holds
@@ -32,7 +43,9 @@ HostCopies::HostCopies(const ComputeContext& where) : impl_(std::make_unique<Imp
     return;
   }
   const cuda::DeviceScope scope(where.ordinal);
-  cuda::check(cudaMallocHost(&impl_->host, sizeof(int64_t) * kSlots * kMostValues), "allocating pinned host copies");
+  cuda::check(cudaHostAlloc(&impl_->host, sizeof(int64_t) * kSlots * kMostValues, cudaHostAllocMapped),
+              "allocating pinned host copies");
+  cuda::check(cudaHostGetDevicePointer(&impl_->mapped, impl_->host, 0), "mapping the host copies");
   for (cudaEvent_t& e : impl_->events)
     cuda::check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "creating a host copy event");
 }
@@ -63,8 +76,11 @@ uint64_t HostCopies::queue(const int64_t* device_values, int n) {
   cudaEvent_t& e = impl_->events[slot];
   cuda::check(cudaEventSynchronize(e), "waiting for the oldest host copy");  // the throttle, see the header
   const auto stream = static_cast<cudaStream_t>(impl_->where.stream);
-  cuda::check(cudaMemcpyAsync(to, device_values, sizeof(int64_t) * size_t(n), cudaMemcpyDeviceToHost, stream),
-              "copying device values to the host");
+  static_assert(kMostValues <= 1024, "one thread a value");
+  if (n > 0) {
+    copy_values<<<1, kMostValues, 0, stream>>>(device_values, impl_->mapped + size_t(slot) * kMostValues, n);
+    cuda::check_launch("copying device values to the host");
+  }
   cuda::check(cudaEventRecord(e, stream), "recording a host copy");
   return number;
 }

@@ -135,37 +135,44 @@ void PhaseTimer::collect(PhaseTotals& into) const {
 
 // ---- StepMarks: a repeated sequence, read without waiting ----
 
-// Two timelines, used in turn: while one sequence is being recorded, the previous one's timestamps can
-// still be read once the device has passed them.
+// A ring of timelines, used in turn: while one sequence is being recorded, the earlier ones' timestamps
+// are read once the device has passed them. The host runs ahead of the device by several steps (a
+// step makes no host wait), so the ring holds that many: with two timelines, every sequence the host
+// had passed by two steps was overwritten before it completed, and only the steps after a host stall
+// were ever measured.
 struct StepMarks::Impl {
   struct Slot {
     explicit Slot(const ComputeContext& where) : line(where) {}
     Timeline line;
     uint64_t sequence = 0;  // 0: nothing recorded; else the sequence number it holds
     int recorded = 0;       // marks recorded so far
-    bool read = false;      // its durations were taken into `newest`
+    bool read = false;      // its durations were taken
   };
   int marks;
-  Slot slots[2];
-  int current = 1;
-  uint64_t sequences = 0;
+  std::vector<std::unique_ptr<Slot>> slots;
+  size_t current = 0;
+  uint64_t sequences = 0, lost = 0;
   std::optional<std::vector<double>> newest;
+  std::vector<std::vector<double>> completed;  // taken, not yet handed out by take_completed()
 
-  Impl(const ComputeContext& w, int m) : marks(m), slots{Slot(w), Slot(w)} {}
+  Impl(const ComputeContext& w, int m) : marks(m) {
+    for (int k = 0; k < kSlots; ++k) slots.push_back(std::make_unique<Slot>(w));
+  }
 
-  bool complete(const Slot& s) const {
-    return s.sequence != 0 && !s.read && s.recorded == marks && s.line.passed(size_t(marks - 1));
-  }
-  void take(Slot& s) {
-    std::vector<double> ms(size_t(marks - 1));
-    for (int k = 0; k + 1 < marks; ++k) ms[size_t(k)] = s.line.ms(size_t(k), size_t(k + 1));
-    newest = std::move(ms);
-    for (Slot& other : slots) other.read = other.read || other.sequence <= s.sequence;
-  }
-  // Takes the newest complete sequence that is newer than the one held.
+  bool pending(const Slot& s) const { return s.sequence != 0 && !s.read && s.recorded == marks; }
+  // Takes every sequence the device has passed, oldest first; they are on one stream, so the first one
+  // still pending ends the search.
   void harvest() {
-    for (Slot* s : {&slots[current], &slots[1 - current]})
-      if (complete(*s)) return take(*s);
+    for (size_t k = 1; k <= slots.size(); ++k) {
+      Slot& s = *slots[(current + k) % slots.size()];
+      if (!pending(s)) continue;
+      if (!s.line.passed(size_t(marks - 1))) return;
+      std::vector<double> ms(size_t(marks - 1));
+      for (int j = 0; j + 1 < marks; ++j) ms[size_t(j)] = s.line.ms(size_t(j), size_t(j + 1));
+      newest = ms;
+      completed.push_back(std::move(ms));
+      s.read = true;
+    }
   }
 };
 
@@ -179,14 +186,15 @@ void StepMarks::mark(int k) {
   Impl& m = *impl_;
   if (k < 0 || k >= m.marks) throw std::logic_error("StepMarks::mark " + std::to_string(k) + " of " + std::to_string(m.marks));
   if (k == 0) {
-    m.harvest();  // the slot about to be reused may hold the newest complete sequence
-    m.current = 1 - m.current;
-    Impl::Slot& s = m.slots[m.current];
+    m.harvest();  // the slot about to be reused may hold a complete sequence
+    m.current = (m.current + 1) % m.slots.size();
+    Impl::Slot& s = *m.slots[m.current];
+    if (s.sequence != 0 && !s.read) ++m.lost;
     s.sequence = ++m.sequences;
     s.recorded = 0;
     s.read = false;
   }
-  Impl::Slot& s = m.slots[m.current];
+  Impl::Slot& s = *m.slots[m.current];
   if (k != s.recorded) throw std::logic_error("StepMarks::mark " + std::to_string(k) + " out of order");
   s.line.record(size_t(k));
   ++s.recorded;
@@ -196,5 +204,12 @@ std::optional<std::vector<double>> StepMarks::latest() {
   impl_->harvest();
   return impl_->newest;
 }
+
+std::vector<std::vector<double>> StepMarks::take_completed() {
+  impl_->harvest();
+  return std::exchange(impl_->completed, {});
+}
+
+uint64_t StepMarks::lost() const { return impl_->lost; }
 
 }  // namespace splat::kernels

@@ -114,3 +114,52 @@ TEST_CASE("CUDA step marks read finished sequences without waiting for running o
   REQUIRE(last);
   CHECK((*last)[0] > 10 * (*done)[0]);  // the 20-clear sequence, not the 1-clear one
 }
+
+TEST_CASE("CPU step marks hand out every completed sequence once, oldest first", "[phase_timer]") {
+  StepMarks marks(Device::CPU, 2);
+  CHECK(marks.take_completed().empty());
+  marks.mark(0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  marks.mark(1);
+  marks.mark(0);
+  marks.mark(1);
+  marks.mark(0);  // a third sequence, not complete
+  const auto taken = marks.take_completed();
+  REQUIRE(taken.size() == 2);
+  CHECK(taken[0][0] >= 30.0);          // the slept sequence first
+  CHECK(taken[1][0] < taken[0][0]);    // then the quick one
+  CHECK(marks.latest() == taken[1]);   // the newest is the last handed out
+  CHECK(marks.take_completed().empty());
+  marks.mark(1);
+  CHECK(marks.take_completed().size() == 1);
+  CHECK(marks.lost() == 0);
+}
+
+TEST_CASE("CUDA step marks measure every sequence the host ran ahead of the device", "[phase_timer][gpu]") {
+  if (!splat::test::gpu_or_skip("CUDA step marks ahead")) return;
+  StepMarks marks(Device::CUDA, 2);
+  Buffer<float> big(Device::CUDA, size_t(1) << 28);  // 1 GiB: clearing it takes a visible time
+  Buffer<float> small(Device::CUDA, 1024);
+  // Ten sequences enqueued behind 20 clears (~6 ms): the host is ten steps ahead when it marks the last.
+  for (int j = 0; j < 20; ++j) big.zero();
+  for (int k = 0; k < 10; ++k) {
+    marks.mark(0);
+    small.zero();
+    marks.mark(1);
+  }
+  cudaDeviceSynchronize();
+  CHECK(marks.take_completed().size() == 10);
+  CHECK(marks.lost() == 0);
+  // More sequences ahead than the ring holds: the oldest are overwritten and counted as lost.
+  const int many = StepMarks::kSlots + 8;
+  for (int j = 0; j < 20; ++j) big.zero();
+  for (int k = 0; k < many; ++k) {
+    marks.mark(0);
+    small.zero();
+    marks.mark(1);
+  }
+  cudaDeviceSynchronize();
+  const size_t taken = marks.take_completed().size();
+  CHECK(taken + marks.lost() == size_t(many));
+  CHECK(marks.lost() >= 8);
+}

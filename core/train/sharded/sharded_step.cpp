@@ -178,13 +178,16 @@ void ShardedStep::exchange_pairs(const kernels::ProjectedGaussians& mine) {
 // The step's traffic to and from the other ranks: pairs out and their gradients back. Without
 // gating every pair travels and the host counts are exact; with it, the pairs that cover a tile are
 // counted on the device (sent: this rank's, received: its peers'), and their counts reach the host
-// without a wait once the device has passed them (kernels/host_copies.h): exchange_sizes() gives the
-// latest step whose counts have landed. Past 32 ranks (more counts than one host copy holds) the
-// figures are the dense ones, an upper bound.
+// without a wait once the device has passed them (kernels/host_copies.h), one step in kTrafficEvery:
+// exchange_sizes() gives the latest counted step whose counts have landed. Past 32 ranks (more counts
+// than one host copy holds) the figures are the dense ones, an upper bound.
 void ShardedStep::measure_traffic(const kernels::ProjectedGaussians& mine, int64_t pair_bytes) {
   const size_t R = size_t(comm_.size());
   pair_bytes_ = pair_bytes;
   if (!gated_ || 2 * R > size_t(kernels::HostCopies::kMostValues)) return add_traffic(send_pairs_, recv_pairs_);
+  const bool counted = traffic_phase_ == 0;
+  traffic_phase_ = (traffic_phase_ + 1) % kTrafficEvery;
+  if (!counted) return;
   kernels::count_gated_runs(where_, mine.tiles, send_at_, send_pairs_, needed_.data());
   kernels::count_gated_runs(where_, received_.view().tiles, recv_at_, recv_pairs_, needed_.data() + R);
   needed_copies_.queue(needed_.data(), int(2 * R));
@@ -256,10 +259,22 @@ void ShardedStep::return_gradients(int64_t projected) {
   mark("sharded: gradient return");
 }
 
+namespace {
+// A step's times from its marks' durations (StepMarks: ms from mark k to mark k + 1).
+StepTimes times_of(const std::vector<double>& ms) {
+  return {ms[kRenderStart], ms[kExchangeStart] + ms[kReturnStart]};
+}
+}  // namespace
+
 StepTimes ShardedStep::step_times() {
-  if (const auto ms = marks_.latest())
-    times_ = {(*ms)[kRenderStart], (*ms)[kExchangeStart] + (*ms)[kReturnStart]};
+  if (const auto ms = marks_.latest()) times_ = times_of(*ms);
   return times_;
+}
+
+std::vector<StepTimes> ShardedStep::measured_steps() {
+  std::vector<StepTimes> out;
+  for (const std::vector<double>& ms : marks_.take_completed()) out.push_back(times_of(ms));
+  return out;
 }
 
 size_t ShardedStep::render_bytes() const {

@@ -79,6 +79,7 @@ class ShardedStep final : public TrainStep {
   // On CUDA usually the previous step's times (its events are read once the device passed them), on the
   // CPU the last one's; zeros before any.
   StepTimes step_times() override;
+  std::vector<StepTimes> measured_steps() override;
   size_t render_bytes() const override;
   kernels::Rasterizer& rasterizer() override { return *raster_; }
 
@@ -112,6 +113,11 @@ class ShardedStep final : public TrainStep {
   kernels::Buffer<int64_t> needed_;
   mutable kernels::HostCopies needed_copies_;
   mutable uint64_t needed_read_ = 0;
+  // Gated steps are counted one in kTrafficEvery (the first included): the counts take two kernels, their
+  // clears and a copy to the host, 17 us of a 2 ms step on two H100s (bench/TWO_GPUS.md, "The ranks'
+  // timelines"), for a figure the metrics read at their own cadence.
+  static constexpr int kTrafficEvery = 8;
+  int traffic_phase_ = 0;  // steps since the last counted one, mod kTrafficEvery
   // The received pairs, their gradients, and the gradients of this rank's own pairs.
   ReceivedPairs received_;
   kernels::Buffer<float> d_received_, d_mine_;  // 3 arrays [count,4] each, back to back

@@ -23,12 +23,13 @@
 namespace splat::sharded {
 
 // One rank's means over the steps since its window began: its wait inside the step's exchanges (peers
-// included) and the step's wall time. An empty window (no steps) says nothing was measured: the CPU
-// backend, whose ranks share the machine's cores, so their waits say little about their shards.
+// included), over every step the device has measured, and the step's wall time. An empty window (no
+// steps) says nothing was measured: the CPU backend, whose ranks share the machine's cores, so their
+// waits say little about their shards.
 struct RankWindow {
   double wait_ms = 0;
   double step_ms = 0;
-  int steps = 0;
+  int steps = 0;  // the steps whose waits were measured
 };
 
 // A window of fewer steps gives no opinion (the shards stay as they are, within the bounds): one step's
