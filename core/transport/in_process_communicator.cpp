@@ -102,7 +102,13 @@ bool InProcessCommunicator::exchange(const char* op, std::span<const ExchangeBuf
 
   then_second_barrier(op, [&] {
     check_posts_agree(op);
-    for (int p = 0; p < size(); ++p) {
+    // The peers first, from the next rank on (no two ranks start with the same peer), then this rank's
+    // own rows after its done token: a peer waits on the token and needs none of the own rows, which
+    // on two GPUs had held each rank's peer up by 10-20 us an exchange (bench/TWO_GPUS.md, "The ranks'
+    // timelines").
+    for (int k = 1; k <= size(); ++k) {
+      const int p = (rank_ + k) % size();
+      if (p == rank_) mine.done = copier_->copies_done();
       if (gate) {
         left_out = copy_gated_to(p, buffers, row_bytes, gate, zeroed) && left_out;
         continue;
@@ -117,7 +123,6 @@ bool InProcessCommunicator::exchange(const char* op, std::span<const ExchangeBuf
                            static_cast<size_t>(bytes), from.ready);
       }
     }
-    mine.done = copier_->copies_done();
   });
 
   // Every done token is recorded now (each rank records before the second barrier), and this
