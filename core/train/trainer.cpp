@@ -325,7 +325,7 @@ void Trainer::measure_rank_stats(double step_ms) {
   s.render_ms = t.render_ms;
   s.exchange_wait_ms = t.exchange_wait_ms;
   for (const StepTimes& m : step_path_->measured_steps()) {
-    wait_window_.wait_ms += m.exchange_wait_ms;
+    wait_window_.outside_ms += m.exchange_wait_ms + m.render_ms;
     ++wait_window_.measured;
   }
   ++wait_window_.steps;
@@ -344,7 +344,7 @@ sharded::RankWindow Trainer::wait_window() const {
   if (where_.device != kernels::Device::CUDA || wait_window_.measured == 0) return {};
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wait_window_.since).count();
-  return {wait_window_.wait_ms / wait_window_.measured, ms / wait_window_.steps, wait_window_.measured};
+  return {wait_window_.outside_ms / wait_window_.measured, ms / wait_window_.steps, wait_window_.measured};
 }
 
 std::vector<sharded::RankStats> Trainer::gather_rank_stats() const {

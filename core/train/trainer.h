@@ -111,9 +111,9 @@ struct TrainerOptions {
   // statistics are being gathered, shards whose row counts are more than this (relative) off their
   // targets are rebalanced (core/train/sharded/rebalance.h: on GPUs the targets follow what the ranks
   // wait on, on the CPU they are an equal split); 0 never rebalances.
-  // 5 %: with wait-balanced targets a move happens once the waits differ by 2 x 5 % / kWaitGain = 4 % of
-  // the step.
-  double rebalance_threshold = 0.05;
+  // 2.5 %: with wait-balanced targets a move happens once the shard parts differ by 2 x 2.5 % / kWaitGain
+  // = 2 % of the step.
+  double rebalance_threshold = 0.025;
   int rebalance_every = 1000;
   // With ranks: whether each rank holds every training photo or only its own share (core/train/batch_draw.h).
   PhotoPlacement photos = PhotoPlacement::Auto;
@@ -266,9 +266,10 @@ class Trainer {
   int profiled_steps_ = 0;
   sharded::RankStats rank_stats_;
   std::chrono::steady_clock::time_point memory_read_{};  // when rank_stats_'s device memory was read
-  // What this rank waited on at the exchanges since its window began, for the rebalance checks.
+  // This rank's time outside its shard's work (waits at the exchanges plus render) since its window
+  // began, for the rebalance checks (core/train/sharded/wait_balance.h).
   struct WaitWindow {
-    double wait_ms = 0;  // summed over the measured steps
+    double outside_ms = 0;  // summed over the measured steps
     int measured = 0;    // steps whose times the device has given (StepMarks), each counted once
     int steps = 0;       // steps run
     std::chrono::steady_clock::time_point since = std::chrono::steady_clock::now();

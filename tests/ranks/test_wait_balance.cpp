@@ -1,6 +1,7 @@
-// Shard targets from what the ranks wait on (core/train/sharded/wait_balance.h): even waits leave the
-// shards alone, a rank the others wait for sheds rows in proportion, within bounds; and over the
-// rebalances of a run a slowed rank's excess closes without the rows swinging back and forth.
+// Shard targets from what the ranks wait on (core/train/sharded/wait_balance.h): even outside times leave
+// the shards alone, a rank the others wait for sheds rows in proportion, within bounds; over the
+// rebalances of a run a slowed rank's shard part closes without the rows swinging back and forth; a
+// longer render alone moves nothing.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -17,7 +18,7 @@ using namespace splat::sharded;
 
 TEST_CASE("wait balance: even waits or an unmeasured rank leave the shards as they are", "[dist][rebalance]") {
   const std::vector<int64_t> counts{600, 400, 500};
-  // Waits within the deadband of the mean (as a share of the step).
+  // Outside times within the deadband of the mean (as a share of the step).
   const std::vector<RankWindow> even{{1.00, 10, 60}, {1.05, 10, 60}, {0.98, 10, 60}};
   CHECK(wait_balanced_counts(counts, even) == counts);
   // One rank measured nothing (the CPU backend, or a window without steps): no basis for a move.
@@ -31,7 +32,8 @@ TEST_CASE("wait balance: even waits or an unmeasured rank leave the shards as th
 
 TEST_CASE("wait balance: the rank the others wait for sheds rows in proportion, within bounds", "[dist][rebalance]") {
   const std::vector<int64_t> counts{5000, 5000};
-  // Rank 0 waits 0.2 ms a step, rank 1 1.2 ms of a 10 ms step: rank 0 is 1 ms slower. x = -0.05, +0.05.
+  // Rank 0 spends 0.2 ms a step outside its shard's work, rank 1 1.2 ms of a 10 ms step: rank 0's shard
+  // part is 1 ms longer. x = -0.05, +0.05.
   const std::vector<int64_t> t = wait_balanced_counts(counts, std::vector<RankWindow>{{0.2, 10, 60}, {1.2, 10, 60}});
   CHECK(t[0] + t[1] == 10000);
   CHECK(t == std::vector<int64_t>{4375, 5625});  // shares 1 - 2.5 x 0.05 and 1 + 2.5 x 0.05 of an equal split
@@ -57,87 +59,108 @@ TEST_CASE("wait balance: the rank the others wait for sheds rows in proportion, 
   CHECK(f[1] == f[2]);
 }
 
-// Two ranks whose step is a render that rows do not change plus a shard part in proportion to the rows;
-// rank 0 also loses `viewer` of its GPU's time to the viewer. Each window the ranks wait for the slower
-// one; rebalance_if_uneven's rule moves rows when a target is more than the threshold (the trainer's
-// default) off. The slowed rank's excess must close to within 2 threshold / gain of the step (what the
-// rule leaves alone) and the rows must settle, for shard parts from 10 % to 60 % of the step; up to 40 %
-// every move goes the same way, past it one move may overshoot (gain x part > 1) and one come back.
-TEST_CASE("wait balance: over a run's rebalances a slowed rank's excess closes and the rows settle",
+// Two ranks whose step is a render that rows do not change, then a shard part in proportion to the rows,
+// with an exchange after each (so the step is the longer render plus the longer shard part); rank 0 also
+// loses `viewer` of its GPU's time to the viewer. Each window a rank's outside time is the step less its
+// shard part; rebalance_if_uneven's rule moves rows when a target is more than the threshold (the
+// trainer's default) off. The slowed rank's shard part must close to within 2 threshold / gain of the
+// step (what the rule leaves alone) and the rows must settle, for shard parts from 10 % to 60 % of the
+// step; up to 40 % every move goes the same way, past it one move may overshoot (gain x part > 1) and
+// one come back.
+struct TwoRanks {
+  double render, per_row, viewer;
+  std::vector<int64_t> rows{5000, 5000};
+  double shard(int r) const { return per_row * double(rows[size_t(r)]) / (r == 0 ? 1 - viewer : 1.0); }
+  double step() const { return render / (1 - viewer) + std::max(shard(0), shard(1)) + 0.05; }
+  RankWindow window(int r, double noise) const {
+    return {step() - shard(r) + noise, step(), kMinWindowSteps};
+  }
+};
+
+TEST_CASE("wait balance: over a run's rebalances a slowed rank's shard part closes and the rows settle",
           "[dist][rebalance]") {
   for (const double shard_part : {0.1, 0.2, 0.4, 0.6}) {
     for (const double viewer : {0.05, 0.15}) {
       INFO("shard part " << shard_part << ", viewer " << viewer);
-      const double render = 10 * (1 - shard_part), per_row = 10 * shard_part / 5000;  // ms, at 5000 rows each
-      std::vector<int64_t> rows{5000, 5000};
-      auto times = [&] {
-        return std::vector<double>{(render + per_row * double(rows[0])) / (1 - viewer),
-                                   render + per_row * double(rows[1])};
-      };
+      TwoRanks ranks{10 * (1 - shard_part), 10 * shard_part / 5000, viewer};  // ms, at 5000 rows each
       const double threshold = splat::TrainerOptions{}.rebalance_threshold;
       int moves = 0, last_move = -1;
       std::vector<int> direction;
       for (int window = 0; window < 40; ++window) {
-        const std::vector<double> t = times();
-        const double step = std::max(t[0], t[1]) + 0.05;  // everyone waits for the slowest, plus the transfer
-        const std::vector<RankWindow> w{{step - t[0], step, kMinWindowSteps}, {step - t[1], step, kMinWindowSteps}};
-        const std::vector<int64_t> target = wait_balanced_counts(rows, w);
-        if (imbalance(rows, target) > threshold) {
-          direction.push_back(target[0] < rows[0] ? -1 : 1);
-          rows = target;
+        const std::vector<RankWindow> w{ranks.window(0, 0), ranks.window(1, 0)};
+        const std::vector<int64_t> target = wait_balanced_counts(ranks.rows, w);
+        if (imbalance(ranks.rows, target) > threshold) {
+          direction.push_back(target[0] < ranks.rows[0] ? -1 : 1);
+          ranks.rows = target;
           ++moves;
           last_move = window;
         }
       }
-      const std::vector<double> t = times();
-      const double excess = (t[0] - t[1]) / std::max(t[0], t[1]);
+      const double excess = (ranks.shard(0) - ranks.shard(1)) / ranks.step();
       // Either the shards cannot move further (within the threshold of the bound) or what is left is what
       // the rule leaves alone.
-      const bool at_bound = double(rows[0]) <= 5000 * kLeastShare * (1 + threshold) + 1;
+      const bool at_bound = double(ranks.rows[0]) <= 5000 * kLeastShare * (1 + threshold) + 1;
       CHECK((at_bound || std::abs(excess) <= 2 * threshold / kWaitGain + 0.005));
-      CHECK(rows[0] + rows[1] == 10000);
-      CHECK(rows[0] < 5000);  // the slowed rank holds fewer rows
+      CHECK(ranks.rows[0] + ranks.rows[1] == 10000);
       CHECK(last_move < 20);  // settled well within the run
+      CHECK(moves <= 4);
+      // The slowed rank sheds rows where its shard part was further off than the rule leaves alone (a
+      // small shard part slowed by 5 % is not).
+      const TwoRanks before{ranks.render, ranks.per_row, viewer};
+      if ((before.shard(0) - before.shard(1)) / before.step() > 2 * threshold / kWaitGain) {
+        CHECK(ranks.rows[0] < 5000);
+        REQUIRE(!direction.empty());
+        CHECK(direction.front() == -1);
+      } else {
+        CHECK(moves == 0);
+      }
       int turns = 0;
       for (size_t k = 1; k < direction.size(); ++k) turns += direction[k] != direction[k - 1];
-      CHECK(direction.front() == -1);
       CHECK(turns <= (shard_part <= 0.4 ? 0 : 1));
-      CHECK(moves <= 4);
     }
   }
 }
 
-// The waits of a window carry noise: each step draws other cameras, and on two H100s at batch 4 one
-// step's waits differed between the ranks by 0.35 ms (sd) on a 4 ms step (cup). Over windows of
-// kMinWindowSteps steps (300 windows: 15,000 steps), balanced ranks must seldom move rows (a move is
-// three standard deviations of the noise away), and a rank slowed by a tenth must still shed rows; near
-// its new balance the noise moves rows now and then (each move a Morton sort and some rows sent).
+// A slower render alone moves no rows: the step's render part is the longer render whatever the shards
+// hold, and the rank that renders longer waits that much less at the gradients' exchange.
+TEST_CASE("wait balance: a rank that only renders longer keeps its rows", "[dist][rebalance]") {
+  const double render = 3.0, per_row = 1.0 / 5000;
+  const std::vector<int64_t> rows{5000, 5000};
+  const double slower_render = 1.5 * render, step = slower_render + per_row * 5000 + 0.05;
+  // Rank 0 renders 1.5 ms longer and waits that much less; the shard parts are equal.
+  const double wait0 = step - slower_render - per_row * 5000, wait1 = step - render - per_row * 5000;
+  const std::vector<RankWindow> w{{wait0 + slower_render, step, kMinWindowSteps},
+                                  {wait1 + render, step, kMinWindowSteps}};
+  CHECK(wait_balanced_counts(rows, w) == rows);
+}
+
+// A window's outside times carry noise: each step draws other cameras, and the ranks' outside times
+// differed by 2.5 % of the step (sd) on two H100s at batch 4 (wait_balance.h); modelled at twice that,
+// 0.2 ms of a 4 ms step. Over windows of kMinWindowSteps steps (300 windows: 15,000 steps), balanced
+// ranks must seldom move rows, and a rank whose shard part is slowed by a fifth must still shed rows;
+// near its new balance the noise moves rows now and then (each move a Morton sort and some rows sent).
 TEST_CASE("wait balance: window noise seldom moves balanced shards, and a slowed rank still sheds",
           "[dist][rebalance]") {
   const double threshold = splat::TrainerOptions{}.rebalance_threshold;
   for (const unsigned seed : {1u, 2u, 3u, 4u, 5u}) {
-    for (const double viewer : {0.0, 0.10}) {
+    for (const double viewer : {0.0, 0.20}) {
       INFO("seed " << seed << ", viewer " << viewer);
       std::mt19937 gen(seed);
-      std::normal_distribution<double> window_noise(0.0, 0.35 / std::sqrt(double(kMinWindowSteps)));
-      const double render = 3.2, per_row = 0.8 / 5000;  // a 4 ms step, a fifth of it the shard's
-      std::vector<int64_t> rows{5000, 5000};
+      std::normal_distribution<double> window_noise(0.0, 0.2 / std::sqrt(double(kMinWindowSteps)));
+      TwoRanks ranks{3.2, 0.8 / 5000, viewer};  // a 4 ms step, a fifth of it the shard's
       int moves = 0;
       for (int window = 0; window < 300; ++window) {
-        const double t0 = (render + per_row * double(rows[0])) / (1 - viewer), t1 = render + per_row * double(rows[1]);
-        const double step = std::max(t0, t1) + 0.05;
-        const double noise = window_noise(gen);  // the difference of the two ranks' mean waits
-        const std::vector<RankWindow> w{{step - t0 + noise / 2, step, kMinWindowSteps},
-                                        {step - t1 - noise / 2, step, kMinWindowSteps}};
-        const std::vector<int64_t> target = wait_balanced_counts(rows, w);
-        if (imbalance(rows, target) > threshold) rows = target, ++moves;
+        const double noise = window_noise(gen);  // the difference of the two ranks' mean outside times
+        const std::vector<RankWindow> w{ranks.window(0, noise / 2), ranks.window(1, -noise / 2)};
+        const std::vector<int64_t> target = wait_balanced_counts(ranks.rows, w);
+        if (imbalance(ranks.rows, target) > threshold) ranks.rows = target, ++moves;
       }
       if (viewer == 0) {
         CHECK(moves <= 6);  // about one expected
-        CHECK(std::abs(rows[0] - 5000) <= 600);
+        CHECK(std::abs(ranks.rows[0] - 5000) <= 600);
       } else {
-        CHECK(rows[0] < 4200);  // the balance is near 3,700: the slowed rank sheds a quarter of its rows
-        CHECK(rows[0] > 3000);
+        CHECK(ranks.rows[0] < 4800);  // the balance is near 4,450: shard parts of 0.8 and 0.8 / 0.8 x 0.8 ms
+        CHECK(ranks.rows[0] > 4000);
         CHECK(moves <= 25);  // one move in 600 steps or fewer
       }
     }

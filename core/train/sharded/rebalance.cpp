@@ -116,7 +116,7 @@ bool rebalance_if_uneven(Communicator& comm, DeviceGaussians& g, double threshol
   auto ns = [](double ms) { return std::isfinite(ms) && ms > 0 ? static_cast<int64_t>(std::llround(ms * 1e6)) : 0; };
   std::vector<int64_t> all(4 * R, 0);
   all[me] = g.size();
-  all[R + me] = ns(mine.wait_ms);
+  all[R + me] = ns(mine.outside_ms);
   all[2 * R + me] = ns(mine.step_ms);
   all[3 * R + me] = std::max(mine.steps, 0);
   comm.all_reduce_sum(std::span<int64_t>(all));
