@@ -22,12 +22,16 @@ class CudaCopier final : public RankCopier {
     DeviceScope on(ordinal_);
     check(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming), "creating the exchange's ready event");
     check(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming), "creating the exchange's done event");
+    check(cudaEventCreateWithFlags(&own_done_, cudaEventDisableTiming), "creating the own rows' event");
+    check(cudaStreamCreateWithFlags(&own_stream_, cudaStreamNonBlocking), "creating the own rows' stream");
   }
   ~CudaCopier() override {
     DeviceScope on(ordinal_, std::nothrow);
     if (!on.ok()) return;  // a lost device: nothing left to release
     cudaEventDestroy(ready_);
     cudaEventDestroy(done_);
+    cudaEventDestroy(own_done_);
+    cudaStreamDestroy(own_stream_);
   }
 
   void* ready() override {
@@ -55,6 +59,18 @@ class CudaCopier final : public RankCopier {
             "copying a peer's rows");
     return false;
   }
+  // The own rows need only this rank's ready token (recorded on its stream before it posted), so they
+  // are copied while the copies to the peers wait for those peers and cross the link: on two GPUs they
+  // had added 6-19 us to each exchange's path (bench/TWO_GPUS.md, "The ranks' timelines").
+  void copy_own_rows(std::span<const kernels::RowColumn> columns, int64_t rows, const int32_t* gate) override {
+    DeviceScope on(ordinal_);
+    check(cudaStreamWaitEvent(own_stream_, ready_, 0), "starting the own rows after the ready token");
+    kernels::ComputeContext beside = where_;
+    beside.stream = own_stream_;
+    kernels::copy_gated_rows(beside, columns, rows, gate);
+    check(cudaEventRecord(own_done_, own_stream_), "recording the own rows' copy");
+    check(cudaStreamWaitEvent(stream_, own_done_, 0), "joining the own rows' copy");
+  }
   void* copies_done() override {
     DeviceScope on(ordinal_);
     check(cudaEventRecord(done_, stream_), "recording the exchange's done event");
@@ -80,7 +96,8 @@ class CudaCopier final : public RankCopier {
   kernels::ComputeContext where_;
   int ordinal_;
   cudaStream_t stream_;
-  cudaEvent_t ready_ = nullptr, done_ = nullptr;
+  cudaEvent_t ready_ = nullptr, done_ = nullptr, own_done_ = nullptr;
+  cudaStream_t own_stream_ = nullptr;  // copy_own_rows()
   std::vector<int8_t> reach_;  // per CUDA device: -1 not asked yet, else whether reaches() holds
 };
 

@@ -160,7 +160,12 @@ bool InProcessCommunicator::copy_gated_to(int p, std::span<const ExchangeBuffer>
     columns.push_back({static_cast<const std::byte*>(buffers[b].send) + at,
                        static_cast<std::byte*>(theirs.recv) + theirs.recvs.offsets[rank_], w, int(b) == zeroed});
   }
-  return rows <= 0 || copier_->copy_rows_to(columns, rows, gate + first, to.ready, to.cuda_device);
+  if (rows <= 0) return true;
+  if (p == rank_) {
+    copier_->copy_own_rows(columns, rows, gate + first);
+    return true;
+  }
+  return copier_->copy_rows_to(columns, rows, gate + first, to.ready, to.cuda_device);
 }
 
 template <class T>

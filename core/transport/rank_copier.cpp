@@ -18,6 +18,9 @@ class HostCopier final : public RankCopier {
     kernels::copy_gated_rows_reference(columns, rows, gate);
     return true;
   }
+  void copy_own_rows(std::span<const kernels::RowColumn> columns, int64_t rows, const int32_t* gate) override {
+    kernels::copy_gated_rows_reference(columns, rows, gate);
+  }
   void* copies_done() override { return nullptr; }
   void after_peer(void*) override {}
 };

@@ -6,8 +6,9 @@
 // device work (ranks sharing one GPU keep it busy).
 //
 // Within one collective (see rendezvous.h) a rank calls: ready() before posting, copy_from() or
-// copy_rows_to() for each peer slice after the first barrier, copies_done() before the second
-// barrier, and after_peer() for each peer whose copies touched its buffers after the second barrier.
+// copy_rows_to() for each peer slice after the first barrier (copy_own_rows() for its own slice of a
+// gated exchange), copies_done() before the second barrier, and after_peer() for each peer whose copies
+// touched its buffers after the second barrier.
 // Tokens are opaque (a cudaEvent_t on CUDA, null on the CPU) and stay valid until the rank's next
 // collective.
 #include <cstddef>
@@ -35,6 +36,10 @@ class RankCopier {
   // rank copies every row, as sent, to a GPU whose memory it cannot reach directly.
   virtual bool copy_rows_to(std::span<const kernels::RowColumn> columns, int64_t rows, const int32_t* gate,
                             void* peer_ready, int peer_device) = 0;
+  // copy_rows_to() for this rank's own rows, into its own receive buffers: it needs no peer, so on CUDA it
+  // starts once this rank is ready, on a second stream beside the copies to the peers (which wait for
+  // those peers), and the rank's stream joins it before its later work.
+  virtual void copy_own_rows(std::span<const kernels::RowColumn> columns, int64_t rows, const int32_t* gate) = 0;
   // Token: this rank's copies (reads of its peers' buffers, writes into them) are complete.
   virtual void* copies_done() = 0;
   // Later work on this rank's stream (writes into its send buffers, reads of its receive buffers)
