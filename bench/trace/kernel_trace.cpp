@@ -41,6 +41,14 @@ void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_recor
   *max_records = 0;
 }
 
+// A copy's or memset's line: its bytes where a kernel's has its name.
+template <class Record>
+void write_transfer(const char* kind, const Record* r) {
+  using u64 = unsigned long long;
+  std::fprintf(out, "%s,%u,%u,%llu,%llu,%llu\n", kind, r->deviceId, r->streamId, u64(r->start), u64(r->end),
+               u64(r->bytes));
+}
+
 // One line per record: kind, device, stream, start ns, end ns, name (kernels) or bytes (copies, memsets).
 void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
   std::lock_guard<std::mutex> lock(out_mutex);
@@ -53,27 +61,15 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
                      static_cast<unsigned long long>(k->start), static_cast<unsigned long long>(k->end), k->name);
         break;
       }
-      case CUPTI_ACTIVITY_KIND_MEMCPY: {
-        const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-        std::fprintf(out, "memcpy,%u,%u,%llu,%llu,%llu\n", m->deviceId, m->streamId,
-                     static_cast<unsigned long long>(m->start), static_cast<unsigned long long>(m->end),
-                     static_cast<unsigned long long>(m->bytes));
+      case CUPTI_ACTIVITY_KIND_MEMCPY:
+        write_transfer("memcpy", reinterpret_cast<const CUpti_ActivityMemcpy6*>(record));
         break;
-      }
-      case CUPTI_ACTIVITY_KIND_MEMCPY2: {
-        const auto* m = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record);
-        std::fprintf(out, "peer,%u,%u,%llu,%llu,%llu\n", m->deviceId, m->streamId,
-                     static_cast<unsigned long long>(m->start), static_cast<unsigned long long>(m->end),
-                     static_cast<unsigned long long>(m->bytes));
+      case CUPTI_ACTIVITY_KIND_MEMCPY2:
+        write_transfer("peer", reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record));
         break;
-      }
-      case CUPTI_ACTIVITY_KIND_MEMSET: {
-        const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
-        std::fprintf(out, "memset,%u,%u,%llu,%llu,%llu\n", m->deviceId, m->streamId,
-                     static_cast<unsigned long long>(m->start), static_cast<unsigned long long>(m->end),
-                     static_cast<unsigned long long>(m->bytes));
+      case CUPTI_ACTIVITY_KIND_MEMSET:
+        write_transfer("memset", reinterpret_cast<const CUpti_ActivityMemset4*>(record));
         break;
-      }
       default:
         break;
     }
