@@ -80,8 +80,9 @@ class StepMarks {
   // The newest complete sequence's durations, ms from mark k to mark k + 1 (marks - 1 values);
   // nullopt until a sequence completes.
   std::optional<std::vector<double>> latest();
-  // Every sequence completed since the last call, oldest first, each once (the same durations as
-  // latest()): what a mean over steps must add up, rather than sampling latest() once a step.
+  // Every sequence completed since the last call (the newest kSlots of them), oldest first, each once
+  // (the same durations as latest()): what a mean over steps must add up, rather than sampling latest()
+  // once a step.
   std::vector<std::vector<double>> take_completed();
   // Sequences overwritten before they completed (the host kSlots steps ahead of the device).
   uint64_t lost() const;

@@ -170,6 +170,8 @@ struct StepMarks::Impl {
       std::vector<double> ms(size_t(marks - 1));
       for (int j = 0; j + 1 < marks; ++j) ms[size_t(j)] = s.line.ms(size_t(j), size_t(j + 1));
       newest = ms;
+      // Bounded for a caller that reads only latest() (the viewer's snapshot marks).
+      if (completed.size() == size_t(kSlots)) completed.erase(completed.begin());
       completed.push_back(std::move(ms));
       s.read = true;
     }

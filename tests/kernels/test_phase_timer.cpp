@@ -133,6 +133,13 @@ TEST_CASE("CPU step marks hand out every completed sequence once, oldest first",
   marks.mark(1);
   CHECK(marks.take_completed().size() == 1);
   CHECK(marks.lost() == 0);
+  // A caller that reads only latest() leaves at most kSlots sequences held.
+  for (int k = 0; k < StepMarks::kSlots + 8; ++k) {
+    marks.mark(0);
+    marks.mark(1);
+    CHECK(marks.latest());
+  }
+  CHECK(marks.take_completed().size() == size_t(StepMarks::kSlots));
 }
 
 TEST_CASE("CUDA step marks measure every sequence the host ran ahead of the device", "[phase_timer][gpu]") {
