@@ -19,7 +19,10 @@ void gather_rows(const ComputeContext& where, float* dst, const float* src, int 
 // The same for columns of 2-byte values (bf16 storage), `width` of them per row.
 void gather_rows(const ComputeContext& where, uint16_t* dst, const uint16_t* src, int width, const int32_t* index,
                  int64_t n_out);
-// One of the two by element size (4: fp32, 2: 2-byte encodings), for callers that move stored
+// The same for int32 values: lists of rows, such as a gather's own lists put in another order.
+void gather_rows(const ComputeContext& where, int32_t* dst, const int32_t* src, int width, const int32_t* index,
+                 int64_t n_out);
+// The float or 2-byte one by element size (4: fp32, 2: 2-byte encodings), for callers that move stored
 // values as they are whatever their precision.
 inline void gather_rows(const ComputeContext& where, void* dst, const void* src, size_t element_bytes, int width,
                         const int32_t* index, int64_t n_out) {

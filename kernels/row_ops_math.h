@@ -8,7 +8,7 @@
 namespace splat::kernels {
 
 // Element e of the gathered column: row e / width of the output, component e % width.
-// T is float or uint16_t (bf16 encodings, whose zero is +0.0 as well).
+// T is float, uint16_t (bf16 encodings, whose zero is +0.0 as well) or int32_t.
 template <class T>
 SPLAT_HD T gathered_element(const T* src, int width, const int32_t* index, int64_t e) {
   const int64_t row = e / width;

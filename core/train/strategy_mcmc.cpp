@@ -11,12 +11,30 @@
 #include "kernels/handoff_memory.h"
 #include "kernels/mcmc.h"
 #include "kernels/mcmc_relocate.h"
+#include "kernels/morton.h"
+#include "kernels/row_ops.h"
 
 namespace splat {
 namespace {
 
+// A gather's lists (row i of the result takes parameter row params[i] and moment row moments[i]) put
+// along the Morton curve of the result's means over their box, ties in list order: into out_params and
+// out_moments (`rows` entries each, on g's device).
+void order_along_curve(const DeviceGaussians& g, int64_t rows, const int32_t* params, const int32_t* moments,
+                       int32_t* out_params, int32_t* out_moments) {
+  const kernels::ComputeContext& where = g.context();
+  const kernels::HandoffBlock scratch(where, size_t(rows) * (3 * sizeof(float) + sizeof(int32_t)) + 16);
+  float* means = static_cast<float*>(scratch.data());
+  int32_t* order = reinterpret_cast<int32_t*>(means + 3 * rows);
+  kernels::gather_rows(where, means, g.param(Group::Means).data(), 3, params, rows);
+  kernels::morton_order(where, means, rows, kernels::bounding_box(where, means, rows), order);
+  kernels::gather_rows(where, out_params, params, 1, order, rows);
+  kernels::gather_rows(where, out_moments, moments, 1, order, rows);
+  scratch.used_on(where);
+}
+
 // One round: append == 0 relocates the dead rows, append > 0 appends that many copies.
-int64_t relocation_round(DeviceGaussians& g, float min_opacity, uint64_t key, int64_t append) {
+int64_t relocation_round(DeviceGaussians& g, float min_opacity, uint64_t key, int64_t append, RowOrder order) {
   static_assert(stored_fp32(Group::Opacity) && stored_fp32(Group::LogScales), "the corrections are written in fp32");
   const kernels::ComputeContext& where = g.context();
   const int64_t n = g.size();
@@ -32,13 +50,20 @@ int64_t relocation_round(DeviceGaussians& g, float min_opacity, uint64_t key, in
   const int64_t rows = append > 0 ? n + m : n;
   if (rows > std::numeric_limits<int32_t>::max())
     throw std::runtime_error("mcmc strategy: " + std::to_string(rows) + " Gaussians exceed the row index range");
-  const kernels::HandoffBlock lists(where, size_t(m + 2 * rows) * sizeof(int32_t) + 16);
+  const bool along = order == RowOrder::AlongCurve;
+  const kernels::HandoffBlock lists(where, size_t(m + (along ? 4 : 2) * rows) * sizeof(int32_t) + 16);
   int32_t* sources = static_cast<int32_t*>(lists.data());
   int32_t* params = sources + m;
   int32_t* moments = params + rows;
   kernels::mcmc_draw_sources(where, cum, n, living.total, key, m, sources, copies);
   kernels::mcmc_correct_sources(where, copies, n, min_opacity, opacity, g.param(Group::LogScales).data());
   kernels::mcmc_copy_lists(where, n, append > 0 ? nullptr : dead, sources, m, copies, params, moments);
+  if (along) {
+    int32_t* curve_params = moments + rows;
+    order_along_curve(g, rows, params, moments, curve_params, curve_params + rows);
+    params = curve_params;
+    moments = curve_params + rows;
+  }
   g.gather_rows_on_device(params, moments, rows);
   table.used_on(where);
   lists.used_on(where);
@@ -47,10 +72,12 @@ int64_t relocation_round(DeviceGaussians& g, float min_opacity, uint64_t key, in
 
 }  // namespace
 
-int64_t relocate_dead(DeviceGaussians& g, float min_opacity, uint64_t key) { return relocation_round(g, min_opacity, key, 0); }
+int64_t relocate_dead(DeviceGaussians& g, float min_opacity, uint64_t key, RowOrder order) {
+  return relocation_round(g, min_opacity, key, 0, order);
+}
 
-int64_t append_copies(DeviceGaussians& g, float min_opacity, uint64_t key, int64_t count) {
-  return count > 0 ? relocation_round(g, min_opacity, key, count) : 0;
+int64_t append_copies(DeviceGaussians& g, float min_opacity, uint64_t key, int64_t count, RowOrder order) {
+  return count > 0 ? relocation_round(g, min_opacity, key, count, order) : 0;
 }
 
 int64_t mcmc_growth(const McmcStrategyOptions& o, int64_t n) {
@@ -96,9 +123,11 @@ bool McmcStrategy::after_step(const StepInfo& info, DeviceGaussians& g) {
     // Each round's draws keyed by a draw of rng_ and this shard's first global id, so that shards draw
     // apart.
     const uint64_t shard = kernels::mix64(uint64_t(info.first_row));
-    relocate_dead(g, mine.min_opacity, rng_() ^ shard);
+    // Relocation keeps the row count; the last round that gathers puts the rows along the curve (RowOrder).
+    const int64_t growth = mcmc_growth(mine, g.size());
+    relocate_dead(g, mine.min_opacity, rng_() ^ shard, growth > 0 ? RowOrder::Kept : RowOrder::AlongCurve);
     info.mark("refinement: dead rows relocated");
-    append_copies(g, mine.min_opacity, rng_() ^ shard, mcmc_growth(mine, g.size()));
+    append_copies(g, mine.min_opacity, rng_() ^ shard, growth, RowOrder::AlongCurve);
     info.mark("refinement: rows grown");
     changed = true;
   }

@@ -27,14 +27,25 @@ struct McmcStrategyOptions {
   float scale_reg = 0.01f;     // weight of mean(exp(log_scale)) in the loss, per 4 images
 };
 
+// Where a relocation round leaves the rows. Kept: each where it was, appended copies at the end.
+// AlongCurve: all of them ordered along the Morton curve of their means (kernels/morton.h), in the
+// round's one gather. Relocation writes copies of rows drawn anywhere into dead rows wherever they lie,
+// so after a few refinements a row's neighbours in memory lie anywhere in space; with ranks, the pairs a
+// peer needs from a shard are then scattered over its rows, and the gated exchange writes partial lines
+// over the link (bench/bench_gated_copy.cu: at 60 % of the rows kept, 1.6x the time of rows kept in
+// runs). The strategy orders a refinement's last gather along the curve.
+enum class RowOrder { Kept, AlongCurve };
+
 // The two relocation rounds of a refinement, on g's device (kernels/mcmc_relocate.h), their draws keyed
 // by `key`. relocate_dead: every dead row (opacity at or below min_opacity) becomes a copy of a live row
 // drawn with probability proportional to opacity; append_copies: `count` such copies are appended. Drawn
 // sources and their copies get the opacity and scale correction for their number of copies, and zero
-// moments (gradients and statistics are zeroed, as after every row edit). Each returns the rows moved or
-// appended: 0 when no row is alive (or none is dead; or count is 0), and then g is left as it was.
-int64_t relocate_dead(DeviceGaussians& g, float min_opacity, uint64_t key);
-int64_t append_copies(DeviceGaussians& g, float min_opacity, uint64_t key, int64_t count);
+// moments (gradients and statistics are zeroed, as after every row edit); then the rows are put in
+// `order`. Each returns the rows moved or appended: 0 when no row is alive (or none is dead; or count is
+// 0), and then g is left as it was.
+int64_t relocate_dead(DeviceGaussians& g, float min_opacity, uint64_t key, RowOrder order = RowOrder::Kept);
+int64_t append_copies(DeviceGaussians& g, float min_opacity, uint64_t key, int64_t count,
+                      RowOrder order = RowOrder::Kept);
 
 // The regularisers' weights are per kRegularizerImages images: a step of B images adds them at
 // weight * B / kRegularizerImages. They act once per step, and Adam moves a parameter by about its

@@ -12,6 +12,7 @@ void gather_rows_reference(T* dst, const T* src, int width, const int32_t* index
 }
 template void gather_rows_reference<float>(float*, const float*, int, const int32_t*, int64_t);
 template void gather_rows_reference<uint16_t>(uint16_t*, const uint16_t*, int, const int32_t*, int64_t);
+template void gather_rows_reference<int32_t>(int32_t*, const int32_t*, int, const int32_t*, int64_t);
 
 void cap_values_reference(float* v, int64_t n, float cap) {
   for (int64_t i = 0; i < n; ++i) v[i] = capped(v[i], cap);

@@ -61,6 +61,11 @@ void gather_rows(const ComputeContext& where, uint16_t* dst, const uint16_t* src
   gather_any(where, dst, src, width, index, n_out);
 }
 
+void gather_rows(const ComputeContext& where, int32_t* dst, const int32_t* src, int width, const int32_t* index,
+                 int64_t n_out) {
+  gather_any(where, dst, src, width, index, n_out);
+}
+
 void cap_values(const ComputeContext& where, float* v, int64_t n, float cap) {
   check_shape("cap_values", 1, n);
   if (where.device == Device::CPU) return cap_values_reference(v, n, cap);

@@ -1,12 +1,15 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <random>
 #include <set>
 
 #include "core/train/strategy_default.h"
 #include "core/train/strategy_mcmc.h"
 #include "kernels/hd_math.h"
 #include "kernels/mcmc_relocate.h"
+#include "kernels/morton.h"
 #include "tests/support/test_support.h"
 
 using namespace splat;
@@ -263,12 +266,49 @@ GaussianState relocation_start() {
   return s;
 }
 
-// Relocation then growth planned on a DeviceGaussians of `device` and applied there.
-GaussianState relocate_and_grow_on(kernels::Device device, const McmcStrategyOptions& o, uint64_t seed) {
-  DeviceGaussians g(device, relocation_start());
+// relocation_start() with its means spread over a box, so that memory order and curve order differ.
+GaussianState scattered_start() {
+  GaussianState s = relocation_start();
+  std::mt19937 rng(2);
+  std::uniform_real_distribution<float> at(-5.f, 5.f);
+  for (int64_t i = 0; i < s.size(); ++i)
+    for (int a = 0; a < 3; ++a) s.row(Group::Means, i)[a] = at(rng);
+  return s;
+}
+
+// Relocation then growth planned on a DeviceGaussians of `device` and applied there; the growth round
+// leaves the rows in `order`.
+GaussianState relocate_and_grow_on(kernels::Device device, const McmcStrategyOptions& o, uint64_t seed,
+                                   const GaussianState& start = relocation_start(), RowOrder order = RowOrder::Kept) {
+  DeviceGaussians g(device, start);
   relocate_dead(g, o.min_opacity, seed);
-  append_copies(g, o.min_opacity, seed + 1, mcmc_growth(o, g.size()));
+  append_copies(g, o.min_opacity, seed + 1, mcmc_growth(o, g.size()), order);
   return g.download();
+}
+
+// Every row's values and moments over all groups, sorted: the rows as a multiset.
+std::vector<std::vector<float>> rows_of(const GaussianState& s) {
+  std::vector<std::vector<float>> rows;
+  for (int64_t i = 0; i < s.size(); ++i) {
+    std::vector<float> r;
+    for (Group g : kAllGroups) {
+      const int w = s.width(g);
+      for (const std::vector<float>* v : {&s.col(g).value, &s.col(g).exp_avg, &s.col(g).exp_avg_sq})
+        r.insert(r.end(), v->begin() + i * w, v->begin() + (i + 1) * w);
+    }
+    rows.push_back(std::move(r));
+  }
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
+
+// The rows' Morton codes over their means' box, in memory order.
+std::vector<uint32_t> curve_codes(const GaussianState& s) {
+  const std::vector<float>& means = s.col(Group::Means).value;
+  const kernels::MortonBox box = kernels::bounding_box_reference(means.data(), s.size());
+  std::vector<uint32_t> codes;
+  for (int64_t i = 0; i < s.size(); ++i) codes.push_back(kernels::morton_code(means.data() + 3 * i, box));
+  return codes;
 }
 }  // namespace
 
@@ -315,23 +355,57 @@ TEST_CASE("mcmc: relocation and growth on the device copy move whole rows and re
     if (edited[r] && source[r] == r) CHECK(opacity(got, r) < opacity(start, r));
 }
 
+TEST_CASE("mcmc: a round along the curve leaves the rows a kept round leaves, in Morton order", "[strategy_mcmc]") {
+  McmcStrategyOptions o;
+  o.grow_rate = 0.25f;
+  const GaussianState kept = relocate_and_grow_on(kernels::Device::CPU, o, 9, scattered_start(), RowOrder::Kept);
+  const GaussianState curve = relocate_and_grow_on(kernels::Device::CPU, o, 9, scattered_start(), RowOrder::AlongCurve);
+  REQUIRE(curve.size() == 15);
+  CHECK(rows_of(curve) == rows_of(kept));
+  const std::vector<uint32_t> codes = curve_codes(curve);
+  CHECK(std::is_sorted(codes.begin(), codes.end()));
+  const std::vector<uint32_t> kept_codes = curve_codes(kept);
+  CHECK_FALSE(std::is_sorted(kept_codes.begin(), kept_codes.end()));
+}
+
+TEST_CASE("mcmc strategy: a refinement leaves its rows along the curve", "[strategy_mcmc]") {
+  McmcStrategyOptions o;
+  o.grow_rate = 0.25f;
+  for (const int64_t cap : {int64_t(13), int64_t(12)}) {  // with growth, and at the cap (relocation alone)
+    INFO("cap " << cap);
+    o.cap = cap;
+    McmcStrategy strat(o, 4);
+    DeviceGaussians g(kernels::Device::CPU, scattered_start());
+    StepInfo info;
+    info.first_image = 600;
+    REQUIRE(strat.after_step(info, g));
+    const GaussianState got = g.download();
+    CHECK(got.size() == cap);
+    // (StepInfo's means_lr of 0 draws no noise after the refinement.)
+    const std::vector<uint32_t> codes = curve_codes(got);
+    CHECK(std::is_sorted(codes.begin(), codes.end()));
+  }
+}
+
 TEST_CASE("mcmc: relocation and growth on CUDA equal the CPU device copy", "[strategy_mcmc][gpu]") {
   if (!splat::test::gpu_or_skip("CUDA mcmc relocation")) return;
   McmcStrategyOptions o;
   o.grow_rate = 0.25f;
-  const GaussianState cpu = relocate_and_grow_on(kernels::Device::CPU, o, 5);
-  const GaussianState gpu = relocate_and_grow_on(kernels::Device::CUDA, o, 5);
-  REQUIRE(gpu.size() == cpu.size());
-  for (Group g : kAllGroups) {
-    INFO("group " << int(g));
-    // The corrections are double math rounded to float on both (pow, log): equal to the last bit or so.
-    const bool corrected = g == Group::Opacity || g == Group::LogScales;
-    REQUIRE(gpu.col(g).value.size() == cpu.col(g).value.size());
-    for (size_t i = 0; i < cpu.col(g).value.size(); ++i)
-      if (corrected) CHECK(gpu.col(g).value[i] == Approx(cpu.col(g).value[i]).epsilon(1e-6).margin(1e-7));
-      else CHECK(gpu.col(g).value[i] == cpu.col(g).value[i]);
-    CHECK(gpu.col(g).exp_avg == cpu.col(g).exp_avg);
-    CHECK(gpu.col(g).exp_avg_sq == cpu.col(g).exp_avg_sq);
+  for (const RowOrder order : {RowOrder::Kept, RowOrder::AlongCurve}) {
+    const GaussianState cpu = relocate_and_grow_on(kernels::Device::CPU, o, 5, scattered_start(), order);
+    const GaussianState gpu = relocate_and_grow_on(kernels::Device::CUDA, o, 5, scattered_start(), order);
+    REQUIRE(gpu.size() == cpu.size());
+    for (Group g : kAllGroups) {
+      INFO("group " << int(g) << (order == RowOrder::Kept ? ", rows kept" : ", rows along the curve"));
+      // The corrections are double math rounded to float on both (pow, log): equal to the last bit or so.
+      const bool corrected = g == Group::Opacity || g == Group::LogScales;
+      REQUIRE(gpu.col(g).value.size() == cpu.col(g).value.size());
+      for (size_t i = 0; i < cpu.col(g).value.size(); ++i)
+        if (corrected) CHECK(gpu.col(g).value[i] == Approx(cpu.col(g).value[i]).epsilon(1e-6).margin(1e-7));
+        else CHECK(gpu.col(g).value[i] == cpu.col(g).value[i]);
+      CHECK(gpu.col(g).exp_avg == cpu.col(g).exp_avg);
+      CHECK(gpu.col(g).exp_avg_sq == cpu.col(g).exp_avg_sq);
+    }
   }
 }
 

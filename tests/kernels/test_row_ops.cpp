@@ -19,6 +19,11 @@ TEST_CASE("gather_rows copies the indexed rows and writes zeros for -1", "[row_o
   k::gather_rows(Device::CPU, dst.data(), src.data(), 2, index.data(), 4);
   CHECK(dst == std::vector<float>{5, 6, 0, 0, 1, 2, 5, 6});
   CHECK_THROWS_AS(k::gather_rows(Device::CPU, dst.data(), src.data(), -1, index.data(), 4), std::invalid_argument);
+  // Lists of rows gather alike (a gather's own lists put in another order).
+  const std::vector<int32_t> rows{7, -1, 9};
+  std::vector<int32_t> moved(4, 99);
+  k::gather_rows(Device::CPU, moved.data(), rows.data(), 1, index.data(), 4);
+  CHECK(moved == std::vector<int32_t>{9, 0, 7, 9});
 }
 
 TEST_CASE("cap_values lowers only the values above the cap", "[row_ops]") {
@@ -54,6 +59,12 @@ TEST_CASE("CUDA row operations match the CPU reference", "[row_ops][gpu]") {
   d_index.upload(index);
   k::gather_rows(Device::CUDA, d_dst.data(), d_src.data(), width, d_index.data(), out_rows);
   CHECK(d_dst.download() == want);
+  // int32 lists: the index gathers itself (its rows, below 5000, lie inside its 7321 entries).
+  std::vector<int32_t> want_lists(index.size());
+  k::gather_rows(Device::CPU, want_lists.data(), index.data(), 1, index.data(), out_rows);
+  Buffer<int32_t> d_lists(Device::CUDA, index.size());
+  k::gather_rows(Device::CUDA, d_lists.data(), d_index.data(), 1, d_index.data(), out_rows);
+  CHECK(d_lists.download() == want_lists);
 
   k::cap_values(Device::CPU, want.data(), int64_t(want.size()), 0.25f);
   k::cap_values(Device::CUDA, d_dst.data(), int64_t(want.size()), 0.25f);
