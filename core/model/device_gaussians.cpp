@@ -8,6 +8,8 @@
 #include <utility>
 
 #include "core/model/column_rows.h"
+#include "kernels/handoff_memory.h"
+#include "kernels/morton.h"
 #include "kernels/row_ops.h"
 
 namespace splat {
@@ -317,6 +319,17 @@ void DeviceGaussians::gather_rows_on_device(const int32_t* param_source, const i
   n_ = n_out;
   size_gradients();
   reset_row_state();
+}
+
+void DeviceGaussians::sort_along_curve() {
+  if (n_ == 0) return;
+  const kernels::ComputeContext& where = context();
+  const float* means = param(Group::Means).data();
+  const kernels::HandoffBlock order(where, size_t(n_) * sizeof(int32_t) + 16);
+  int32_t* rows = static_cast<int32_t*>(order.data());
+  kernels::morton_order(where, means, n_, kernels::bounding_box(where, means, n_), rows);
+  gather_rows_on_device(rows, rows, n_);
+  order.used_on(where);
 }
 
 void DeviceGaussians::replace_rows(int64_t n, const ColumnFill& fill) {

@@ -126,6 +126,7 @@ bool DefaultStrategy::after_step(const StepInfo& info, DeviceGaussians& g) {
   // still what covers the background.
   if (refine) {
     this->refine(info, g, *refine > o_.reset_every);  // zeroes the statistics too
+    if (o_.curve_sort_every > 0 && *refine % o_.curve_sort_every == 0) g.sort_along_curve();
   } else {
     // Each refinement looks at the window since the last refinement or reset.
     g.zero_stats();

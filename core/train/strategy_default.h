@@ -30,6 +30,11 @@ struct DefaultStrategyOptions {
   int refine_stop = 15000;
   int refine_every = 100;
   int reset_every = 3000;
+  // A refinement at a multiple of this many images puts the rows back along the Morton curve afterwards
+  // (DeviceGaussians::sort_along_curve; 0: never). A refinement appends the rows it grows at the end,
+  // spread over the whole scene, so a camera's visible rows drift apart in memory; a sort costs about
+  // what the refinement's own gather does, so it comes every fourth refinement.
+  int curve_sort_every = 400;
   float grow_scale3d = 0.01f;        // x extent: largest scale at or below clones, above splits
   float split_scale_divisor = 1.6f;  // the two halves of a split get scale / this
   float prune_opacity = 0.005f;

@@ -12,6 +12,7 @@
 #include "core/model/gaussian_model.h"
 #include "kernels/hd_math.h"
 #include "kernels/refine_plan.h"
+#include "tests/support/model_checks.h"
 #include "tests/support/test_support.h"
 
 using namespace splat;
@@ -380,7 +381,9 @@ TEST_CASE("default strategy: a refinement with size pruning and opacity reset gi
   const HostDensifyStats st = refine_start_stats();
   REQUIRE(growth(start, st, DefaultStrategyOptions{}, 1, 10.0).clone == std::vector<int64_t>{0, 3});
   REQUIRE(growth(start, st, DefaultStrategyOptions{}, 1, 10.0).split == std::vector<int64_t>{1, 4});
-  const GaussianState got = refine_once(kernels::Device::CPU, start, st, 11);
+  DefaultStrategyOptions unsorted;
+  unsorted.curve_sort_every = 0;  // the rows where the refinement puts them (sorted below)
+  const GaussianState got = refine_once(kernels::Device::CPU, start, st, 11, unsorted);
   // Old rows with each split parent replaced by its first half, the clones, the second halves;
   // 2 and 5 (transparent) and 6 (too large on screen) pruned.
   const int64_t source[] = {0, 1, 3, 4, 0, 3, 1, 4};
@@ -416,6 +419,23 @@ TEST_CASE("default strategy: a refinement with size pruning and opacity reset gi
   }
 }
 
+TEST_CASE("default strategy: a refinement at a multiple of curve_sort_every leaves its rows along the curve",
+          "[strategy_default]") {
+  GaussianState start = refine_start_state();
+  for (int64_t i = 0; i < start.size(); ++i) start.row(Group::Means, i)[0] = float((5 * i) % 7);  // off the curve
+  DefaultStrategyOptions unsorted;
+  unsorted.curve_sort_every = 0;
+  const GaussianState planned = refine_once(kernels::Device::CPU, start, refine_start_stats(), 11, unsorted);
+  REQUIRE_FALSE(test::along_curve(planned));
+  DefaultStrategyOptions o;
+  REQUIRE(6000 % o.curve_sort_every == 0);  // refine_once's image
+  const GaussianState sorted = refine_once(kernels::Device::CPU, start, refine_start_stats(), 11, o);
+  CHECK(test::along_curve(sorted));
+  CHECK(test::rows_as_set(sorted) == test::rows_as_set(planned));
+  o.curve_sort_every = 700;  // 6000 is no multiple: the rows stay where the refinement put them
+  test::check_same_state(refine_once(kernels::Device::CPU, start, refine_start_stats(), 11, o), planned);
+}
+
 TEST_CASE("default strategy: CUDA refinement equals the CPU one", "[strategy_default][gpu]") {
   if (!splat::test::gpu_or_skip("CUDA default-strategy refinement")) return;
   for (const bool revised : {false, true}) {
@@ -444,6 +464,7 @@ TEST_CASE("default strategy: with revised opacity both copies of a grown Gaussia
   DefaultStrategyOptions revised;
   revised.revised_opacity = true;
   revised.reset_every = 5000;  // sizes checked at the refinement (at 6000), no opacity reset there
+  revised.curve_sort_every = 0;  // the rows where the plan puts them
   DefaultStrategyOptions plain = revised;
   plain.revised_opacity = false;
   const GaussianState off = refine_once(kernels::Device::CPU, refine_start_state(), refine_start_stats(), 11, plain);

@@ -9,7 +9,7 @@
 #include "core/train/strategy_mcmc.h"
 #include "kernels/hd_math.h"
 #include "kernels/mcmc_relocate.h"
-#include "kernels/morton.h"
+#include "tests/support/model_checks.h"
 #include "tests/support/test_support.h"
 
 using namespace splat;
@@ -285,31 +285,6 @@ GaussianState relocate_and_grow_on(kernels::Device device, const McmcStrategyOpt
   append_copies(g, o.min_opacity, seed + 1, mcmc_growth(o, g.size()), order);
   return g.download();
 }
-
-// Every row's values and moments over all groups, sorted: the rows as a multiset.
-std::vector<std::vector<float>> rows_of(const GaussianState& s) {
-  std::vector<std::vector<float>> rows;
-  for (int64_t i = 0; i < s.size(); ++i) {
-    std::vector<float> r;
-    for (Group g : kAllGroups) {
-      const int w = s.width(g);
-      for (const std::vector<float>* v : {&s.col(g).value, &s.col(g).exp_avg, &s.col(g).exp_avg_sq})
-        r.insert(r.end(), v->begin() + i * w, v->begin() + (i + 1) * w);
-    }
-    rows.push_back(std::move(r));
-  }
-  std::sort(rows.begin(), rows.end());
-  return rows;
-}
-
-// The rows' Morton codes over their means' box, in memory order.
-std::vector<uint32_t> curve_codes(const GaussianState& s) {
-  const std::vector<float>& means = s.col(Group::Means).value;
-  const kernels::MortonBox box = kernels::bounding_box_reference(means.data(), s.size());
-  std::vector<uint32_t> codes;
-  for (int64_t i = 0; i < s.size(); ++i) codes.push_back(kernels::morton_code(means.data() + 3 * i, box));
-  return codes;
-}
 }  // namespace
 
 TEST_CASE("mcmc: relocation and growth on the device copy move whole rows and reset only the edited moments",
@@ -361,11 +336,9 @@ TEST_CASE("mcmc: a round along the curve leaves the rows a kept round leaves, in
   const GaussianState kept = relocate_and_grow_on(kernels::Device::CPU, o, 9, scattered_start(), RowOrder::Kept);
   const GaussianState curve = relocate_and_grow_on(kernels::Device::CPU, o, 9, scattered_start(), RowOrder::AlongCurve);
   REQUIRE(curve.size() == 15);
-  CHECK(rows_of(curve) == rows_of(kept));
-  const std::vector<uint32_t> codes = curve_codes(curve);
-  CHECK(std::is_sorted(codes.begin(), codes.end()));
-  const std::vector<uint32_t> kept_codes = curve_codes(kept);
-  CHECK_FALSE(std::is_sorted(kept_codes.begin(), kept_codes.end()));
+  CHECK(test::rows_as_set(curve) == test::rows_as_set(kept));
+  CHECK(test::along_curve(curve));
+  CHECK_FALSE(test::along_curve(kept));
 }
 
 TEST_CASE("mcmc strategy: a refinement leaves its rows along the curve", "[strategy_mcmc]") {
@@ -381,9 +354,7 @@ TEST_CASE("mcmc strategy: a refinement leaves its rows along the curve", "[strat
     REQUIRE(strat.after_step(info, g));
     const GaussianState got = g.download();
     CHECK(got.size() == cap);
-    // (StepInfo's means_lr of 0 draws no noise after the refinement.)
-    const std::vector<uint32_t> codes = curve_codes(got);
-    CHECK(std::is_sorted(codes.begin(), codes.end()));
+    CHECK(test::along_curve(got));  // (StepInfo's means_lr of 0 draws no noise after the refinement)
   }
 }
 
