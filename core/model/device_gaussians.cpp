@@ -322,12 +322,15 @@ void DeviceGaussians::gather_rows_on_device(const int32_t* param_source, const i
 }
 
 void DeviceGaussians::sort_along_curve() {
+  if (n_ > 0) sort_along_curve(kernels::bounding_box(context(), param(Group::Means).data(), n_));
+}
+
+void DeviceGaussians::sort_along_curve(const kernels::MortonBox& box) {
   if (n_ == 0) return;
   const kernels::ComputeContext& where = context();
-  const float* means = param(Group::Means).data();
   const kernels::HandoffBlock order(where, size_t(n_) * sizeof(int32_t) + 16);
   int32_t* rows = static_cast<int32_t*>(order.data());
-  kernels::morton_order(where, means, n_, kernels::bounding_box(where, means, n_), rows);
+  kernels::morton_order(where, param(Group::Means).data(), n_, box, rows);
   gather_rows_on_device(rows, rows, n_);
   order.used_on(where);
 }

@@ -23,6 +23,7 @@
 #include "core/model/stored_array.h"
 #include "kernels/adam.h"
 #include "kernels/buffer.h"
+#include "kernels/morton_math.h"
 #include "kernels/handoff_memory.h"
 #include "kernels/rasterizer.h"
 
@@ -176,12 +177,14 @@ class DeviceGaussians {
   // The same with both lists (n_out entries each) already on this model's device, as a device-planned
   // refinement writes them (kernels/refine_plan.h); they are trusted to be in range.
   void gather_rows_on_device(const int32_t* param_source, const int32_t* moment_source, int64_t n_out);
-  // Puts the rows in order along the Morton curve of their means over their box (kernels/morton.h; the
-  // box is read on the host), moments with them; gradients and statistics are zeroed. Rows that lie
-  // near each other in space then lie near each other in memory, so that a camera's visible rows come
-  // in runs: the projection's warps, and the gated exchange's writes over the link, are then whole
-  // rather than scattered (bench/bench_gated_copy.cu).
+  // Puts the rows in order along the Morton curve of their means over `box` (kernels/morton.h), moments
+  // with them; gradients and statistics are zeroed. Rows that lie near each other in space then lie
+  // near each other in memory, so that a camera's visible rows come in runs: the projection's warps,
+  // and the gated exchange's writes over the link, are then whole rather than scattered
+  // (bench/bench_gated_copy.cu). Without a box, over the means' own box (read on the host); a shard
+  // sorted for a rebalance passes the whole model's.
   void sort_along_curve();
+  void sort_along_curve(const kernels::MortonBox& box);
   // Replaces every column (parameters and both moments of every group) with `n` rows that
   // fill(old, row_bytes, out) writes into `out` (n rows of row_bytes on this device) from the column
   // now held, `old`, rows in their storage encoding (fp32, or bf16 where the table asks for it); for

@@ -8,7 +8,6 @@
 
 #include "core/model/shard_layout.h"
 #include "core/train/sharded/wait_balance.h"
-#include "kernels/handoff_memory.h"
 #include "kernels/morton.h"
 
 namespace splat::sharded {
@@ -128,15 +127,10 @@ bool rebalance_if_uneven(Communicator& comm, DeviceGaussians& g, double threshol
   const std::vector<int64_t> targets = timed ? wait_balanced_counts(counts, windows)
                                              : balanced_counts(counts, std::vector<double>(counts.size(), 1.0));
   if (imbalance(counts, targets) <= threshold) return false;
-  // The shard sorted where it lives: its box (read on the host), the shared box, the order, one gather.
-  const kernels::ComputeContext& where = g.context();
+  // The shard sorted where it lives, along the curve over the whole model's box (each shard's box read
+  // on the host, then shared).
   const float* means = g.param(Group::Means).data();
-  const Box box = shared_box(comm, kernels::bounding_box(where, means, g.size()), g.size());
-  const kernels::HandoffBlock order(where, size_t(g.size()) * sizeof(int32_t) + 16);
-  int32_t* rows = static_cast<int32_t*>(order.data());
-  kernels::morton_order(where, means, g.size(), box, rows);
-  g.gather_rows_on_device(rows, rows, g.size());
-  order.used_on(where);
+  g.sort_along_curve(shared_box(comm, kernels::bounding_box(g.context(), means, g.size()), g.size()));
   rebalance(comm, g, targets);
   return true;
 }
