@@ -150,6 +150,36 @@ struct BasicProjected {
 };
 using ProjectedGaussians = BasicProjected<float>;
 
+// Where a projection writes one camera's pairs instead of its own columns: the BasicProjected columns
+// of another buffer at the shard's row 0 for that camera (pair i of the camera lands at index i). The
+// multi-GPU step points them into the receiving rank's columns, which may lie in a peer GPU's memory,
+// so the projection itself is the exchange (docs/ARCHITECTURE.md "One training step at R ranks").
+// `tiles` is written for every pair (0: culled); the others only for the pairs that cover a tile.
+template <class T>
+struct BasicPairDestination {
+  T* mean2d = nullptr;         // [n,2]
+  T* conic_opacity = nullptr;  // [n,4]
+  T* color_depth = nullptr;    // [n,4]
+  int32_t* camera = nullptr;   // [n] the camera's index in the batch
+  int32_t* tiles = nullptr;    // [n]
+};
+using PairDestination = BasicPairDestination<float>;
+
+// Throws std::invalid_argument, naming the rasterizer `who`, unless `destinations` (project) is empty
+// or names one destination per camera of a dense projection, each with every column.
+template <class T>
+void check_destinations(std::span<const BasicPairDestination<T>> destinations, size_t cameras, bool packed,
+                        const char* who) {
+  if (destinations.empty()) return;
+  if (packed) throw std::invalid_argument(std::string(who) + ": a packed projection writes no pair destinations");
+  if (destinations.size() != cameras)
+    throw std::invalid_argument(std::string(who) + ": " + std::to_string(destinations.size()) +
+                                " pair destinations for " + std::to_string(cameras) + " cameras");
+  for (const BasicPairDestination<T>& d : destinations)
+    if (!d.mean2d || !d.conic_opacity || !d.color_depth || !d.camera || !d.tiles)
+      throw std::invalid_argument(std::string(who) + ": a pair destination without all its columns");
+}
+
 // Gradients of the loss with respect to projected pairs, aligned with a BasicProjected's entries:
 //   mean2d        [count,4] dL/dmean2d (x, y), then the sums over pixels of |per-pixel dL/dmean2d|
 //                 (x, y), the AbsGS statistic
@@ -268,9 +298,13 @@ class Rasterizer {
 
   // Stage 1: projects the shard `g` into every camera (settings.packed chooses the layout).
   // The result lives in this object's memory until the next project call; `g` must stay valid
-  // and unchanged until project_backward.
+  // and unchanged until project_backward. With `destinations` (dense layout only; one per camera)
+  // camera c's pairs are written to destinations[c] (PairDestination) rather than kept: the result
+  // then holds each pair's tile count and screen box (what project_backward reads) and no other
+  // column (null). Throws std::invalid_argument for a packed layout or a count other than the cameras'.
   virtual ProjectedGaussians project(const GaussiansView& g, std::span<const Camera> cameras,
-                                     const RasterSettings& settings) = 0;
+                                     const RasterSettings& settings,
+                                     std::span<const PairDestination> destinations = {}) = 0;
   // Back-propagates the last project: `d` is aligned with its pairs. Writes `grad` as backward
   // does and accumulates into `stats` (both indexed by row of the shard).
   virtual void project_backward(const ConstProjectedGrads& d, const GaussiansGrad& grad,

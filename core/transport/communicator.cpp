@@ -37,6 +37,12 @@ bool Communicator::all_to_all_gated(std::span<const ExchangeBuffer> buffers, std
   return false;
 }
 
+std::vector<std::vector<void*>> Communicator::open_mapped_writes(std::span<const ExchangeBuffer>) { return {}; }
+
+void Communicator::close_mapped_writes() {
+  throw std::logic_error(describe_rank(rank(), context()) + ": close_mapped_writes without mapped writes open");
+}
+
 void Communicator::all_to_all_counts(const int64_t* send_counts, int64_t* recv_counts) {
   const size_t n = static_cast<size_t>(size());
   const std::vector<int64_t> eight(n, sizeof(int64_t));

@@ -97,6 +97,19 @@ class Communicator {
   virtual bool all_to_all_gated(std::span<const ExchangeBuffer> buffers, std::span<const int64_t> row_bytes,
                                 const int32_t* gate, int zeroed);
 
+  // all_to_all_gated without a copy, where every rank's kernels reach every other rank's memory (the
+  // in-process backend: CPU ranks, or CUDA ranks on one GPU or on GPUs with peer access): the caller's
+  // own work writes its rows straight into its peers' receive buffers. open_mapped_writes takes the
+  // exchange's buffers (their send pointers are not read) and returns where this rank's slice for peer q
+  // begins in q's receive buffer b, as [b][q] (q = rank() included), with this rank's later work
+  // ordered after every peer's earlier work (which may still read those buffers). The caller then
+  // enqueues the writes (all of the rows the gate keeps, and zeros in the zeroed column for the others)
+  // and calls close_mapped_writes: every rank's later work then sees every peer's writes. Both are
+  // collectives. Where the backend cannot (the default) open_mapped_writes returns an empty vector on
+  // every rank, nothing is to be closed, and the caller exchanges with all_to_all_gated instead.
+  virtual std::vector<std::vector<void*>> open_mapped_writes(std::span<const ExchangeBuffer> buffers);
+  virtual void close_mapped_writes();
+
   // Element-wise sum over ranks, in place, on host values; every rank gets the same bits (the in-process
   // backend adds in rank order; MPI and NCCL give every rank the same result). Sizes must agree.
   virtual void all_reduce_sum(std::span<float> host_values) = 0;

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels/device.h"
+
 namespace splat::transport {
 
 InProcessCommunicator::InProcessCommunicator(std::shared_ptr<Rendezvous> group, int rank,
@@ -166,6 +168,65 @@ bool InProcessCommunicator::copy_gated_to(int p, std::span<const ExchangeBuffer>
     return true;
   }
   return copier_->copy_rows_to(columns, rows, gate + first, to.ready, to.cuda_device);
+}
+
+bool InProcessCommunicator::ranks_reach_each_other() {
+  if (reach_ < 0) {
+    bool all = true;
+    for (int p = 0; p < size(); ++p)
+      for (int q = 0; q < size(); ++q) {
+        const int a = group_->posted(rank_, p).cuda_device, b = group_->posted(rank_, q).cuda_device;
+        if (a != b && (a < 0 || b < 0 || !kernels::can_access_peer(a, b))) all = false;
+      }
+    reach_ = all ? 1 : 0;
+  }
+  return reach_ == 1;
+}
+
+// The peers' ready tokens say their receive buffers are no longer read; this rank's stream waits for
+// them before the writes it enqueues next. Waits are enqueued between the barriers, so no peer records
+// the token again (in its next collective) before they are.
+std::vector<std::vector<void*>> InProcessCommunicator::open_mapped_writes(std::span<const ExchangeBuffer> buffers) {
+  const char* op = "open_mapped_writes";
+  if (mapped_open_) throw std::logic_error(describe_rank(rank_, where_) + ": open_mapped_writes twice without a close");
+  for (const ExchangeBuffer& b : buffers) check_slices(b.sends, b.recvs);
+  Rendezvous::Post& mine = group_->post(rank_);
+  mine = Rendezvous::Post{.op = op, .buffers = buffers,
+                          .cuda_device = where_.device == kernels::Device::CUDA ? where_.ordinal : -1};
+  mine.ready = copier_->ready();
+  group_->arrive_and_wait(rank_, op);
+  std::vector<std::vector<void*>> at;
+  then_second_barrier(op, [&] {
+    check_posts_agree(op);
+    if (!ranks_reach_each_other()) return;
+    at.assign(buffers.size(), std::vector<void*>(size_t(size())));
+    for (int q = 0; q < size(); ++q) {
+      const Rendezvous::Post& theirs = group_->posted(rank_, q);
+      if (q != rank_) copier_->after_peer(theirs.ready);
+      for (size_t b = 0; b < buffers.size(); ++b)
+        at[b][size_t(q)] = static_cast<std::byte*>(theirs.buffers[b].recv) + theirs.buffers[b].recvs.offsets[rank_];
+    }
+  });
+  group_->finish(rank_);
+  mapped_open_ = !at.empty();
+  return at;
+}
+
+void InProcessCommunicator::close_mapped_writes() {
+  const char* op = "close_mapped_writes";
+  if (!mapped_open_)
+    throw std::logic_error(describe_rank(rank_, where_) + ": close_mapped_writes without mapped writes open");
+  mapped_open_ = false;
+  Rendezvous::Post& mine = group_->post(rank_);
+  mine = Rendezvous::Post{.op = op};
+  mine.done = copier_->copies_done();
+  group_->arrive_and_wait(rank_, op);
+  then_second_barrier(op, [&] {
+    check_posts_agree(op);
+    for (int q = 0; q < size(); ++q)
+      if (q != rank_) copier_->after_peer(group_->posted(rank_, q).done);
+  });
+  group_->finish(rank_);
 }
 
 template <class T>

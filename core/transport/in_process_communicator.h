@@ -27,6 +27,9 @@ class InProcessCommunicator final : public Communicator {
   // One collective likewise; each peer's rows arrive through one gated copy (rank_copier.h).
   bool all_to_all_gated(std::span<const ExchangeBuffer> buffers, std::span<const int64_t> row_bytes,
                         const int32_t* gate, int zeroed) override;
+  // Mapped wherever every rank's device reaches every other's memory (asked once, from the posted devices).
+  std::vector<std::vector<void*>> open_mapped_writes(std::span<const ExchangeBuffer> buffers) override;
+  void close_mapped_writes() override;
   void all_reduce_sum(std::span<float> host_values) override;
   void all_reduce_sum(std::span<int64_t> host_values) override;
 
@@ -40,6 +43,9 @@ class InProcessCommunicator final : public Communicator {
                      const int32_t* gate, int zeroed);
   template <class T>
   void reduce(std::span<T> host_values, const char* op);
+  // After the first barrier: whether every rank's kernels reach every other rank's buffers (one host, one
+  // GPU, or GPUs with peer access). Every rank answers alike: the answer depends on the posts only.
+  bool ranks_reach_each_other();
   // After the first barrier: every rank checks every rank's post, so they all take the same decision.
   void check_posts_agree(const char* op) const;
   [[noreturn]] void disagree(const std::string& what) const;
@@ -53,6 +59,8 @@ class InProcessCommunicator final : public Communicator {
   int rank_;
   kernels::ComputeContext where_;
   std::unique_ptr<RankCopier> copier_;
+  int reach_ = -1;             // ranks_reach_each_other(): -1 not asked yet, else its answer
+  bool mapped_open_ = false;   // open_mapped_writes returned slices that close_mapped_writes has not closed
 };
 
 }  // namespace splat::transport

@@ -43,8 +43,8 @@ class RankCopier {
   // Token: this rank's copies (reads of its peers' buffers, writes into them) are complete.
   virtual void* copies_done() = 0;
   // Later work on this rank's stream (writes into its send buffers, reads of its receive buffers)
-  // waits for a peer's copies.
-  virtual void after_peer(void* peer_done) = 0;
+  // waits for a peer's copies; given a peer's ready token, for its buffers to be free.
+  virtual void after_peer(void* peer_token) = 0;
 };
 
 // memcpy for CPU ranks; stream-ordered device copies for CUDA ranks (context's device and stream).

@@ -24,8 +24,9 @@ class CpuRasterizer final : public Rasterizer {
     ref_.backward(dout, grad, stats);
   }
   ProjectedGaussians project(const GaussiansView& g, std::span<const Camera> cameras,
-                             const RasterSettings& settings) override {
-    return ref_.project(g, cameras, settings);
+                             const RasterSettings& settings,
+                             std::span<const PairDestination> destinations = {}) override {
+    return ref_.project(g, cameras, settings, destinations);
   }
   void project_backward(const ConstProjectedGrads& d, const GaussiansGrad& grad, const DensifyStats& stats) override {
     ref_.project_backward(d, grad, stats);

@@ -51,16 +51,22 @@ class ReferenceRasterizer {
     project_backward({d, d + 4 * n, d + 8 * n}, grad, stats);
   }
 
+  // With destinations, every pair is also written to its camera's destination, and the result keeps
+  // only the tile counts and screen boxes (as the CUDA backend, which writes nothing else here).
   BasicProjected<T> project(const BasicGaussiansView<T>& g, std::span<const Camera> cameras,
-                            const RasterSettings& settings) {
+                            const RasterSettings& settings,
+                            std::span<const BasicPairDestination<T>> destinations = {}) {
     validate_cameras(cameras);
     validate_degree(g, settings);
+    check_destinations(destinations, cameras.size(), settings.packed, "CPU rasterizer");
     g_ = g;
     proj_cameras_.assign(cameras.begin(), cameras.end());
     proj_settings_ = settings;
     project_pairs(settings.packed);
     has_project_ = true;
-    return proj_.view();
+    if (destinations.empty()) return proj_.view();
+    write_destinations(destinations);
+    return {proj_.count, nullptr, nullptr, nullptr, nullptr, nullptr, proj_.half.data(), proj_.tiles.data()};
   }
 
   void project_backward(const BasicConstProjectedGrads<T>& d, const BasicGaussiansGrad<T>& grad,
@@ -254,6 +260,23 @@ class ReferenceRasterizer {
       std::copy_n(all.mean2d.begin() + 2 * k, 2, proj_.mean2d.begin() + 2 * s);
       std::copy_n(all.conic_opacity.begin() + 4 * k, 4, proj_.conic_opacity.begin() + 4 * s);
       std::copy_n(all.color_depth.begin() + 4 * k, 4, proj_.color_depth.begin() + 4 * s);
+    }
+  }
+
+  // Dense pair c * N + i to row i of destinations[c]: its tile count, and the rest where it covers a tile.
+  void write_destinations(std::span<const BasicPairDestination<T>> destinations) {
+    const int64_t n = g_.n;
+    for (size_t c = 0; c < destinations.size(); ++c) {
+      const BasicPairDestination<T>& to = destinations[c];
+      parallel_for(n, threads_, [&](int64_t i) {
+        const int64_t k = int64_t(c) * n + i;
+        to.tiles[i] = proj_.tiles[k];
+        if (!proj_.tiles[k]) return;
+        to.camera[i] = proj_.camera[k];
+        std::copy_n(proj_.mean2d.begin() + 2 * k, 2, to.mean2d + 2 * i);
+        std::copy_n(proj_.conic_opacity.begin() + 4 * k, 4, to.conic_opacity + 4 * i);
+        std::copy_n(proj_.color_depth.begin() + 4 * k, 4, to.color_depth + 4 * i);
+      });
     }
   }
 

@@ -194,13 +194,15 @@ class CudaRasterizer final : public Rasterizer {
   }
 
   kernels::ProjectedGaussians project(const GaussiansView& g, std::span<const Camera> cameras,
-                                      const RasterSettings& settings) override {
+                                      const RasterSettings& settings,
+                                      std::span<const PairDestination> destinations = {}) override {
     validate_gaussians(g, settings);
     validate_cameras(cameras);
+    check_destinations(destinations, cameras.size(), settings.packed, "CUDA rasterizer");
     const DeviceScope scope(where_.ordinal);
     if (timer_) timer_->start();
     have_raster_ = false;  // forward's rasterization read the projection this call replaces
-    upload_cameras(cameras, image_layouts(cameras));
+    upload_cameras(cameras, image_layouts(cameras), destinations);
     project_pairs(g, settings, /*public_pairs=*/true);
     return slots_.view();
   }
@@ -278,16 +280,24 @@ class CudaRasterizer final : public Rasterizer {
     return static_cast<const T*>(dev);
   }
 
-  // The projection's cameras, followed by their image layouts (one copy): sets setup_'s cameras and
-  // returns the device layouts.
-  const ImageLayout* upload_cameras(std::span<const Camera> cameras, const std::vector<ImageLayout>& layouts) {
-    const size_t camera_bytes = (cameras.size() * sizeof(Camera) + 15) / 16 * 16;
-    std::vector<unsigned char> blob(camera_bytes + layouts.size() * sizeof(ImageLayout));
+  // The projection's cameras, followed by their image layouts and pair destinations (one copy): sets
+  // setup_'s cameras and destinations (null without any) and returns the device layouts.
+  const ImageLayout* upload_cameras(std::span<const Camera> cameras, const std::vector<ImageLayout>& layouts,
+                                    std::span<const PairDestination> destinations = {}) {
+    const auto rounded = [](size_t bytes) { return (bytes + 15) / 16 * 16; };
+    const size_t camera_bytes = rounded(cameras.size() * sizeof(Camera));
+    const size_t layout_bytes = rounded(layouts.size() * sizeof(ImageLayout));
+    std::vector<unsigned char> blob(camera_bytes + layout_bytes + destinations.size() * sizeof(PairDestination));
     std::memcpy(blob.data(), cameras.data(), cameras.size() * sizeof(Camera));
     std::memcpy(blob.data() + camera_bytes, layouts.data(), layouts.size() * sizeof(ImageLayout));
+    if (!destinations.empty())
+      std::memcpy(blob.data() + camera_bytes + layout_bytes, destinations.data(),
+                  destinations.size() * sizeof(PairDestination));
     const unsigned char* dev = upload(kCameras, blob.data(), blob.size());
     setup_.cameras = reinterpret_cast<const Camera*>(dev);
     setup_.cameras_count = static_cast<int>(cameras.size());
+    setup_.destinations =
+        destinations.empty() ? nullptr : reinterpret_cast<const PairDestination*>(dev + camera_bytes + layout_bytes);
     return reinterpret_cast<const ImageLayout*>(dev + camera_bytes);
   }
 
@@ -310,6 +320,13 @@ class CudaRasterizer final : public Rasterizer {
     slots_.first_id = g.first_id;
     if (pairs == 0) {
       slots_.count = 0;
+    } else if (!settings.packed && setup_.destinations) {
+      // The pairs go to their destinations: only what project_backward reads stays here.
+      slots_.count = pairs;
+      slots_.half = ws_.get<int2>(kHalf, size_t(pairs));
+      slots_.tile_count = ws_.get<int32_t>(kTileCount, size_t(pairs));
+      project_dense(g, setup_, slots_, stream_);
+      stage("project");
     } else if (!settings.packed) {
       slots_.count = pairs;
       allocate_slot_arrays(pairs);

@@ -29,18 +29,47 @@ __device__ GaussianParams load_params(const GaussiansView& g, int64_t i) {
 
 // D = the SH degree as a compile-time constant: the SH loops unroll, so the basis stays in registers
 // and a thread's rest coefficients are loaded together rather than one dependent load at a time.
+// The columns a covering pair's screen attributes go to: the slots' own, or a camera's destination.
+struct PairColumns {
+  float2* mean2d;
+  float4* conic_opacity;
+  float4* color_depth;
+};
+
 template <int D>
-__device__ void write_slot(const GaussiansView& g, const Camera& cam, int64_t i, const GaussianParams& p,
-                           const raster::ProjectedGaussian<float>& pg, ProjectedSlots& slots, int64_t slot) {
+__device__ void write_pair(const GaussiansView& g, const Camera& cam, int64_t i, const GaussianParams& p,
+                           const raster::ProjectedGaussian<float>& pg, const PairColumns& to, int64_t at) {
   const Vec3f dir = p.mean - raster::camera_centre<float>(cam);
   const int64_t row = i * g.sh_rest_coeffs * 3;
   const Vec3f rgb = g.sh_rest_bf16 ? raster::sh_color<float, float>(D, dir, g.sh_dc + 3 * i, g.sh_rest_bf16 + row)
                                    : raster::sh_color<float, float>(D, dir, g.sh_dc + 3 * i,
                                                                     g.sh_rest ? g.sh_rest + row : nullptr);
-  slots.mean2d[slot] = make_float2(pg.mean2d.x, pg.mean2d.y);
-  slots.conic_opacity[slot] = make_float4(pg.conic.xx, pg.conic.xy, pg.conic.yy, pg.opacity);
-  slots.color_depth[slot] = make_float4(rgb.x, rgb.y, rgb.z, pg.depth);
+  to.mean2d[at] = make_float2(pg.mean2d.x, pg.mean2d.y);
+  to.conic_opacity[at] = make_float4(pg.conic.xx, pg.conic.xy, pg.conic.yy, pg.opacity);
+  to.color_depth[at] = make_float4(rgb.x, rgb.y, rgb.z, pg.depth);
+}
+
+template <int D>
+__device__ void write_slot(const GaussiansView& g, const Camera& cam, int64_t i, const GaussianParams& p,
+                           const raster::ProjectedGaussian<float>& pg, ProjectedSlots& slots, int64_t slot) {
+  write_pair<D>(g, cam, i, p, pg, {slots.mean2d, slots.conic_opacity, slots.color_depth}, slot);
   slots.half[slot] = make_int2(pg.half_x, pg.half_y);
+}
+
+// A dense pair written to its camera's destination (the receiving rank's columns: row i of the
+// camera there), keeping here what project_backward reads: its tile count and screen box.
+template <int D>
+__device__ void write_to_destination(const GaussiansView& g, const Camera& cam, int c, int64_t i,
+                                     const GaussianParams& p, const raster::ProjectedGaussian<float>& pg, int tiles,
+                                     const PairDestination& to, ProjectedSlots& slots, int64_t pair) {
+  to.tiles[i] = tiles;
+  if (!tiles) return;
+  to.camera[i] = c;
+  write_pair<D>(g, cam, i, p, pg,
+                {reinterpret_cast<float2*>(to.mean2d), reinterpret_cast<float4*>(to.conic_opacity),
+                 reinterpret_cast<float4*>(to.color_depth)},
+                i);
+  slots.half[pair] = make_int2(pg.half_x, pg.half_y);
 }
 
 // One thread per Gaussian, looping over the cameras, so its parameters are read once per call.
@@ -64,6 +93,10 @@ __global__ void project_kernel(GaussiansView g, ProjectionSetup setup, Projected
         pair_tiles[pair] = tiles;
       } else if constexpr (pass == Pass::Dense) {
         slots.tile_count[pair] = tiles;
+        if (setup.destinations) {
+          write_to_destination<D>(g, cam, c, i, p, pg, tiles, setup.destinations[c], slots, pair);
+          continue;
+        }
         if (slots.camera_of) {  // public pairs name every pair explicitly
           slots.camera_of[pair] = c;
           slots.id_of[pair] = slots.first_id + i;

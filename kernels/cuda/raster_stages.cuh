@@ -17,6 +17,9 @@ namespace splat::kernels::cuda {
 struct ProjectionSetup {
   const Camera* cameras = nullptr;  // [C] on the device
   int cameras_count = 0;
+  // [C] on the device, or null: where a dense projection writes each camera's pairs
+  // (Rasterizer::project's destinations) instead of its slots' mean2d, conic, colour and camera.
+  const PairDestination* destinations = nullptr;
   int sh_degree = 0;
   float near_plane = 0, far_plane = 0, eps2d = 0;
   bool antialiased = false;

@@ -556,6 +556,94 @@ TEST_CASE("the rasterize stage refuses pairs it cannot render correctly (CPU)", 
   CHECK_THROWS_WITH(try_render(bad_camera), Catch::Contains("names camera 3, outside this call's cameras 0..2"));
 }
 
+namespace {
+// A projection with destinations (here each camera's rows of one set of columns, the cameras in reverse
+// order, as a receiving rank's would be) writes camera c's pairs at destinations[c]: the plain CPU
+// projection's values where a pair covers a tile (CUDA: to float rounding), only a tile count of 0 where
+// it does not, and keeps here the tile counts and boxes (what project_backward reads) and nothing else.
+void check_projection_into_destinations(Device d) {
+  const Scene s = random_scene(31, 90, /*mixed_sizes=*/true);
+  const Shard cpu_shard(Device::CPU, s, 0, s.n), shard(d, s, 0, s.n);
+  const HostPairs want =
+      HostPairs::of(Device::CPU, kernels::make_cpu_rasterizer(2)->project(cpu_shard.view(), s.cameras, s.settings));
+  const size_t C = s.cameras.size(), n = size_t(s.n), m = C * n;
+  constexpr float kUnwritten = -7.f;
+  constexpr int32_t kUnwrittenId = -7;
+  Buffer<float> mean2d = on(d, Floats(2 * m, kUnwritten)), co = on(d, Floats(4 * m, kUnwritten)),
+                cd = on(d, Floats(4 * m, kUnwritten));
+  Buffer<int32_t> camera = on(d, std::vector<int32_t>(m, kUnwrittenId)), tiles = on(d, std::vector<int32_t>(m, kUnwrittenId));
+  const auto row_of = [&](size_t c, size_t i) { return (C - 1 - c) * n + i; };
+  std::vector<PairDestination> to;
+  for (size_t c = 0; c < C; ++c) {
+    const size_t at = row_of(c, 0);
+    to.push_back({mean2d.data() + 2 * at, co.data() + 4 * at, cd.data() + 4 * at, camera.data() + at, tiles.data() + at});
+  }
+  auto r = d == Device::CPU ? kernels::make_cpu_rasterizer(2) : kernels::make_cuda_rasterizer();
+  const ProjectedGaussians kept = r->project(shard.view(), s.cameras, s.settings, to);
+  REQUIRE(kept.count == int64_t(m));
+  CHECK((!kept.mean2d && !kept.conic_opacity && !kept.color_depth && !kept.camera && !kept.id));
+  CHECK(from(d, kept.tiles, m) == want.tiles);
+  const std::vector<int32_t> kept_half = from(d, kept.half, 2 * m);
+  const Floats got_mean2d = mean2d.download(), got_co = co.download(), got_cd = cd.download();
+  const std::vector<int32_t> got_camera = camera.download(), got_tiles = tiles.download();
+  Floats got_attr, want_attr;
+  int64_t covering = 0, unwritten = 0;
+  for (size_t c = 0; c < C; ++c)
+    for (size_t i = 0; i < n; ++i) {
+      const size_t k = c * n + i, at = row_of(c, i);
+      INFO("camera " << c << ", pair " << i);
+      REQUIRE(got_tiles[at] == want.tiles[k]);
+      if (want.tiles[k] == 0) {
+        unwritten += got_camera[at] == kUnwrittenId && got_mean2d[2 * at] == kUnwritten && got_co[4 * at] == kUnwritten &&
+                     got_cd[4 * at + 3] == kUnwritten;
+        continue;
+      }
+      ++covering;
+      CHECK(got_camera[at] == int32_t(c));
+      CHECK(kept_half[2 * k] == want.half[2 * k]);
+      CHECK(kept_half[2 * k + 1] == want.half[2 * k + 1]);
+      for (int v = 0; v < 2; ++v) got_attr.push_back(got_mean2d[2 * at + v]), want_attr.push_back(want.mean2d[2 * k + v]);
+      for (int v = 0; v < 4; ++v)
+        got_attr.push_back(got_co[4 * at + v]), want_attr.push_back(want.conic_opacity[4 * k + v]),
+            got_attr.push_back(got_cd[4 * at + v]), want_attr.push_back(want.color_depth[4 * k + v]);
+    }
+  INFO(covering << " of " << m << " pairs cover a tile");
+  REQUIRE(covering > int64_t(m) / 4);
+  REQUIRE(covering < int64_t(m));  // some are culled: the scene has Gaussians behind every camera
+  CHECK(unwritten == int64_t(m) - covering);
+  if (d == Device::CPU) CHECK(got_attr == want_attr);
+  else CHECK(rel_err(got_attr, want_attr) < 1e-5);
+}
+}  // namespace
+
+TEST_CASE("a projection writes each camera's pairs to its destination and keeps what its backward reads (CPU)",
+          "[raster_cpu][stages]") {
+  check_projection_into_destinations(Device::CPU);
+  const Scene s = random_scene(4, 30, false);
+  const Shard all(Device::CPU, s, 0, s.n);
+  auto r = kernels::make_cpu_rasterizer(1);
+  std::vector<float> f(64);
+  std::vector<int32_t> i(64);
+  const PairDestination one{f.data(), f.data(), f.data(), i.data(), i.data()};
+  const std::vector<PairDestination> two(2, one), three(3, one);
+  CHECK_THROWS_WITH(r->project(all.view(), s.cameras, s.settings, two),
+                    Catch::Contains("2 pair destinations for 3 cameras"));
+  RasterSettings packed = s.settings;
+  packed.packed = true;
+  CHECK_THROWS_WITH(r->project(all.view(), s.cameras, packed, three),
+                    Catch::Contains("a packed projection writes no pair destinations"));
+  std::vector<PairDestination> missing = three;
+  missing[1].tiles = nullptr;
+  CHECK_THROWS_WITH(r->project(all.view(), s.cameras, s.settings, missing),
+                    Catch::Contains("a pair destination without all its columns"));
+}
+
+TEST_CASE("a CUDA projection writes each camera's pairs to its destination like the CPU reference",
+          "[raster][gpu][stages]") {
+  if (!splat::test::gpu_or_skip("CUDA projection into destinations")) return;
+  check_projection_into_destinations(Device::CUDA);
+}
+
 TEST_CASE("CUDA stages match the CPU reference stage by stage", "[raster][gpu][stages]") {
   if (!splat::test::gpu_or_skip("CUDA rasterizer stages vs CPU")) return;
   for (const bool packed : {false, true}) {

@@ -7,6 +7,8 @@
 #include <array>
 #include <atomic>
 #include <numeric>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "core/transport/run_ranks.h"
@@ -160,6 +162,109 @@ TEST_CASE("all_to_all_gated moves the rows their sender keeps, zeros for the res
             CHECK(received[me][1][size_t(at * kNarrow + b)] == (kept ? value(p, me, i, b) : 0));
         }
     }
+  }
+}
+
+namespace {
+// The mapped exchange's pattern: rank p's slice for rank q holds (p + q) % 4 + 1 rows of a 16-byte and
+// a 4-byte column; rank p keeps row i where (i + p) % 3 != 0 and writes zeros in the narrow column for
+// the others.
+int64_t mapped_rows(int p, int q) { return (p + q) % 4 + 1; }
+uint8_t mapped_value(int p, int q, int64_t i, int64_t byte) { return uint8_t(1 + (64 * p + 16 * q + 4 * i + byte) % 250); }
+}  // namespace
+
+TEST_CASE("mapped writes land where a gated exchange would put the rows, and are seen after the close "
+          "(2, 3 CPU ranks)",
+          "[dist]") {
+  constexpr int64_t kWide = 16, kNarrow = 4;
+  for (const int ranks : {2, 3}) {
+    INFO(ranks << " ranks");
+    std::vector<std::array<std::vector<uint8_t>, 2>> received(ranks);
+    run_ranks(ranks, on_cpu, [&](Communicator& comm) {
+      const int me = comm.rank();
+      std::vector<int64_t> out(ranks), out_at(ranks), in(ranks), in_at(ranks);
+      int64_t sent = 0, got = 0;
+      for (int q = 0; q < ranks; ++q) out[q] = mapped_rows(me, q), out_at[q] = sent, sent += out[q];
+      for (int p = 0; p < ranks; ++p) in[p] = mapped_rows(p, me), in_at[p] = got, got += in[p];
+      auto bytes = [](std::vector<int64_t> v, int64_t w) {
+        for (int64_t& x : v) x *= w;
+        return v;
+      };
+      const std::vector<int64_t> wo = bytes(out, kWide), wa = bytes(out_at, kWide), wi = bytes(in, kWide),
+                                 wia = bytes(in_at, kWide), no = bytes(out, kNarrow), na = bytes(out_at, kNarrow),
+                                 ni = bytes(in, kNarrow), nia = bytes(in_at, kNarrow);
+      std::array<std::vector<uint8_t>, 2> recv{std::vector<uint8_t>(size_t(got * kWide), 0xee),
+                                               std::vector<uint8_t>(size_t(got * kNarrow), 0xee)};
+      const std::vector<ExchangeBuffer> buffers{{nullptr, {wo, wa}, recv[0].data(), {wi, wia}},
+                                                {nullptr, {no, na}, recv[1].data(), {ni, nia}}};
+      const std::vector<std::vector<void*>> at = comm.open_mapped_writes(buffers);
+      if (at.size() != 2) throw std::runtime_error("in-process CPU ranks were not mapped");
+      for (int q = 0; q < ranks; ++q)
+        for (int64_t i = 0; i < out[q]; ++i) {
+          auto* wide = static_cast<uint8_t*>(at[0][size_t(q)]) + i * kWide;
+          auto* narrow = static_cast<uint8_t*>(at[1][size_t(q)]) + i * kNarrow;
+          const bool kept = (i + me) % 3 != 0;
+          for (int64_t b = 0; b < kWide && kept; ++b) wide[b] = mapped_value(me, q, i, b);
+          for (int64_t b = 0; b < kNarrow; ++b) narrow[b] = kept ? mapped_value(me, q, i, b) : 0;
+        }
+      comm.close_mapped_writes();
+      received[me] = recv;  // every peer wrote before its close, so before this one returned
+    });
+    for (int me = 0; me < ranks; ++me) {
+      int64_t at = 0;
+      for (int p = 0; p < ranks; ++p)
+        for (int64_t i = 0; i < mapped_rows(p, me); ++i, ++at) {
+          const bool kept = (i + p) % 3 != 0;
+          INFO("rank " << me << " from rank " << p << ", row " << i);
+          for (int64_t b = 0; b < kWide; ++b)
+            CHECK(received[me][0][size_t(at * kWide + b)] == (kept ? mapped_value(p, me, i, b) : 0xee));
+          for (int64_t b = 0; b < kNarrow; ++b)
+            CHECK(received[me][1][size_t(at * kNarrow + b)] == (kept ? mapped_value(p, me, i, b) : 0));
+        }
+    }
+  }
+}
+
+namespace {
+// A backend with nothing but the two primitives (in-process underneath): what the defaults give.
+class PrimitivesOnly final : public Communicator {
+ public:
+  explicit PrimitivesOnly(Communicator& inner) : inner_(inner) {}
+  int rank() const override { return inner_.rank(); }
+  int size() const override { return inner_.size(); }
+  const kernels::ComputeContext& context() const override { return inner_.context(); }
+  void all_to_all_v(const void* send, PeerSlices sends, void* recv, PeerSlices recvs) override {
+    inner_.all_to_all_v(send, sends, recv, recvs);
+  }
+  void all_reduce_sum(std::span<float> v) override { inner_.all_reduce_sum(v); }
+  void all_reduce_sum(std::span<int64_t> v) override { inner_.all_reduce_sum(v); }
+
+ private:
+  Communicator& inner_;
+};
+}  // namespace
+
+TEST_CASE("a backend that cannot map its peers says so on every rank, and a close without an open is refused",
+          "[dist]") {
+  std::vector<int> mapped(2, -1);
+  std::vector<std::string> refused(2);
+  run_ranks(2, on_cpu, [&](Communicator& comm) {
+    PrimitivesOnly plain(comm);
+    const std::vector<int64_t> zero{0, 0};
+    const std::vector<ExchangeBuffer> none{{nullptr, {zero, zero}, nullptr, {zero, zero}}};
+    mapped[comm.rank()] = int(plain.open_mapped_writes(none).size());
+    for (Communicator* c : {static_cast<Communicator*>(&plain), &comm}) {
+      try {
+        c->close_mapped_writes();
+      } catch (const std::logic_error& e) {
+        refused[comm.rank()] += std::string(e.what()) + ";";
+      }
+    }
+  });
+  for (int r = 0; r < 2; ++r) {
+    CHECK(mapped[r] == 0);
+    CHECK_THAT(refused[r], Catch::Contains("rank " + std::to_string(r) + " (CPU): close_mapped_writes without mapped "
+                                           "writes open;rank " + std::to_string(r)));
   }
 }
 

@@ -93,6 +93,23 @@ TEST_CASE("the exchange's columns: 48 bytes a pair, 48 of gradients, every colum
   CHECK(download(where, v.tiles, m) == h.tiles);
 }
 
+TEST_CASE("a pair destination names row r of every pair column where the slice begins", "[dist][exchange]") {
+  const ComputeContext where(Device::CPU);
+  ReceivedPairs received(where);
+  received.resize(40);
+  const ReceivedPairs::Columns to = received.columns();
+  const std::vector<ExchangeColumn> columns = pair_columns({}, to);
+  // A slice beginning 5 rows into the receiver's columns, and a camera 11 rows into the slice.
+  std::vector<void*> starts;
+  for (const ExchangeColumn& c : columns) starts.push_back(static_cast<std::byte*>(c.to) + 5 * c.row_bytes);
+  const kernels::PairDestination d = pair_destination(starts, 11);
+  CHECK(d.mean2d == to.mean2d + 2 * 16);
+  CHECK(d.conic_opacity == to.conic_opacity + 4 * 16);
+  CHECK(d.color_depth == to.color_depth + 4 * 16);
+  CHECK(d.camera == to.camera + 16);
+  CHECK(d.tiles == to.tiles + 16);
+}
+
 TEST_CASE("the gradient columns are the three gradient arrays", "[dist][exchange]") {
   const int64_t n = 29;
   std::vector<float> d(size_t(12 * n));

@@ -8,7 +8,9 @@
 //            the pairs arrive in the order the rasterize stage needs (within a camera, ascending id),
 //            and it reads no id.
 //   reverse  the gradients of one pair: d mean2d, d conic_opacity, d color_depth (16 each): 48 bytes
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "kernels/buffer.h"
@@ -62,6 +64,19 @@ inline std::vector<ExchangeColumn> pair_columns(const kernels::ProjectedGaussian
   return {{from.conic_opacity, to.conic_opacity, 16}, {from.color_depth, to.color_depth, 16},
           {from.mean2d, to.mean2d, 8},                {from.camera, to.camera, 4},
           {from.tiles, to.tiles, 4, true}};
+}
+
+// Where a projection writes one camera's pairs straight into a receiver's columns (kernels::
+// PairDestination): `starts` holds where this rank's slice begins in each of pair_columns()' columns
+// of the receiver, in that order (Communicator::open_mapped_writes), and the camera's pairs begin `row`
+// rows into the slice.
+inline kernels::PairDestination pair_destination(std::span<void* const> starts, int64_t row) {
+  const auto at = [&](size_t column, int64_t row_bytes) {
+    return static_cast<std::byte*>(starts[column]) + row * row_bytes;
+  };
+  return {reinterpret_cast<float*>(at(2, 8)), reinterpret_cast<float*>(at(0, 16)),
+          reinterpret_cast<float*>(at(1, 16)), reinterpret_cast<int32_t*>(at(3, 4)),
+          reinterpret_cast<int32_t*>(at(4, 4))};
 }
 
 // The three gradient arrays of pairs, from the renderer's into the projecting rank's.

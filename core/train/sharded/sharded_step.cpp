@@ -14,8 +14,10 @@ namespace splat::sharded {
 namespace {
 
 
-// Step marks (ShardedStep::marks_).
-enum Mark { kExchangeStart, kExchangeEnd, kRenderStart, kRenderEnd, kReturnStart, kReturnEnd, kMarks };
+// Step marks (ShardedStep::marks_). Opening mapped writes waits for the peers to free their receive
+// columns (adjacent marks, no wait, where the pairs are exchanged after the projection).
+enum Mark { kOpenStart, kOpenEnd, kExchangeStart, kExchangeEnd, kRenderStart, kRenderEnd, kReturnStart, kReturnEnd,
+            kMarks };
 
 // The exchange of columns whose rows are grouped by peer: of each column, `out[q]` rows from row
 // `out_at[q]` go to peer q and `in[q]` rows from peer q land at row `in_at[q]` (this rank's own run
@@ -44,6 +46,9 @@ class ColumnExchange {
   bool run(Communicator& comm, const int32_t* gate) const {
     return comm.all_to_all_gated(buffers_, row_bytes_, gate, zeroed_);
   }
+  // Where this rank's slices begin in its peers' receive columns, [column][peer], or empty where the
+  // communicator does not map them (transport::Communicator::open_mapped_writes).
+  std::vector<std::vector<void*>> open_mapped(Communicator& comm) const { return comm.open_mapped_writes(buffers_); }
 
  private:
   std::vector<std::vector<int64_t>> slices_;
@@ -93,10 +98,16 @@ void ShardedStep::run(const StepBatch& batch, const StepRows& rows) {
     throw std::invalid_argument("sharded step: " + std::to_string(B) + " cameras but " +
                                 std::to_string(batch.targets.size()) + " targets and " +
                                 std::to_string(batch.masks.size()) + " masks");
-  const kernels::ProjectedGaussians mine = raster_->project(rows.view, batch.cameras, batch.settings);
-  mark("sharded: project");
-  count_pairs(mine, batch, rows.view.n);
-  exchange_pairs(mine);
+  marks_.mark(kOpenStart);
+  kernels::ProjectedGaussians mine;
+  if (!project_into_peers(batch, rows, mine)) {
+    marks_.mark(kOpenEnd);
+    mine = raster_->project(rows.view, batch.cameras, batch.settings);
+    mark("sharded: project");
+    marks_.mark(kExchangeStart);
+    count_pairs(mine, batch, rows.view.n);
+    exchange_pairs(mine);
+  }
   const kernels::ProjectedGaussians received = received_.view();
   const auto mine_cameras = batch.cameras.subspan(size_t(block_.first), size_t(block_.count));
   const kernels::ImageBatchShape largest = largest_run(batch, block_.count);
@@ -128,26 +139,80 @@ void ShardedStep::run(const StepBatch& batch, const StepRows& rows) {
   mark(rows.stats.visible_count ? "sharded: project backward (+stats)" : "sharded: project backward");
 }
 
-// The pairs this rank sends to each peer and receives from each. A dense projection holds every
-// (camera, Gaussian) pair, camera by camera: with the shard sizes known, the counts are block
-// cameras x shard sizes, with no device work, exchange or host wait. Otherwise (packed, or sizes not
-// given) they are counted on the device, exchanged, and copied to the host (its one wait here).
-void ShardedStep::count_pairs(const kernels::ProjectedGaussians& mine, const StepBatch& batch, int64_t rows) {
-  const int R = comm_.size(), me = comm_.rank(), B = int(batch.cameras.size());
+// With the pair counts known on the host (a dense projection, the shard sizes given), the projection
+// writes every pair straight into the receiving rank's columns where the communicator maps them
+// (Communicator::open_mapped_writes): the pairs for rank q's cameras land where a gated exchange would
+// have put them, with no copy after the projection, and a pair that covers no tile writes only its
+// tile count (0). Returns false where it cannot; then nothing was projected or exchanged.
+bool ShardedStep::project_into_peers(const StepBatch& batch, const StepRows& rows, kernels::ProjectedGaussians& mine) {
+  if (!maps_peers_ || batch.settings.packed || batch.shard_sizes.empty()) return false;
+  const int R = comm_.size(), B = int(batch.cameras.size());
+  const int64_t n = rows.view.n;
+  plan_dense_pairs(batch, n);
+  size_received(int64_t(B) * n);
+  const std::vector<ExchangeColumn> columns = pair_columns({}, received_.columns());
+  const std::vector<std::vector<void*>> at =
+      ColumnExchange(columns, send_pairs_, send_at_, recv_pairs_, recv_at_).open_mapped(comm_);
+  if (at.empty()) {
+    maps_peers_ = false;  // the communicator's answer holds for the run
+    return false;
+  }
+  marks_.mark(kOpenEnd);
+  mark("sharded: open mapped writes");
+  destinations_.clear();
+  std::vector<void*> slice(columns.size());  // where this rank's slice for q begins, per column
+  for (int q = 0; q < R; ++q) {
+    for (size_t k = 0; k < columns.size(); ++k) slice[k] = at[k][size_t(q)];
+    const CameraBlock theirs = camera_block(q, R, B);
+    for (int c = 0; c < theirs.count; ++c) destinations_.push_back(pair_destination(slice, int64_t(c) * n));
+  }
+  mine = raster_->project(rows.view, batch.cameras, batch.settings, destinations_);
+  mark("sharded: project");
   marks_.mark(kExchangeStart);
+  comm_.close_mapped_writes();
+  gated_ = true;
+  marks_.mark(kExchangeEnd);
+  mark("sharded: pair exchange");
+  measure_traffic(mine, row_bytes(columns));
+  return true;
+}
+
+// A dense projection holds every (camera, Gaussian) pair, camera by camera: with the shard sizes known,
+// the pairs sent to and received from each peer are block cameras x shard sizes, with no device work,
+// exchange or host wait.
+void ShardedStep::plan_dense_pairs(const StepBatch& batch, int64_t rows) {
+  const int R = comm_.size(), me = comm_.rank(), B = int(batch.cameras.size());
+  if (int(batch.shard_sizes.size()) != R || batch.shard_sizes[size_t(me)] != rows)
+    throw std::invalid_argument("sharded step: rank " + std::to_string(me) + " was given " +
+                                std::to_string(batch.shard_sizes.size()) + " shard sizes for " + std::to_string(R) +
+                                " ranks that do not match its shard of " + std::to_string(rows) + " rows");
   send_pairs_.assign(size_t(R), 0);
   recv_pairs_.assign(size_t(R), 0);
+  for (int q = 0; q < R; ++q) {
+    send_pairs_[size_t(q)] = int64_t(camera_block(q, R, B).count) * rows;
+    recv_pairs_[size_t(q)] = int64_t(block_.count) * batch.shard_sizes[size_t(q)];
+  }
+}
+
+// Where each peer's pairs start on both sides, and room for the received ones.
+void ShardedStep::size_received(int64_t projected) {
+  send_at_ = starts(send_pairs_);
+  recv_at_ = starts(recv_pairs_);
+  sizes_.pairs_projected = projected;
+  sizes_.pairs_received = recv_at_.back() + recv_pairs_.back();
+  received_.resize(sizes_.pairs_received);
+}
+
+// The pairs this rank sends to each peer and receives from each: planned on the host for a dense
+// projection with the shard sizes known (plan_dense_pairs). Otherwise (packed, or sizes not given) they
+// are counted on the device, exchanged, and copied to the host (its one wait here).
+void ShardedStep::count_pairs(const kernels::ProjectedGaussians& mine, const StepBatch& batch, int64_t rows) {
+  const int R = comm_.size(), B = int(batch.cameras.size());
   if (!batch.settings.packed && !batch.shard_sizes.empty()) {
-    if (int(batch.shard_sizes.size()) != R || batch.shard_sizes[size_t(me)] != rows ||
-        mine.count != int64_t(B) * rows)
-      throw std::invalid_argument("sharded step: rank " + std::to_string(me) + " was given " +
-                                  std::to_string(batch.shard_sizes.size()) + " shard sizes for " + std::to_string(R) +
-                                  " ranks that do not match its shard of " + std::to_string(rows) + " rows");
-    for (int q = 0; q < R; ++q) {
-      send_pairs_[size_t(q)] = int64_t(camera_block(q, R, B).count) * rows;
-      recv_pairs_[size_t(q)] = int64_t(block_.count) * batch.shard_sizes[size_t(q)];
-    }
+    plan_dense_pairs(batch, rows);
   } else {
+    send_pairs_.assign(size_t(R), 0);
+    recv_pairs_.assign(size_t(R), 0);
     kernels::count_pairs_per_block(where_, mine.camera, mine.count, B, R, counts_.data());
     comm_.all_to_all_counts(counts_.data(), counts_.data() + R);
     const std::vector<int64_t> both = counts_.download();
@@ -162,12 +227,7 @@ void ShardedStep::count_pairs(const kernels::ProjectedGaussians& mine, const Ste
 // they land after the pairs of the ranks before q, and a pair that covers no tile of its camera (its
 // `tiles` is 0) is not needed there (the rasterizer reads nothing else of it).
 void ShardedStep::exchange_pairs(const kernels::ProjectedGaussians& mine) {
-  send_at_ = starts(send_pairs_);
-  recv_at_ = starts(recv_pairs_);
-  const int64_t m = recv_at_.back() + recv_pairs_.back();
-  sizes_.pairs_projected = mine.count;
-  sizes_.pairs_received = m;
-  received_.resize(m);
+  size_received(mine.count);
   const std::vector<ExchangeColumn> columns = pair_columns(mine, received_.columns());
   gated_ = ColumnExchange(columns, send_pairs_, send_at_, recv_pairs_, recv_at_).run(comm_, mine.tiles);
   marks_.mark(kExchangeEnd);
@@ -262,7 +322,7 @@ void ShardedStep::return_gradients(int64_t projected) {
 namespace {
 // A step's times from its marks' durations (StepMarks: ms from mark k to mark k + 1).
 StepTimes times_of(const std::vector<double>& ms) {
-  return {ms[kRenderStart], ms[kExchangeStart] + ms[kReturnStart]};
+  return {ms[kRenderStart], ms[kOpenStart] + ms[kExchangeStart] + ms[kReturnStart]};
 }
 }  // namespace
 

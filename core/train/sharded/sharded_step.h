@@ -15,6 +15,10 @@
 //                                                 own pairs are a device copy to their place; pairs
 //                                                 that cover no tile of their camera stay home where
 //                                                 the backend can leave rows out (in-process ranks)
+//     or, where the communicator maps its peers' columns (in-process ranks that reach each other's
+//     memory) and the counts are planned on the host (dense, shard sizes given), the projection writes
+//     each pair straight to where that exchange would put it (Rasterizer::project's destinations):
+//     no copy follows the projection, whose writes over the link overlap its own arithmetic
 //   rasterize this rank's cameras, loss and its image gradient (BatchLoss, as the one-GPU trainer),
 //   rasterize_backward to the received pairs,
 //   return the pair gradients to their owners (likewise, one reverse all_to_all_gated),
@@ -86,8 +90,13 @@ class ShardedStep final : public TrainStep {
  // Profiling (set_phase_timer) marks the phases named "sharded: ...": project; pair counts (count
  // kernel, counts exchange and the host wait for them, unless dense with the shard sizes given); pair
  // exchange (all_to_all_buffers, the own pairs' copy included); rasterize; loss; rasterize backward;
- // gradient return (likewise); project backward.
+ // gradient return (likewise); project backward. Where the projection writes into the peers' columns,
+ // "open mapped writes" (the wait for the peers to free them) comes before the projection in place of
+ // the pair counts, and the pair exchange is the wait for the peers' projections.
  private:
+  bool project_into_peers(const StepBatch& batch, const StepRows& rows, kernels::ProjectedGaussians& mine);
+  void plan_dense_pairs(const StepBatch& batch, int64_t rows);
+  void size_received(int64_t projected);
   void count_pairs(const kernels::ProjectedGaussians& mine, const StepBatch& batch, int64_t rows);
   void exchange_pairs(const kernels::ProjectedGaussians& mine);
   void measure_traffic(const kernels::ProjectedGaussians& mine, int64_t pair_bytes);
@@ -118,10 +127,14 @@ class ShardedStep final : public TrainStep {
   // timelines"), for a figure the metrics read at their own cadence.
   static constexpr int kTrafficEvery = 8;
   int traffic_phase_ = 0;  // steps since the last counted one, mod kTrafficEvery
+  // Whether the communicator may map the peers' columns (project_into_peers); false once it said no.
+  bool maps_peers_ = true;
+  std::vector<kernels::PairDestination> destinations_;  // per batch camera, where the projection writes it
   // The received pairs, their gradients, and the gradients of this rank's own pairs.
   ReceivedPairs received_;
   kernels::Buffer<float> d_received_, d_mine_;  // 3 arrays [count,4] each, back to back
-  // Marks: exchange start / end, render start / end, reverse exchange start / end.
+  // Marks: mapped writes opened (start / end), exchange start / end, render start / end, reverse exchange
+  // start / end.
   kernels::StepMarks marks_;
   StepTimes times_;
   kernels::Buffer<float> rgb_, alpha_, grad_rgb_;
