@@ -196,6 +196,17 @@ using ProjectedGrads = BasicProjectedGrads<float>;
 using ConstProjectedGrads = BasicConstProjectedGrads<float>;
 inline constexpr int kProjectedGradFloats = 12;  // per pair
 
+// Throws std::invalid_argument, naming the rasterizer `who`, unless project_backward_by_camera may read
+// `sources` after a projection into `cameras` cameras of the given layout.
+template <class T>
+void check_gradient_sources(std::span<const BasicConstProjectedGrads<T>> sources, size_t cameras, bool packed,
+                            const char* who) {
+  if (packed) throw std::invalid_argument(std::string(who) + ": gradients by camera need a dense projection");
+  if (sources.size() != cameras)
+    throw std::invalid_argument(std::string(who) + ": " + std::to_string(sources.size()) + " gradient sources for " +
+                                std::to_string(cameras) + " cameras");
+}
+
 struct RasterSettings {
   int sh_degree = 3;            // active degree, <= the degree the storage holds
   bool packed = false;          // only visible (camera, Gaussian) pairs, compacted by prefix sum
@@ -309,6 +320,12 @@ class Rasterizer {
   // does and accumulates into `stats` (both indexed by row of the shard).
   virtual void project_backward(const ConstProjectedGrads& d, const GaussiansGrad& grad,
                                 const DensifyStats& stats) = 0;
+  // project_backward of a dense projection with camera c's pair gradients read from sources[c] (pair i
+  // of the camera at row i of its arrays), which may lie in a peer GPU's memory: the multi-GPU step
+  // reads them where the rendering rank computed them. Throws std::invalid_argument unless there is
+  // one source per camera of the last project call, and it was dense.
+  virtual void project_backward_by_camera(std::span<const ConstProjectedGrads> sources, const GaussiansGrad& grad,
+                                          const DensifyStats& stats) = 0;
 
   // Stage 2: renders pairs (in the order BasicProjected describes) into the images of `cameras`,
   // which are the batch's cameras first_camera .. first_camera + cameras.size() - 1 (a rank

@@ -39,6 +39,8 @@ bool Communicator::all_to_all_gated(std::span<const ExchangeBuffer> buffers, std
 
 std::vector<std::vector<void*>> Communicator::open_mapped_writes(std::span<const ExchangeBuffer>) { return {}; }
 
+std::vector<std::vector<const void*>> Communicator::open_mapped_reads(std::span<const ExchangeBuffer>) { return {}; }
+
 void Communicator::close_mapped_writes() {
   throw std::logic_error(describe_rank(rank(), context()) + ": close_mapped_writes without mapped writes open");
 }

@@ -109,6 +109,12 @@ class Communicator {
   // every rank, nothing is to be closed, and the caller exchanges with all_to_all_gated instead.
   virtual std::vector<std::vector<void*>> open_mapped_writes(std::span<const ExchangeBuffer> buffers);
   virtual void close_mapped_writes();
+  // The other way round: where each peer q's slice for this rank begins in q's send buffer b, as [b][q]
+  // (q = rank() included), with this rank's later work ordered after everything each peer's work wrote
+  // before (it reads them there instead of receiving a copy). A peer writes those send buffers again
+  // only after its next exchange of any kind, whose waits order it after this rank's reads enqueued
+  // before it. Empty where the backend cannot map (the default), as above.
+  virtual std::vector<std::vector<const void*>> open_mapped_reads(std::span<const ExchangeBuffer> buffers);
 
   // Element-wise sum over ranks, in place, on host values; every rank gets the same bits (the in-process
   // backend adds in rank order; MPI and NCCL give every rank the same result). Sizes must agree.

@@ -183,33 +183,46 @@ bool InProcessCommunicator::ranks_reach_each_other() {
   return reach_ == 1;
 }
 
-// The peers' ready tokens say their receive buffers are no longer read; this rank's stream waits for
-// them before the writes it enqueues next. Waits are enqueued between the barriers, so no peer records
-// the token again (in its next collective) before they are.
-std::vector<std::vector<void*>> InProcessCommunicator::open_mapped_writes(std::span<const ExchangeBuffer> buffers) {
-  const char* op = "open_mapped_writes";
-  if (mapped_open_) throw std::logic_error(describe_rank(rank_, where_) + ": open_mapped_writes twice without a close");
+// The peers' ready tokens say their receive buffers are no longer read and their send buffers hold what
+// their streams wrote; this rank's stream waits for them before the work it enqueues next. Waits are
+// enqueued between the barriers, so no peer records the token again (in its next collective) before.
+template <class Where>
+auto InProcessCommunicator::open_mapped(const char* op, std::span<const ExchangeBuffer> buffers, Where&& where)
+    -> std::vector<std::vector<decltype(where(std::declval<const ExchangeBuffer&>()))>> {
+  if (mapped_open_) throw std::logic_error(describe_rank(rank_, where_) + ": " + op + " with mapped writes open");
   for (const ExchangeBuffer& b : buffers) check_slices(b.sends, b.recvs);
   Rendezvous::Post& mine = group_->post(rank_);
   mine = Rendezvous::Post{.op = op, .buffers = buffers,
                           .cuda_device = where_.device == kernels::Device::CUDA ? where_.ordinal : -1};
   mine.ready = copier_->ready();
   group_->arrive_and_wait(rank_, op);
-  std::vector<std::vector<void*>> at;
+  std::vector<std::vector<decltype(where(std::declval<const ExchangeBuffer&>()))>> at;
   then_second_barrier(op, [&] {
     check_posts_agree(op);
     if (!ranks_reach_each_other()) return;
-    at.assign(buffers.size(), std::vector<void*>(size_t(size())));
+    at.resize(buffers.size());
     for (int q = 0; q < size(); ++q) {
       const Rendezvous::Post& theirs = group_->posted(rank_, q);
       if (q != rank_) copier_->after_peer(theirs.ready);
-      for (size_t b = 0; b < buffers.size(); ++b)
-        at[b][size_t(q)] = static_cast<std::byte*>(theirs.buffers[b].recv) + theirs.buffers[b].recvs.offsets[rank_];
+      for (size_t b = 0; b < buffers.size(); ++b) at[b].push_back(where(theirs.buffers[b]));
     }
   });
   group_->finish(rank_);
+  return at;
+}
+
+std::vector<std::vector<void*>> InProcessCommunicator::open_mapped_writes(std::span<const ExchangeBuffer> buffers) {
+  auto at = open_mapped("open_mapped_writes", buffers, [&](const ExchangeBuffer& theirs) {
+    return static_cast<void*>(static_cast<std::byte*>(theirs.recv) + theirs.recvs.offsets[rank_]);
+  });
   mapped_open_ = !at.empty();
   return at;
+}
+
+std::vector<std::vector<const void*>> InProcessCommunicator::open_mapped_reads(std::span<const ExchangeBuffer> buffers) {
+  return open_mapped("open_mapped_reads", buffers, [&](const ExchangeBuffer& theirs) {
+    return static_cast<const void*>(static_cast<const std::byte*>(theirs.send) + theirs.sends.offsets[rank_]);
+  });
 }
 
 void InProcessCommunicator::close_mapped_writes() {

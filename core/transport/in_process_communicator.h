@@ -5,6 +5,7 @@
 // Each rank pulls its receive slices out of its peers' send buffers, except in a gated exchange, where
 // each rank writes its send slices into its peers' receive buffers (rank_copier.h says why).
 #include <memory>
+#include <utility>
 
 #include "core/transport/communicator.h"
 #include "core/transport/rank_copier.h"
@@ -30,6 +31,7 @@ class InProcessCommunicator final : public Communicator {
   // Mapped wherever every rank's device reaches every other's memory (asked once, from the posted devices).
   std::vector<std::vector<void*>> open_mapped_writes(std::span<const ExchangeBuffer> buffers) override;
   void close_mapped_writes() override;
+  std::vector<std::vector<const void*>> open_mapped_reads(std::span<const ExchangeBuffer> buffers) override;
   void all_reduce_sum(std::span<float> host_values) override;
   void all_reduce_sum(std::span<int64_t> host_values) override;
 
@@ -46,6 +48,12 @@ class InProcessCommunicator final : public Communicator {
   // After the first barrier: whether every rank's kernels reach every other rank's buffers (one host, one
   // GPU, or GPUs with peer access). Every rank answers alike: the answer depends on the posts only.
   bool ranks_reach_each_other();
+  // One collective that posts `buffers` and this rank's ready token, and, where the ranks reach each
+  // other, orders this rank's later work after every peer's token and returns where(peer's post,
+  // buffer) for every buffer and peer, [buffer][peer]; else empty.
+  template <class Where>
+  auto open_mapped(const char* op, std::span<const ExchangeBuffer> buffers, Where&& where)
+      -> std::vector<std::vector<decltype(where(std::declval<const ExchangeBuffer&>()))>>;
   // After the first barrier: every rank checks every rank's post, so they all take the same decision.
   void check_posts_agree(const char* op) const;
   [[noreturn]] void disagree(const std::string& what) const;

@@ -31,6 +31,10 @@ class CpuRasterizer final : public Rasterizer {
   void project_backward(const ConstProjectedGrads& d, const GaussiansGrad& grad, const DensifyStats& stats) override {
     ref_.project_backward(d, grad, stats);
   }
+  void project_backward_by_camera(std::span<const ConstProjectedGrads> sources, const GaussiansGrad& grad,
+                                  const DensifyStats& stats) override {
+    ref_.project_backward_by_camera(sources, grad, stats);
+  }
   void rasterize(const ProjectedGaussians& pairs, std::span<const Camera> cameras, int first_camera,
                  const RasterSettings& settings, const RenderOutputs& out) override {
     ref_.rasterize(pairs, cameras, first_camera, settings, out);

@@ -73,7 +73,14 @@ class ReferenceRasterizer {
                         const BasicDensifyStats<T>& stats) {
     if (!has_project_) throw std::logic_error("ReferenceRasterizer::project_backward called before project");
     check_gradient_targets(grad, proj_settings_.packed, "CPU rasterizer");
-    backward_gaussians(d, grad, stats);
+    backward_gaussians(d, {}, grad, stats);
+  }
+  void project_backward_by_camera(std::span<const BasicConstProjectedGrads<T>> sources,
+                                  const BasicGaussiansGrad<T>& grad, const BasicDensifyStats<T>& stats) {
+    if (!has_project_) throw std::logic_error("ReferenceRasterizer::project_backward called before project");
+    check_gradient_sources(sources, proj_cameras_.size(), proj_settings_.packed, "CPU rasterizer");
+    check_gradient_targets(grad, proj_settings_.packed, "CPU rasterizer");
+    backward_gaussians({}, sources, grad, stats);
   }
 
   void rasterize(const BasicProjected<T>& pairs, std::span<const Camera> cameras, int first_camera,
@@ -429,8 +436,9 @@ class ReferenceRasterizer {
     });
   }
 
-  void backward_gaussians(const BasicConstProjectedGrads<T>& d, const BasicGaussiansGrad<T>& grad,
-                          const BasicDensifyStats<T>& stats) {
+  // Pair k's gradients are row k of `d`, or with `by_camera` (dense), row i of camera c's arrays.
+  void backward_gaussians(const BasicConstProjectedGrads<T>& d, std::span<const BasicConstProjectedGrads<T>> by_camera,
+                          const BasicGaussiansGrad<T>& grad, const BasicDensifyStats<T>& stats) {
     const int64_t n = g_.n, C = int64_t(proj_cameras_.size());
     const int rest_n = sh_coeffs_for_degree(proj_settings_.sh_degree) - 1;
     parallel_for(n, threads_, [&](int64_t i) {
@@ -446,9 +454,11 @@ class ReferenceRasterizer {
         if (k < 0 || proj_.tiles[k] == 0) continue;
         reached = true;
         const Camera& cam = proj_cameras_[c];
-        const T* m = d.mean2d + 4 * k;
-        const T* co = d.conic_opacity + 4 * k;
-        const T* cd = d.color_depth + 4 * k;
+        const BasicConstProjectedGrads<T>& from = by_camera.empty() ? d : by_camera[size_t(c)];
+        const int64_t at = by_camera.empty() ? k : i;
+        const T* m = from.mean2d + 4 * at;
+        const T* co = from.conic_opacity + 4 * at;
+        const T* cd = from.color_depth + 4 * at;
         raster::project_gaussian_vjp<T>(cam, mean, q, log_scale, g_.opacity_logits[i], T(proj_settings_.eps2d),
                                         proj_settings_.antialiased, Vec2<T>{m[0], m[1]},
                                         raster::Sym2<T>{co[0], co[1], co[2]}, co[3], cd[3], dmean, dq, dls, dlogit);

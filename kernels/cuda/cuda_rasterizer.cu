@@ -40,6 +40,7 @@ namespace {
 // Workspace slots (cuda_workspace.cuh); binning uses kBinningSlots from kBinning on.
 enum Slot : int {
   kCameras,  // the projection's cameras, then their image layouts
+  kGradientSources,  // project_backward_by_camera's sources
   kRasterLayouts,
   kMean2d,
   kConicOpacity,
@@ -216,6 +217,22 @@ class CudaRasterizer final : public Rasterizer {
                                 reinterpret_cast<float4*>(const_cast<float*>(d.conic_opacity)),
                                 reinterpret_cast<float4*>(const_cast<float*>(d.color_depth))};
     cuda::project_backward(g_, setup_, slots_, dslots, grad, stats, stream_);
+    stage("project backward");
+  }
+
+  void project_backward_by_camera(std::span<const ConstProjectedGrads> sources, const GaussiansGrad& grad,
+                                  const DensifyStats& stats) override {
+    if (!have_project_) throw std::logic_error("CUDA rasterizer: project_backward called without a successful project");
+    check_gradient_sources(sources, size_t(setup_.cameras_count), slots_.packed, "CUDA rasterizer");
+    check_gradient_targets(grad, slots_.packed, "CUDA rasterizer");
+    const DeviceScope scope(where_.ordinal);
+    if (timer_ && timer_->started()) timer_->skip();  // the caller's work since the last stage (the return)
+    // ConstProjectedGrads and ProjectedGrads are three pointers each, alike.
+    static_assert(sizeof(ConstProjectedGrads) == sizeof(ProjectedGrads));
+    ProjectionSetup by_camera = setup_;
+    by_camera.gradient_sources =
+        upload(kGradientSources, reinterpret_cast<const ProjectedGrads*>(sources.data()), sources.size_bytes());
+    cuda::project_backward(g_, by_camera, slots_, {}, grad, stats, stream_);
     stage("project backward");
   }
 

@@ -32,19 +32,20 @@ struct GaussianGradSum {
 // D = the SH degree as a compile-time constant: the SH loops unroll (no local-memory arrays).
 // `rest` / `drest`: this Gaussian's SH rest coefficients (float, or Bf16 decoded as read) and where
 // their gradients accumulate.
+// `dslots`' row `at` holds the pair's gradients (its slot, or row i of its camera's source).
 template <int D, class R>
 __device__ void add_pair(const GaussiansView& g, const ProjectionSetup& setup, int camera, int64_t i, int64_t slot,
-                         const ProjectedSlots& slots, const ProjectedGrads& dslots, const R* rest, float* drest,
-                         GaussianGradSum& acc) {
+                         const ProjectedSlots& slots, const ProjectedGrads& dslots, int64_t at, const R* rest,
+                         float* drest, GaussianGradSum& acc) {
   const Camera cam = setup.cameras[camera];
   const Vec3f mean{g.means[3 * i], g.means[3 * i + 1], g.means[3 * i + 2]};
   const float4 q = reinterpret_cast<const float4*>(g.quats)[i];
   const raster::Quat<float> quat{q.x, q.y, q.z, q.w};
   const Vec3f log_scale{g.log_scales[3 * i], g.log_scales[3 * i + 1], g.log_scales[3 * i + 2]};
-  const float4 dmean2d = dslots.mean2d[slot];
+  const float4 dmean2d = dslots.mean2d[at];
   const float2 dm{dmean2d.x, dmean2d.y}, dm_abs{dmean2d.z, dmean2d.w};
-  const float4 dco = dslots.conic_opacity[slot];
-  const float4 dcd = dslots.color_depth[slot];
+  const float4 dco = dslots.conic_opacity[at];
+  const float4 dcd = dslots.color_depth[at];
 
   raster::project_gaussian_vjp<float>(cam, mean, quat, log_scale, g.opacity_logits[i], setup.eps2d,
                                       setup.antialiased, Vec2f{dm.x, dm.y}, raster::Sym2<float>{dco.x, dco.y, dco.z},
@@ -191,9 +192,13 @@ __global__ void __launch_bounds__(kThreads) project_backward_dense(GaussiansView
       GaussianGradSum acc;
       for (int c = 0; c < setup.cameras_count; ++c) {
         const int64_t slot = c * g.n + i;
-        if (slots.tile_count[slot] > 0)
-          add_pair<D>(g, setup, c, i, slot, slots, dslots, s_rest + threadIdx.x * row, s_drest + threadIdx.x * row,
-                      acc);
+        if (slots.tile_count[slot] == 0) continue;
+        if (setup.gradient_sources)
+          add_pair<D>(g, setup, c, i, slot, slots, setup.gradient_sources[c], i, s_rest + threadIdx.x * row,
+                      s_drest + threadIdx.x * row, acc);
+        else
+          add_pair<D>(g, setup, c, i, slot, slots, dslots, slot, s_rest + threadIdx.x * row,
+                      s_drest + threadIdx.x * row, acc);
       }
       flush(grad, stats, i, acc);
     }
@@ -217,10 +222,10 @@ __global__ void project_backward_packed(GaussiansView g, ProjectionSetup setup, 
     const int64_t i = slots.id_of[s] - slots.first_id;
     const int64_t row = i * g.sh_rest_coeffs * 3;
     if (g.sh_rest_bf16)
-      add_pair<D>(g, setup, slots.camera_of[s], i, s, slots, dslots, g.sh_rest_bf16 + row, drest, acc);
+      add_pair<D>(g, setup, slots.camera_of[s], i, s, slots, dslots, s, g.sh_rest_bf16 + row, drest, acc);
     else
-      add_pair<D>(g, setup, slots.camera_of[s], i, s, slots, dslots, g.sh_rest ? g.sh_rest + row : nullptr, drest,
-                  acc);
+      add_pair<D>(g, setup, slots.camera_of[s], i, s, slots, dslots, s, g.sh_rest ? g.sh_rest + row : nullptr,
+                  drest, acc);
     flush(grad, stats, i, acc);
     if (grad.sh_rest && acc.visible)
       for (int k = 0; k < active; ++k) atomicAdd(&grad.sh_rest[i * g.sh_rest_coeffs * 3 + k], drest[k]);

@@ -20,6 +20,9 @@ struct ProjectionSetup {
   // [C] on the device, or null: where a dense projection writes each camera's pairs
   // (Rasterizer::project's destinations) instead of its slots' mean2d, conic, colour and camera.
   const PairDestination* destinations = nullptr;
+  // [C] on the device, or null: where a dense project_backward reads each camera's pair gradients
+  // (Rasterizer::project_backward_by_camera; pair i of camera c at row i) instead of by slot.
+  const ProjectedGrads* gradient_sources = nullptr;
   int sh_degree = 0;
   float near_plane = 0, far_plane = 0, eps2d = 0;
   bool antialiased = false;

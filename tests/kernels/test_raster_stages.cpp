@@ -616,6 +616,58 @@ void check_projection_into_destinations(Device d) {
 }
 }  // namespace
 
+// project_backward_by_camera reading camera c's pair gradients from arrays of its own (here the cameras'
+// rows in reverse order in another buffer) writes the same gradients and statistics as project_backward
+// reading them by slot: each Gaussian's thread sums its cameras in the same order either way.
+void check_backward_by_camera(Device d) {
+  const Scene s = random_scene(33, 90, /*mixed_sizes=*/true);
+  const Shard shard(d, s, 0, s.n);
+  auto r = rasterizer(d);
+  const ProjectedGaussians p = r->project(shard.view(), s.cameras, s.settings);
+  const size_t C = s.cameras.size(), n = size_t(s.n), m = size_t(p.count);
+  REQUIRE(m == C * n);
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> U(-1, 1);
+  Floats by_slot(12 * m), reversed(12 * m);
+  for (float& v : by_slot) v = U(rng);
+  for (size_t a = 0; a < 3; ++a)  // array a of the three, camera c's rows moved to camera C - 1 - c's place
+    for (size_t c = 0; c < C; ++c)
+      std::copy_n(by_slot.begin() + ptrdiff_t(4 * (a * m + c * n)), 4 * n,
+                  reversed.begin() + ptrdiff_t(4 * (a * m + (C - 1 - c) * n)));
+  const Buffer<float> slots = on(d, by_slot), cameras = on(d, reversed);
+  const float* f = slots.data();
+  Grads want(d, s.n), got(d, s.n);
+  r->project_backward({f, f + 4 * m, f + 8 * m}, want.grad(), want.stats());
+  std::vector<ConstProjectedGrads> sources;
+  for (size_t c = 0; c < C; ++c) {
+    const float* at = cameras.data() + 4 * (C - 1 - c) * n;
+    sources.push_back({at, at + 4 * m, at + 8 * m});
+  }
+  r->project_backward_by_camera(sources, got.grad(), got.stats());
+  const Floats w = want.all();
+  REQUIRE(std::any_of(w.begin(), w.end(), [](float v) { return v != 0.f; }));
+  CHECK(got.all() == w);
+  CHECK(got.visible.download() == want.visible.download());
+  CHECK_THROWS_WITH(r->project_backward_by_camera(std::span(sources).first(C - 1), got.grad(), got.stats()),
+                    Catch::Contains(std::to_string(C - 1) + " gradient sources for " + std::to_string(C) + " cameras"));
+  RasterSettings packed = s.settings;
+  packed.packed = true;
+  r->project(shard.view(), s.cameras, packed);
+  CHECK_THROWS_WITH(r->project_backward_by_camera(sources, got.grad(), got.stats()),
+                    Catch::Contains("gradients by camera need a dense projection"));
+}
+
+TEST_CASE("project_backward reading each camera's gradients from its own arrays equals reading them by slot (CPU)",
+          "[raster_cpu][stages]") {
+  check_backward_by_camera(Device::CPU);
+}
+
+TEST_CASE("CUDA project_backward reading each camera's gradients from its own arrays equals reading them by slot",
+          "[raster][gpu][stages]") {
+  if (!splat::test::gpu_or_skip("CUDA project_backward by camera")) return;
+  check_backward_by_camera(Device::CUDA);
+}
+
 TEST_CASE("a projection writes each camera's pairs to its destination and keeps what its backward reads (CPU)",
           "[raster_cpu][stages]") {
   check_projection_into_destinations(Device::CPU);

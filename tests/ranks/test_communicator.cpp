@@ -225,6 +225,34 @@ TEST_CASE("mapped writes land where a gated exchange would put the rows, and are
   }
 }
 
+TEST_CASE("mapped reads find each peer's slice for this rank in its send buffer (2, 3 CPU ranks)", "[dist]") {
+  constexpr int64_t kWide = 16;
+  for (const int ranks : {2, 3}) {
+    INFO(ranks << " ranks");
+    std::vector<std::vector<uint8_t>> read(ranks), want(ranks);
+    run_ranks(ranks, on_cpu, [&](Communicator& comm) {
+      const int me = comm.rank();
+      std::vector<int64_t> out(ranks), out_at(ranks), in(ranks), in_at(ranks);
+      int64_t sent = 0, got = 0;
+      for (int q = 0; q < ranks; ++q) out[q] = mapped_rows(me, q) * kWide, out_at[q] = sent, sent += out[q];
+      for (int p = 0; p < ranks; ++p) in[p] = mapped_rows(p, me) * kWide, in_at[p] = got, got += in[p];
+      std::vector<uint8_t> send(static_cast<size_t>(sent));
+      for (int q = 0; q < ranks; ++q)
+        for (int64_t b = 0; b < out[q]; ++b) send[size_t(out_at[q] + b)] = mapped_value(me, q, b / kWide, b % kWide);
+      const std::vector<ExchangeBuffer> buffers{{send.data(), {out, out_at}, nullptr, {in, in_at}}};
+      const std::vector<std::vector<const void*>> at = comm.open_mapped_reads(buffers);
+      if (at.size() != 1) throw std::runtime_error("in-process CPU ranks were not mapped");
+      for (int p = 0; p < ranks; ++p)
+        for (int64_t b = 0; b < in[p]; ++b) {
+          read[me].push_back(static_cast<const uint8_t*>(at[0][size_t(p)])[b]);
+          want[me].push_back(mapped_value(p, me, b / kWide, b % kWide));
+        }
+      comm.barrier();  // the peers' send buffers stay until every rank has read them
+    });
+    for (int me = 0; me < ranks; ++me) CHECK(read[me] == want[me]);
+  }
+}
+
 namespace {
 // A backend with nothing but the two primitives (in-process underneath): what the defaults give.
 class PrimitivesOnly final : public Communicator {
@@ -252,7 +280,7 @@ TEST_CASE("a backend that cannot map its peers says so on every rank, and a clos
     PrimitivesOnly plain(comm);
     const std::vector<int64_t> zero{0, 0};
     const std::vector<ExchangeBuffer> none{{nullptr, {zero, zero}, nullptr, {zero, zero}}};
-    mapped[comm.rank()] = int(plain.open_mapped_writes(none).size());
+    mapped[comm.rank()] = int(plain.open_mapped_writes(none).size() + plain.open_mapped_reads(none).size());
     for (Communicator* c : {static_cast<Communicator*>(&plain), &comm}) {
       try {
         c->close_mapped_writes();

@@ -110,6 +110,20 @@ TEST_CASE("a pair destination names row r of every pair column where the slice b
   CHECK(d.tiles == to.tiles + 16);
 }
 
+TEST_CASE("a gradient source names row r of the three gradient arrays where the slice begins", "[dist][exchange]") {
+  const int64_t n = 40;
+  std::vector<float> d(size_t(12 * n));
+  const float* p = d.data();
+  const std::vector<ExchangeColumn> columns = gradient_columns({p, p + 4 * n, p + 8 * n}, {});
+  // A slice beginning 5 rows into the renderer's arrays, and a camera 11 rows into the slice.
+  std::vector<const void*> starts;
+  for (const ExchangeColumn& c : columns) starts.push_back(static_cast<const std::byte*>(c.from) + 5 * c.row_bytes);
+  const kernels::ConstProjectedGrads g = gradient_source(starts, 11);
+  CHECK(g.mean2d == p + 4 * 16);
+  CHECK(g.conic_opacity == p + 4 * n + 4 * 16);
+  CHECK(g.color_depth == p + 8 * n + 4 * 16);
+}
+
 TEST_CASE("the gradient columns are the three gradient arrays", "[dist][exchange]") {
   const int64_t n = 29;
   std::vector<float> d(size_t(12 * n));

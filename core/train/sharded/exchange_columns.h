@@ -86,6 +86,15 @@ inline std::vector<ExchangeColumn> gradient_columns(const kernels::ConstProjecte
           {from.color_depth, to.color_depth, 16}};
 }
 
+// Where a projecting rank reads one camera's pair gradients in the renderer's arrays (Rasterizer::
+// project_backward_by_camera): `starts` holds where the renderer's slice for this rank begins in each of
+// gradient_columns()' columns, in that order (Communicator::open_mapped_reads), and the camera's pairs
+// begin `row` rows into the slice.
+inline kernels::ConstProjectedGrads gradient_source(std::span<const void* const> starts, int64_t row) {
+  const auto at = [&](size_t column) { return reinterpret_cast<const float*>(starts[column]) + 4 * row; };
+  return {at(0), at(1), at(2)};
+}
+
 // Bytes of one row over all the columns.
 inline int64_t row_bytes(const std::vector<ExchangeColumn>& columns) {
   int64_t sum = 0;

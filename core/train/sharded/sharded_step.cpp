@@ -49,6 +49,10 @@ class ColumnExchange {
   // Where this rank's slices begin in its peers' receive columns, [column][peer], or empty where the
   // communicator does not map them (transport::Communicator::open_mapped_writes).
   std::vector<std::vector<void*>> open_mapped(Communicator& comm) const { return comm.open_mapped_writes(buffers_); }
+  // Where the peers' slices for this rank begin in their send columns, likewise (open_mapped_reads).
+  std::vector<std::vector<const void*>> open_mapped_reads(Communicator& comm) const {
+    return comm.open_mapped_reads(buffers_);
+  }
 
  private:
   std::vector<std::vector<int64_t>> slices_;
@@ -100,7 +104,8 @@ void ShardedStep::run(const StepBatch& batch, const StepRows& rows) {
                                 std::to_string(batch.masks.size()) + " masks");
   marks_.mark(kOpenStart);
   kernels::ProjectedGaussians mine;
-  if (!project_into_peers(batch, rows, mine)) {
+  mapped_ = project_into_peers(batch, rows, mine);
+  if (!mapped_) {
     marks_.mark(kOpenEnd);
     mine = raster_->project(rows.view, batch.cameras, batch.settings);
     mark("sharded: project");
@@ -130,12 +135,16 @@ void ShardedStep::run(const StepBatch& batch, const StepRows& rows) {
   marks_.mark(kRenderEnd);
   mark("sharded: rasterize backward");
   const int64_t n = mine.count;
-  return_gradients(n);
-  const float* dm = d_mine_.data();
   // One project_backward call: it writes the step's gradients (narrow ones where it may).
-  raster_->project_backward({dm, dm + 4 * n, dm + 8 * n},
-                            rows.grad(batch.settings.packed ? GradWrite::Overwrite : GradWrite::OnlyCall),
-                            rows.stats);
+  const kernels::GaussiansGrad grad = rows.grad(batch.settings.packed ? GradWrite::Overwrite : GradWrite::OnlyCall);
+  if (mapped_) {
+    read_gradients_in_place(batch, rows.view.n);
+    raster_->project_backward_by_camera(sources_, grad, rows.stats);
+  } else {
+    return_gradients(n);
+    const float* dm = d_mine_.data();
+    raster_->project_backward({dm, dm + 4 * n, dm + 8 * n}, grad, rows.stats);
+  }
   mark(rows.stats.visible_count ? "sharded: project backward (+stats)" : "sharded: project backward");
 }
 
@@ -300,6 +309,34 @@ void ShardedStep::compute_loss(const StepBatch& batch) {
     else
       loss_.add_run(rgb, grad, shape, targets, masks, int(batch.cameras.size()));
     begin = end;
+  }
+}
+
+// Where the pairs went straight into the renderers' columns, their gradients are read where the
+// renderers computed them (Communicator::open_mapped_reads): the projecting rank's project_backward reads
+// camera c's from the rank rendering c, after that rank's rasterize_backward, with no copy. The renderer
+// writes them again only in its next step's rasterize_backward, after that step's open_mapped_writes
+// has ordered it after this rank's project_backward.
+void ShardedStep::read_gradients_in_place(const StepBatch& batch, int64_t rows) {
+  const int R = comm_.size(), B = int(batch.cameras.size());
+  const int64_t m = sizes_.pairs_received;
+  const float* d = d_received_.data();
+  const std::vector<ExchangeColumn> columns = gradient_columns({d, d + 4 * m, d + 8 * m}, {});
+  marks_.mark(kReturnStart);
+  const std::vector<std::vector<const void*>> at =
+      ColumnExchange(columns, recv_pairs_, recv_at_, send_pairs_, send_at_).open_mapped_reads(comm_);
+  if (at.empty())
+    throw transport::CommError("sharded step: " + transport::describe_rank(comm_.rank(), where_) +
+                                   ": the ranks mapped each other's pair columns but not their gradients",
+                               -1);
+  marks_.mark(kReturnEnd);
+  mark("sharded: gradient return");
+  sources_.clear();
+  std::vector<const void*> slice(columns.size());  // where q's slice for this rank begins, per column
+  for (int q = 0; q < R; ++q) {
+    for (size_t k = 0; k < columns.size(); ++k) slice[k] = at[k][size_t(q)];
+    const CameraBlock theirs = camera_block(q, R, B);
+    for (int c = 0; c < theirs.count; ++c) sources_.push_back(gradient_source(slice, int64_t(c) * rows));
   }
 }
 

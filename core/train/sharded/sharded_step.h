@@ -21,7 +21,8 @@
 //     no copy follows the projection, whose writes over the link overlap its own arithmetic
 //   rasterize this rank's cameras, loss and its image gradient (BatchLoss, as the one-GPU trainer),
 //   rasterize_backward to the received pairs,
-//   return the pair gradients to their owners (likewise, one reverse all_to_all_gated),
+//   return the pair gradients to their owners (likewise, one reverse all_to_all_gated; where the
+//   pairs went straight into the renderers' columns, the owners read them where they were computed),
 //   project_backward into the shard's gradients and densification statistics.
 //
 // Camera split: rank q renders batch cameras [floor(B q / R), floor(B (q + 1) / R)) (kernels/
@@ -104,6 +105,7 @@ class ShardedStep final : public TrainStep {
   void add_traffic(const std::vector<int64_t>& sent, const std::vector<int64_t>& received) const;
   void compute_loss(const StepBatch& batch);
   void return_gradients(int64_t projected);
+  void read_gradients_in_place(const StepBatch& batch, int64_t rows);
 
   Communicator& comm_;
   kernels::ComputeContext where_;
@@ -129,7 +131,9 @@ class ShardedStep final : public TrainStep {
   int traffic_phase_ = 0;  // steps since the last counted one, mod kTrafficEvery
   // Whether the communicator may map the peers' columns (project_into_peers); false once it said no.
   bool maps_peers_ = true;
+  bool mapped_ = false;  // this step's pairs went straight into the renderers' columns
   std::vector<kernels::PairDestination> destinations_;  // per batch camera, where the projection writes it
+  std::vector<kernels::ConstProjectedGrads> sources_;   // per batch camera, where its gradients are read
   // The received pairs, their gradients, and the gradients of this rank's own pairs.
   ReceivedPairs received_;
   kernels::Buffer<float> d_received_, d_mine_;  // 3 arrays [count,4] each, back to back
