@@ -166,7 +166,9 @@ __device__ void write_rest(const float* src, Bf16* dst, int n) {
   for (int k = 8 * vectors + threadIdx.x; k < n; k += kThreads) dst[k] = Bf16{bf16_nearest(src[k])};
 }
 
-template <int D>
+// ByCamera: the pair gradients are read from each camera's source (ProjectionSetup::gradient_sources)
+// rather than by slot; a parameter of its own so that the slot kernel compiles as it would alone.
+template <int D, bool ByCamera>
 __global__ void __launch_bounds__(kThreads) project_backward_dense(GaussiansView g, ProjectionSetup setup,
                                                                   ProjectedSlots slots, ProjectedGrads dslots,
                                                                   GaussiansGrad grad, DensifyStats stats) {
@@ -193,7 +195,7 @@ __global__ void __launch_bounds__(kThreads) project_backward_dense(GaussiansView
       for (int c = 0; c < setup.cameras_count; ++c) {
         const int64_t slot = c * g.n + i;
         if (slots.tile_count[slot] == 0) continue;
-        if (setup.gradient_sources)
+        if constexpr (ByCamera)
           add_pair<D>(g, setup, c, i, slot, slots, setup.gradient_sources[c], i, s_rest + threadIdx.x * row,
                       s_drest + threadIdx.x * row, acc);
         else
@@ -270,8 +272,11 @@ void launch(const GaussiansView& g, const ProjectionSetup& setup, const Projecte
                                                                                               grad, stats);
     check_launch("project backward (packed)");
   } else {
-    project_backward_dense<D><<<stride_blocks(g.n, kThreads), kThreads, 0, stream>>>(g, setup, slots, dslots, grad,
-                                                                                     stats);
+    const unsigned blocks = stride_blocks(g.n, kThreads);
+    if (setup.gradient_sources)
+      project_backward_dense<D, true><<<blocks, kThreads, 0, stream>>>(g, setup, slots, dslots, grad, stats);
+    else
+      project_backward_dense<D, false><<<blocks, kThreads, 0, stream>>>(g, setup, slots, dslots, grad, stats);
     check_launch("project backward (dense)");
   }
 }

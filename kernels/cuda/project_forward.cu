@@ -8,7 +8,9 @@
 namespace splat::kernels::cuda {
 namespace {
 
-enum class Pass { Dense, PackedCount, PackedWrite };
+// DenseToDestinations: the dense pass with each camera's pairs written to its destination
+// (ProjectionSetup::destinations), a pass of its own so that the others compile as they would alone.
+enum class Pass { Dense, DenseToDestinations, PackedCount, PackedWrite };
 
 struct GaussianParams {
   Vec3f mean;
@@ -91,12 +93,11 @@ __global__ void project_kernel(GaussiansView g, ProjectionSetup setup, Projected
       const int tiles = pg.visible ? pg.tile_count : 0;
       if constexpr (pass == Pass::PackedCount) {
         pair_tiles[pair] = tiles;
+      } else if constexpr (pass == Pass::DenseToDestinations) {
+        slots.tile_count[pair] = tiles;
+        write_to_destination<D>(g, cam, c, i, p, pg, tiles, setup.destinations[c], slots, pair);
       } else if constexpr (pass == Pass::Dense) {
         slots.tile_count[pair] = tiles;
-        if (setup.destinations) {
-          write_to_destination<D>(g, cam, c, i, p, pg, tiles, setup.destinations[c], slots, pair);
-          continue;
-        }
         if (slots.camera_of) {  // public pairs name every pair explicitly
           slots.camera_of[pair] = c;
           slots.id_of[pair] = slots.first_id + i;
@@ -140,7 +141,8 @@ void launch(const GaussiansView& g, const ProjectionSetup& setup, ProjectedSlots
 }  // namespace
 
 void project_dense(const GaussiansView& g, const ProjectionSetup& setup, ProjectedSlots& slots, cudaStream_t stream) {
-  launch<Pass::Dense>(g, setup, slots, nullptr, nullptr, stream);
+  if (setup.destinations) launch<Pass::DenseToDestinations>(g, setup, slots, nullptr, nullptr, stream);
+  else launch<Pass::Dense>(g, setup, slots, nullptr, nullptr, stream);
   check_launch("project (dense)");
 }
 
