@@ -106,146 +106,141 @@ TEST_CASE("all_to_all_buffers moves every buffer's bytes as all_to_all_v would, 
   }
 }
 
+namespace {
+// The gated pattern: rank p sends rank q (p + 2 q) % 5 + 1 rows of a wide (16-byte) and a narrow (4-byte)
+// column, its rows for the peers back to back in rank order, and keeps row i of them where
+// (i + p) % 3 != 0. The narrow column is the zeroed one: a row left out is zeros there and untouched
+// (0xee) in the wide one.
+constexpr int64_t kWide = 16, kNarrow = 4;
+int64_t pattern_rows(int p, int q) { return (p + 2 * q) % 5 + 1; }
+bool pattern_kept(int p, int64_t i) { return (i + p) % 3 != 0; }
+uint8_t pattern_value(int p, int q, int64_t i, int64_t byte) { return uint8_t(1 + (64 * p + 16 * q + 4 * i + byte) % 250); }
+
+// One rank's slices of the pattern in rows, and its columns' slices in bytes.
+struct PatternSlices {
+  std::vector<int64_t> out, out_at, in, in_at;  // rows to / from each rank, where they start
+  int64_t sent = 0, got = 0;
+  PatternSlices(int me, int ranks) : out(ranks), out_at(ranks), in(ranks), in_at(ranks) {
+    for (int q = 0; q < ranks; ++q) out[q] = pattern_rows(me, q), out_at[q] = sent, sent += out[q];
+    for (int p = 0; p < ranks; ++p) in[p] = pattern_rows(p, me), in_at[p] = got, got += in[p];
+  }
+  // The slices of a column of w bytes a row.
+  struct Bytes {
+    std::vector<int64_t> out, out_at, in, in_at;
+  };
+  Bytes bytes(int64_t w) const {
+    const auto times = [w](std::vector<int64_t> v) {
+      for (int64_t& x : v) x *= w;
+      return v;
+    };
+    return {times(out), times(out_at), times(in), times(in_at)};
+  }
+};
+
+// Rank `me`'s receive columns as the pattern leaves them (Catch's checks run on the main thread).
+void check_pattern_received(const std::vector<std::array<std::vector<uint8_t>, 2>>& received, int ranks) {
+  for (int me = 0; me < ranks; ++me) {
+    int64_t at = 0;
+    for (int p = 0; p < ranks; ++p)
+      for (int64_t i = 0; i < pattern_rows(p, me); ++i, ++at) {
+        const bool kept = pattern_kept(p, i);
+        INFO("rank " << me << " from rank " << p << ", row " << i);
+        for (int64_t b = 0; b < kWide; ++b)
+          CHECK(received[me][0][size_t(at * kWide + b)] == (kept ? pattern_value(p, me, i, b) : 0xee));
+        for (int64_t b = 0; b < kNarrow; ++b)
+          CHECK(received[me][1][size_t(at * kNarrow + b)] == (kept ? pattern_value(p, me, i, b) : 0));
+      }
+  }
+}
+
+// Receive columns for the pattern, every byte 0xee, and the two buffers of its exchange (`wide` and
+// `narrow` the send columns, null where nothing is sent from them).
+struct PatternBuffers {
+  PatternSlices::Bytes w, n;
+  std::array<std::vector<uint8_t>, 2> recv;
+  std::vector<ExchangeBuffer> buffers;
+  PatternBuffers(const PatternSlices& s, const uint8_t* wide, const uint8_t* narrow)
+      : w(s.bytes(kWide)), n(s.bytes(kNarrow)),
+        recv{std::vector<uint8_t>(size_t(s.got * kWide), 0xee), std::vector<uint8_t>(size_t(s.got * kNarrow), 0xee)},
+        buffers{{wide, {w.out, w.out_at}, recv[0].data(), {w.in, w.in_at}},
+                {narrow, {n.out, n.out_at}, recv[1].data(), {n.in, n.in_at}}} {}
+};
+}  // namespace
+
 TEST_CASE("all_to_all_gated moves the rows their sender keeps, zeros for the rest in the zeroed buffer only "
           "(2, 3 CPU ranks)",
           "[dist]") {
-  // Two columns of rows (16 and 4 bytes); rank p sends rank q (p + 2 q) % 5 + 1 rows, its rows for the
-  // peers back to back in rank order, and keeps row i of them where (i + p) % 3 != 0. The narrow
-  // buffer is the zeroed one: a row left out is zeros there and untouched (0xee) in the wide one.
-  constexpr int64_t kWide = 16, kNarrow = 4;
   for (const int ranks : {2, 3}) {
     INFO(ranks << " ranks");
-    auto rows = [](int p, int q) { return int64_t((p + 2 * q) % 5 + 1); };
-    auto value = [](int p, int q, int64_t i, int64_t byte) { return uint8_t(1 + (64 * p + 16 * q + 4 * i + byte) % 250); };
     std::vector<std::array<std::vector<uint8_t>, 2>> received(ranks);
     std::vector<int> left_out(ranks);
     run_ranks(ranks, on_cpu, [&](Communicator& comm) {
       const int me = comm.rank();
-      std::vector<int64_t> out(ranks), out_at(ranks), in(ranks), in_at(ranks);
-      int64_t sent = 0, got = 0;
-      for (int q = 0; q < ranks; ++q) out[q] = rows(me, q), out_at[q] = sent, sent += out[q];
-      for (int p = 0; p < ranks; ++p) in[p] = rows(p, me), in_at[p] = got, got += in[p];
-      std::vector<uint8_t> wide(size_t(sent * kWide)), narrow(size_t(sent * kNarrow));
-      std::vector<int32_t> gate(static_cast<size_t>(sent));
+      const PatternSlices s(me, ranks);
+      std::vector<uint8_t> wide(size_t(s.sent * kWide)), narrow(size_t(s.sent * kNarrow));
+      std::vector<int32_t> gate(static_cast<size_t>(s.sent));
       for (int q = 0; q < ranks; ++q)
-        for (int64_t i = 0; i < out[q]; ++i) {
-          const int64_t r = out_at[q] + i;
-          for (int64_t b = 0; b < kWide; ++b) wide[size_t(r * kWide + b)] = value(me, q, i, b);
-          for (int64_t b = 0; b < kNarrow; ++b) narrow[size_t(r * kNarrow + b)] = value(me, q, i, b);
-          gate[size_t(r)] = (i + me) % 3 != 0;
+        for (int64_t i = 0; i < s.out[q]; ++i) {
+          const int64_t r = s.out_at[q] + i;
+          for (int64_t b = 0; b < kWide; ++b) wide[size_t(r * kWide + b)] = pattern_value(me, q, i, b);
+          for (int64_t b = 0; b < kNarrow; ++b) narrow[size_t(r * kNarrow + b)] = pattern_value(me, q, i, b);
+          gate[size_t(r)] = pattern_kept(me, i);
         }
-      auto bytes = [](std::vector<int64_t> v, int64_t w) {
-        for (int64_t& x : v) x *= w;
-        return v;
-      };
-      const std::vector<int64_t> wo = bytes(out, kWide), wa = bytes(out_at, kWide), wi = bytes(in, kWide),
-                                 wia = bytes(in_at, kWide), no = bytes(out, kNarrow), na = bytes(out_at, kNarrow),
-                                 ni = bytes(in, kNarrow), nia = bytes(in_at, kNarrow);
-      std::array<std::vector<uint8_t>, 2> recv{std::vector<uint8_t>(size_t(got * kWide), 0xee),
-                                               std::vector<uint8_t>(size_t(got * kNarrow), 0xee)};
-      const std::vector<ExchangeBuffer> buffers{{wide.data(), {wo, wa}, recv[0].data(), {wi, wia}},
-                                                {narrow.data(), {no, na}, recv[1].data(), {ni, nia}}};
+      PatternBuffers x(s, wide.data(), narrow.data());
       const std::vector<int64_t> widths{kWide, kNarrow};
-      left_out[me] = comm.all_to_all_gated(buffers, widths, gate.data(), 1);
-      received[me] = std::move(recv);
+      left_out[me] = comm.all_to_all_gated(x.buffers, widths, gate.data(), 1);
+      received[me] = std::move(x.recv);
     });
-    for (int me = 0; me < ranks; ++me) {
-      CHECK(left_out[me]);
-      int64_t at = 0;
-      for (int p = 0; p < ranks; ++p)
-        for (int64_t i = 0; i < rows(p, me); ++i, ++at) {
-          const bool kept = (i + p) % 3 != 0;
-          INFO("rank " << me << " from rank " << p << ", row " << i);
-          for (int64_t b = 0; b < kWide; ++b)
-            CHECK(received[me][0][size_t(at * kWide + b)] == (kept ? value(p, me, i, b) : 0xee));
-          for (int64_t b = 0; b < kNarrow; ++b)
-            CHECK(received[me][1][size_t(at * kNarrow + b)] == (kept ? value(p, me, i, b) : 0));
-        }
-    }
+    for (int me = 0; me < ranks; ++me) CHECK(left_out[me]);
+    check_pattern_received(received, ranks);
   }
 }
-
-namespace {
-// The mapped exchange's pattern: rank p's slice for rank q holds (p + q) % 4 + 1 rows of a 16-byte and
-// a 4-byte column; rank p keeps row i where (i + p) % 3 != 0 and writes zeros in the narrow column for
-// the others.
-int64_t mapped_rows(int p, int q) { return (p + q) % 4 + 1; }
-uint8_t mapped_value(int p, int q, int64_t i, int64_t byte) { return uint8_t(1 + (64 * p + 16 * q + 4 * i + byte) % 250); }
-}  // namespace
 
 TEST_CASE("mapped writes land where a gated exchange would put the rows, and are seen after the close "
           "(2, 3 CPU ranks)",
           "[dist]") {
-  constexpr int64_t kWide = 16, kNarrow = 4;
   for (const int ranks : {2, 3}) {
     INFO(ranks << " ranks");
     std::vector<std::array<std::vector<uint8_t>, 2>> received(ranks);
     run_ranks(ranks, on_cpu, [&](Communicator& comm) {
       const int me = comm.rank();
-      std::vector<int64_t> out(ranks), out_at(ranks), in(ranks), in_at(ranks);
-      int64_t sent = 0, got = 0;
-      for (int q = 0; q < ranks; ++q) out[q] = mapped_rows(me, q), out_at[q] = sent, sent += out[q];
-      for (int p = 0; p < ranks; ++p) in[p] = mapped_rows(p, me), in_at[p] = got, got += in[p];
-      auto bytes = [](std::vector<int64_t> v, int64_t w) {
-        for (int64_t& x : v) x *= w;
-        return v;
-      };
-      const std::vector<int64_t> wo = bytes(out, kWide), wa = bytes(out_at, kWide), wi = bytes(in, kWide),
-                                 wia = bytes(in_at, kWide), no = bytes(out, kNarrow), na = bytes(out_at, kNarrow),
-                                 ni = bytes(in, kNarrow), nia = bytes(in_at, kNarrow);
-      std::array<std::vector<uint8_t>, 2> recv{std::vector<uint8_t>(size_t(got * kWide), 0xee),
-                                               std::vector<uint8_t>(size_t(got * kNarrow), 0xee)};
-      const std::vector<ExchangeBuffer> buffers{{nullptr, {wo, wa}, recv[0].data(), {wi, wia}},
-                                                {nullptr, {no, na}, recv[1].data(), {ni, nia}}};
-      const std::vector<std::vector<void*>> at = comm.open_mapped_writes(buffers);
+      const PatternSlices s(me, ranks);
+      PatternBuffers x(s, nullptr, nullptr);
+      const std::vector<std::vector<void*>> at = comm.open_mapped_writes(x.buffers);
       if (at.size() != 2) throw std::runtime_error("in-process CPU ranks were not mapped");
       for (int q = 0; q < ranks; ++q)
-        for (int64_t i = 0; i < out[q]; ++i) {
+        for (int64_t i = 0; i < s.out[q]; ++i) {
           auto* wide = static_cast<uint8_t*>(at[0][size_t(q)]) + i * kWide;
           auto* narrow = static_cast<uint8_t*>(at[1][size_t(q)]) + i * kNarrow;
-          const bool kept = (i + me) % 3 != 0;
-          for (int64_t b = 0; b < kWide && kept; ++b) wide[b] = mapped_value(me, q, i, b);
-          for (int64_t b = 0; b < kNarrow; ++b) narrow[b] = kept ? mapped_value(me, q, i, b) : 0;
+          const bool kept = pattern_kept(me, i);
+          for (int64_t b = 0; b < kWide && kept; ++b) wide[b] = pattern_value(me, q, i, b);
+          for (int64_t b = 0; b < kNarrow; ++b) narrow[b] = kept ? pattern_value(me, q, i, b) : 0;
         }
       comm.close_mapped_writes();
-      received[me] = recv;  // every peer wrote before its close, so before this one returned
+      received[me] = x.recv;  // every peer wrote before its close, so before this one returned
     });
-    for (int me = 0; me < ranks; ++me) {
-      int64_t at = 0;
-      for (int p = 0; p < ranks; ++p)
-        for (int64_t i = 0; i < mapped_rows(p, me); ++i, ++at) {
-          const bool kept = (i + p) % 3 != 0;
-          INFO("rank " << me << " from rank " << p << ", row " << i);
-          for (int64_t b = 0; b < kWide; ++b)
-            CHECK(received[me][0][size_t(at * kWide + b)] == (kept ? mapped_value(p, me, i, b) : 0xee));
-          for (int64_t b = 0; b < kNarrow; ++b)
-            CHECK(received[me][1][size_t(at * kNarrow + b)] == (kept ? mapped_value(p, me, i, b) : 0));
-        }
-    }
+    check_pattern_received(received, ranks);
   }
 }
 
 TEST_CASE("mapped reads find each peer's slice for this rank in its send buffer (2, 3 CPU ranks)", "[dist]") {
-  constexpr int64_t kWide = 16;
   for (const int ranks : {2, 3}) {
     INFO(ranks << " ranks");
     std::vector<std::vector<uint8_t>> read(ranks), want(ranks);
     run_ranks(ranks, on_cpu, [&](Communicator& comm) {
       const int me = comm.rank();
-      std::vector<int64_t> out(ranks), out_at(ranks), in(ranks), in_at(ranks);
-      int64_t sent = 0, got = 0;
-      for (int q = 0; q < ranks; ++q) out[q] = mapped_rows(me, q) * kWide, out_at[q] = sent, sent += out[q];
-      for (int p = 0; p < ranks; ++p) in[p] = mapped_rows(p, me) * kWide, in_at[p] = got, got += in[p];
-      std::vector<uint8_t> send(static_cast<size_t>(sent));
+      const PatternSlices s(me, ranks);
+      std::vector<uint8_t> wide(size_t(s.sent * kWide)), narrow(size_t(s.sent * kNarrow));
       for (int q = 0; q < ranks; ++q)
-        for (int64_t b = 0; b < out[q]; ++b) send[size_t(out_at[q] + b)] = mapped_value(me, q, b / kWide, b % kWide);
-      const std::vector<ExchangeBuffer> buffers{{send.data(), {out, out_at}, nullptr, {in, in_at}}};
-      const std::vector<std::vector<const void*>> at = comm.open_mapped_reads(buffers);
-      if (at.size() != 1) throw std::runtime_error("in-process CPU ranks were not mapped");
+        for (int64_t b = 0; b < s.out[q] * kWide; ++b)
+          wide[size_t(s.out_at[q] * kWide + b)] = pattern_value(me, q, b / kWide, b % kWide);
+      PatternBuffers x(s, wide.data(), narrow.data());
+      const std::vector<std::vector<const void*>> at = comm.open_mapped_reads(x.buffers);
+      if (at.size() != 2) throw std::runtime_error("in-process CPU ranks were not mapped");
       for (int p = 0; p < ranks; ++p)
-        for (int64_t b = 0; b < in[p]; ++b) {
+        for (int64_t b = 0; b < s.in[p] * kWide; ++b) {
           read[me].push_back(static_cast<const uint8_t*>(at[0][size_t(p)])[b]);
-          want[me].push_back(mapped_value(p, me, b / kWide, b % kWide));
+          want[me].push_back(pattern_value(p, me, b / kWide, b % kWide));
         }
       comm.barrier();  // the peers' send buffers stay until every rank has read them
     });
