@@ -192,8 +192,10 @@ auto InProcessCommunicator::open_mapped(const char* op, std::span<const Exchange
   if (mapped_open_) throw std::logic_error(describe_rank(rank_, where_) + ": " + op + " with mapped writes open");
   for (const ExchangeBuffer& b : buffers) check_slices(b.sends, b.recvs);
   Rendezvous::Post& mine = group_->post(rank_);
-  mine = Rendezvous::Post{.op = op, .buffers = buffers,
-                          .cuda_device = where_.device == kernels::Device::CUDA ? where_.ordinal : -1};
+  mine = Rendezvous::Post{};
+  mine.op = op;
+  mine.buffers = buffers;
+  mine.cuda_device = where_.device == kernels::Device::CUDA ? where_.ordinal : -1;
   mine.ready = copier_->ready();
   group_->arrive_and_wait(rank_, op);
   std::vector<std::vector<decltype(where(std::declval<const ExchangeBuffer&>()))>> at;
@@ -231,7 +233,8 @@ void InProcessCommunicator::close_mapped_writes() {
     throw std::logic_error(describe_rank(rank_, where_) + ": close_mapped_writes without mapped writes open");
   mapped_open_ = false;
   Rendezvous::Post& mine = group_->post(rank_);
-  mine = Rendezvous::Post{.op = op};
+  mine = Rendezvous::Post{};
+  mine.op = op;
   mine.done = copier_->copies_done();
   group_->arrive_and_wait(rank_, op);
   then_second_barrier(op, [&] {
