@@ -1,4 +1,4 @@
-# Device run 6: the suites' two-GPU cases on the final code (n, 0aa7d44): test_ranks ([gpu], [nccl]) and
+# Device run 6: the suites' two-GPU cases on the final code (n, d312e40: 0aa7d44 with the mapped collectives' posts filled field by field): test_ranks ([gpu], [nccl]) and
 # test_app on GPUs 0,1; bonsai 30k at batch 4 on two GPUs, n, seeds 0, 1; on one GPU, n against main's
 # step (o, aa3a739) side by side (GPUs 0 and 1, swapped for seed 1).
 L=$OUT/l; mkdir -p $L; R=/tmp/runs; rm -rf $R; mkdir -p $R; nvidia-smi -L > $L/gpus.txt
