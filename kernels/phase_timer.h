@@ -77,13 +77,21 @@ class StepMarks {
 
   // Mark k of the current sequence; mark 0 begins a new one, marks come in order 0..marks-1.
   void mark(int k);
+  // The number of the sequence begun by the last mark 0 (1 for the first; 0 before any), by which
+  // take_completed() names it: what the caller did in that sequence (which images a step rendered)
+  // is the caller's to remember.
+  uint64_t sequence() const;
   // The newest complete sequence's durations, ms from mark k to mark k + 1 (marks - 1 values);
   // nullopt until a sequence completes.
   std::optional<std::vector<double>> latest();
   // Every sequence completed since the last call (the newest kSlots of them), oldest first, each once
   // (the same durations as latest()): what a mean over steps must add up, rather than sampling latest()
   // once a step.
-  std::vector<std::vector<double>> take_completed();
+  struct Completed {
+    uint64_t sequence = 0;   // as sequence() named it
+    std::vector<double> ms;  // as latest()
+  };
+  std::vector<Completed> take_completed();
   // Sequences overwritten before they completed (the host kSlots steps ahead of the device).
   uint64_t lost() const;
   static constexpr int kSlots = 32;

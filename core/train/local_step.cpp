@@ -21,9 +21,7 @@ LocalStep::LocalStep(const kernels::ComputeContext& where, float ssim_weight, in
 void LocalStep::run(const StepBatch& batch, const StepRows& rows) {
   const auto& cams = batch.cameras;
   const size_t B = cams.size();
-  if (batch.targets.size() != B || (!batch.masks.empty() && batch.masks.size() != B))
-    throw std::invalid_argument("step: " + std::to_string(B) + " cameras but " + std::to_string(batch.targets.size()) +
-                                " targets and " + std::to_string(batch.masks.size()) + " masks");
+  check_batch_lists(batch, "step");
   marks_.mark(0);
   const kernels::ImageBatchShape largest = largest_run(batch, int(B));
   if (largest.cameras > 0) loss_.reserve(largest);
@@ -46,7 +44,7 @@ void LocalStep::run(const StepBatch& batch, const StepRows& rows) {
     const auto masks = batch.masks.empty() ? batch.masks : batch.masks.subspan(begin, C);
     if (batch.color.params)
       loss_.add_mapped_run(rgb_.data(), grad_rgb_.data(), shape, targets, masks, int(B), batch.color.params,
-                           batch.color.grads, batch.color.views.subspan(begin, C));
+                           batch.color.grads, batch.views.subspan(begin, C));
     else
       loss_.add_run(rgb_.data(), grad_rgb_.data(), shape, targets, masks, int(B));
     mark("loss");
@@ -65,7 +63,7 @@ StepTimes LocalStep::step_times() {
 
 std::vector<StepTimes> LocalStep::measured_steps() {
   std::vector<StepTimes> out;
-  for (const std::vector<double>& ms : marks_.take_completed()) out.push_back({.render_ms = ms[0]});
+  for (const kernels::StepMarks::Completed& c : marks_.take_completed()) out.emplace_back().render_ms = c.ms[0];
   return out;
 }
 

@@ -7,6 +7,7 @@
 // Calls marked "collective" must be made by every rank at the same point of the run.
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "core/model/device_gaussians.h"
@@ -47,8 +48,13 @@ class Sharding {
   // the viewer, evaluation and the PLY. Collective.
   virtual std::shared_ptr<const ModelSnapshot> gather_snapshot(const DeviceGaussians& rows, uint64_t version,
                                                                int step) = 0;
-  // The sum over ranks (a host value). Collective.
-  virtual int64_t sum(int64_t mine) = 0;
+  // The element-wise sum over ranks of host values, in place. Collective.
+  virtual void sum_each(std::span<int64_t> values) = 0;
+  // The sum over ranks of one host value. Collective.
+  int64_t sum(int64_t mine) {
+    sum_each(std::span<int64_t>(&mine, 1));
+    return mine;
+  }
   // The element-wise sum over ranks of n floats on this rank's device, in place, the same bits on every
   // rank (added in rank order); enqueued, no host wait. For small arrays (the colour maps' gradients):
   // every rank receives every rank's copy. Collective.

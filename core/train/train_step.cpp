@@ -17,6 +17,17 @@ void check_batch_covers_ranks(int batch_size, int ranks, const std::string& batc
                                 "so a batch needs at least " + std::to_string(ranks));
 }
 
+void check_batch_lists(const StepBatch& batch, const std::string& path) {
+  const size_t B = batch.cameras.size();
+  auto listed = [B](size_t n, bool optional) { return n == B || (optional && n == 0); };
+  if (!listed(batch.targets.size(), false) || !listed(batch.masks.size(), true) ||
+      !listed(batch.views.size(), !batch.color.params))
+    throw std::invalid_argument(path + ": " + std::to_string(B) + " cameras but " + std::to_string(batch.targets.size()) +
+                                " targets, " + std::to_string(batch.masks.size()) + " masks and " +
+                                std::to_string(batch.views.size()) + " views" +
+                                (batch.color.params ? " (colour maps need one view per camera)" : ""));
+}
+
 kernels::ImageBatchShape largest_run(const StepBatch& batch, int cameras) {
   if (batch.largest_width <= 0 || batch.largest_height <= 0) return {};
   return {cameras, batch.largest_height, batch.largest_width};

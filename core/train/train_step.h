@@ -37,13 +37,16 @@ struct StepBatch {
   // larger images than any before does not grow them (freeing device memory waits for the device).
   int largest_width = 0, largest_height = 0;
   // Per-image colour compensation (kernels/color_affine.h), where the run asks for it: every training
-  // view's map [V, 12] on the step's context, their gradients (accumulated), and each batch camera's
-  // view. The loss compares the mapped render with the photo. Null params: none.
+  // view's map [V, 12] on the step's context and their gradients (accumulated), found by `views`. The
+  // loss compares the mapped render with the photo. Null params: none.
   struct ColorMaps {
     const float* params = nullptr;
     float* grads = nullptr;
-    std::span<const int> views;
   } color = {};
+  // The training view each camera is (B entries; empty where the caller names none): by these a rank
+  // says which images its measured render times were for (StepTimes::views), and the colour maps
+  // are found.
+  std::span<const int> views = {};
 };
 
 // The rows a step reads and the arrays it writes: their parameters, their gradient arrays for each way
@@ -62,6 +65,10 @@ StepRows step_rows(DeviceGaussians& g, bool stats, bool abs_stats);
 // (the sharded step splits a batch's cameras over the ranks). `batch_name` names the setting. The one
 // check of it, for the command line, the GUI, the trainer and the sharded step.
 void check_batch_covers_ranks(int batch_size, int ranks, const std::string& batch_name = "batch size");
+
+// Throws std::invalid_argument unless the batch has a target per camera, and a mask and a view per
+// camera or none (a view per camera where it has colour maps). `path` names the step path in the message.
+void check_batch_lists(const StepBatch& batch, const std::string& path);
 
 // Where the runs of equal image size in `cameras` end (ascending; the last is cameras.size()): a
 // rasterizer or loss call takes one image size, so both step paths work run by run.
@@ -84,6 +91,7 @@ struct ExchangeSizes {
 struct StepTimes {
   double render_ms = 0;         // rasterize, loss and rasterize backward of this rank's cameras
   double exchange_wait_ms = 0;  // inside the exchanges, waiting for peers included (0 for one rank)
+  std::vector<int> views;       // with ranks, the views this rank rendered (StepBatch::views' entries)
 };
 
 class TrainStep {

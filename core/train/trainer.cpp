@@ -68,7 +68,8 @@ Trainer::Trainer(const Scene& scene, const GaussianModel& init, const TrainerOpt
       strategy_(make_strategy(options)),
       step_path_(sharding_->make_step(options.ssim_weight, options.cpu_threads)),
       draw_(scene.train_indices(), sharding_->ranks(), decide_own_photos(options, scene, *sharding_), options.seed,
-            options.batch_size) {
+            options.batch_size),
+      render_costs_(int(scene.views.size())) {
   if (scene.images.size() != scene.views.size())
     throw std::invalid_argument("trainer: the scene's images are not loaded (" + scene.root + ")");
   if (where_.device != opt_.device)
@@ -193,7 +194,7 @@ void Trainer::run_batch(const std::vector<int>& views) {
   StepBatch::ColorMaps color;
   if (opt_.exposure) {
     color_grads_.zero();
-    color = {color_maps_.data(), color_grads_.data(), views};
+    color = {color_maps_.data(), color_grads_.data()};
   }
   step_path_->run({.cameras = cams,
                    .settings = render_settings(opt_, active_sh_degree()),
@@ -202,7 +203,8 @@ void Trainer::run_batch(const std::vector<int>& views) {
                    .shard_sizes = shard_sizes_,
                    .largest_width = largest_width_,
                    .largest_height = largest_height_,
-                   .color = color},
+                   .color = color,
+                   .views = views},
                   rows);
 }
 
@@ -260,7 +262,9 @@ StepResult Trainer::step() {
                                 " image(s) of the budget left for " + std::to_string(sharding_->ranks()) +
                                 " ranks: choose a budget whose last step has no fewer images than ranks");
   refresh_shard_sizes(false);
-  const std::vector<int> views = draw_.next(B);
+  // Where every rank holds every photo, the batch goes to the ranks' blocks by its views' render costs.
+  const std::vector<int> views =
+      draw_.own() ? draw_.next(B) : render_costs_.balanced(draw_.next(B), sharding_->ranks());
   run_batch(views);  // its first backward call overwrites the gradients
   // Each rank's maps saw its block of the batch: the sum makes every copy take the same step.
   if (opt_.exposure) sharding_->sum_on_device(color_grads_.data(), int64_t(color_grads_.size()));
@@ -293,6 +297,8 @@ StepResult Trainer::step() {
   const bool check = sharding_->ranks() > 1 && opt_.rebalance_every > 0 && !strategy_->wants_stats(images_done_) &&
                      passes_multiple(images_done_, images_done_ + B, opt_.rebalance_every);
   if (r.structure_changed || check) {
+    // The render costs ride the same collective points: every rank adds its credits at once.
+    if (sharding_->ranks() > 1) render_costs_.fold([this](std::span<int64_t> v) { sharding_->sum_each(v); });
     // No window: an even split (Strategy::budget_per_shard).
     const sharded::RankWindow window = strategy_->budget_per_shard() ? sharded::RankWindow{} : wait_window();
     r.rebalanced = sharding_->rebalance(*g_, opt_.rebalance_threshold, window);
@@ -324,9 +330,12 @@ void Trainer::measure_rank_stats(double step_ms) {
   const StepTimes t = step_path_->step_times();
   s.render_ms = t.render_ms;
   s.exchange_wait_ms = t.exchange_wait_ms;
+  // On the CPU backend the ranks share the machine's cores: their render times say little of their images.
+  const bool costs = sharding_->ranks() > 1 && where_.device == kernels::Device::CUDA;
   for (const StepTimes& m : step_path_->measured_steps()) {
     wait_window_.outside_ms += m.exchange_wait_ms + m.render_ms;
     ++wait_window_.measured;
+    if (costs) render_costs_.observe(m.views, m.render_ms);
   }
   ++wait_window_.steps;
   s.bytes_sent = step_path_->exchange_sizes().bytes_sent;

@@ -39,6 +39,7 @@
 #include "core/train/strategy_default.h"
 #include "core/train/strategy_mcmc.h"
 #include "core/train/sharding.h"
+#include "core/train/sharded/render_costs.h"
 #include "kernels/loss.h"
 #include "kernels/phase_timer.h"
 #include "kernels/rasterizer.h"
@@ -207,6 +208,8 @@ class Trainer {
   const sharded::RankStats& rank_stats() const { return rank_stats_; }
   // Every rank's rank_stats(), in rank order, on every rank. Collective.
   std::vector<sharded::RankStats> gather_rank_stats() const;
+  // The views' render costs this rank orders its batches by (empty off the GPU or at one rank).
+  const sharded::RenderCosts& render_costs() const { return render_costs_; }
 
   // Training target of a train view: its photo's 8-bit RGB on the device (uploaded once; empty for test views).
   const kernels::Buffer<uint8_t>& image(int view) const { return images_[view]; }
@@ -254,6 +257,9 @@ class Trainer {
   int largest_width_ = 0, largest_height_ = 0;  // of the training views (StepBatch::largest_width)
   std::vector<int64_t> shard_sizes_;  // every rank's row count, in rank order; empty: unknown
   BatchDraw draw_;
+  // With ranks on GPUs, each view's learned render cost, by which every batch is split over the ranks
+  // (core/train/sharded/render_costs.h); the same on every rank.
+  sharded::RenderCosts render_costs_;
   // With exposure compensation: every view's colour map [V, 12], its gradient and Adam moments.
   kernels::Buffer<float> color_maps_, color_grads_, color_m_, color_v_;
   kernels::Buffer<int32_t> color_train_views_;  // the maps held at their mean (the training views')

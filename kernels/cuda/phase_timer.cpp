@@ -153,7 +153,7 @@ struct StepMarks::Impl {
   size_t current = 0;
   uint64_t sequences = 0, lost = 0;
   std::optional<std::vector<double>> newest;
-  std::vector<std::vector<double>> completed;  // taken, not yet handed out by take_completed()
+  std::vector<Completed> completed;  // taken, not yet handed out by take_completed()
 
   Impl(const ComputeContext& w, int m) : marks(m) {
     for (int k = 0; k < kSlots; ++k) slots.push_back(std::make_unique<Slot>(w));
@@ -172,7 +172,7 @@ struct StepMarks::Impl {
       newest = ms;
       // Bounded for a caller that reads only latest() (the viewer's snapshot marks).
       if (completed.size() == size_t(kSlots)) completed.erase(completed.begin());
-      completed.push_back(std::move(ms));
+      completed.push_back({s.sequence, std::move(ms)});
       s.read = true;
     }
   }
@@ -207,7 +207,9 @@ std::optional<std::vector<double>> StepMarks::latest() {
   return impl_->newest;
 }
 
-std::vector<std::vector<double>> StepMarks::take_completed() {
+uint64_t StepMarks::sequence() const { return impl_->sequences; }
+
+std::vector<StepMarks::Completed> StepMarks::take_completed() {
   impl_->harvest();
   return std::exchange(impl_->completed, {});
 }

@@ -118,20 +118,26 @@ TEST_CASE("CUDA step marks read finished sequences without waiting for running o
 TEST_CASE("CPU step marks hand out every completed sequence once, oldest first", "[phase_timer]") {
   StepMarks marks(Device::CPU, 2);
   CHECK(marks.take_completed().empty());
+  CHECK(marks.sequence() == 0);
   marks.mark(0);
   std::this_thread::sleep_for(std::chrono::milliseconds(30));
   marks.mark(1);
   marks.mark(0);
   marks.mark(1);
   marks.mark(0);  // a third sequence, not complete
+  CHECK(marks.sequence() == 3);
   const auto taken = marks.take_completed();
   REQUIRE(taken.size() == 2);
-  CHECK(taken[0][0] >= 30.0);          // the slept sequence first
-  CHECK(taken[1][0] < taken[0][0]);    // then the quick one
-  CHECK(marks.latest() == taken[1]);   // the newest is the last handed out
+  CHECK(taken[0].ms[0] >= 30.0);          // the slept sequence first
+  CHECK(taken[1].ms[0] < taken[0].ms[0]);  // then the quick one
+  CHECK(taken[0].sequence == 1);
+  CHECK(taken[1].sequence == 2);
+  CHECK(marks.latest() == taken[1].ms);   // the newest is the last handed out
   CHECK(marks.take_completed().empty());
   marks.mark(1);
-  CHECK(marks.take_completed().size() == 1);
+  const auto third = marks.take_completed();
+  REQUIRE(third.size() == 1);
+  CHECK(third[0].sequence == 3);
   CHECK(marks.lost() == 0);
   // A caller that reads only latest() leaves at most kSlots sequences held.
   for (int k = 0; k < StepMarks::kSlots + 8; ++k) {
@@ -155,7 +161,9 @@ TEST_CASE("CUDA step marks measure every sequence the host ran ahead of the devi
     marks.mark(1);
   }
   cudaDeviceSynchronize();
-  CHECK(marks.take_completed().size() == 10);
+  const auto ten = marks.take_completed();
+  REQUIRE(ten.size() == 10);
+  for (size_t k = 0; k < ten.size(); ++k) CHECK(ten[k].sequence == k + 1);
   CHECK(marks.lost() == 0);
   // More sequences ahead than the ring holds: the oldest are overwritten and counted as lost.
   const int many = StepMarks::kSlots + 8;

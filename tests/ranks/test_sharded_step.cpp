@@ -23,6 +23,7 @@
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <numeric>
 #include <vector>
 
 #include "core/transport/run_ranks.h"
@@ -317,6 +318,46 @@ TEST_CASE("a CPU rank's step times its render and its exchanges, and its traffic
     CHECK(got.bytes_sent % 96 == 0);
     CHECK((got.bytes_sent > 0) == (ranks > 1));
   }
+}
+
+TEST_CASE("a CPU rank's measured renders name the views of its block", "[dist][sharded_step][render_costs]") {
+  const HostScene s = random_scene(13, 150, 5, false);
+  const int B = int(s.cameras.size()), ranks = 2;
+  std::vector<std::vector<std::vector<int>>> seen(ranks);
+  run_ranks(ranks, [](int) { return ComputeContext(Device::CPU); }, [&](Communicator& comm) {
+    const int r = comm.rank();
+    RankShard mine(comm.context(), s, s.n * r / ranks, s.n * (r + 1) / ranks - s.n * r / ranks);
+    const std::vector<const uint8_t*> targets = mine.target_pointers();
+    ShardedStep step(comm, kSsimWeight, 1);
+    for (int round = 0; round < 2; ++round) {
+      std::vector<int> views(static_cast<size_t>(B));
+      std::iota(views.begin(), views.end(), 100 * round);
+      StepBatch batch{s.cameras, s.settings, targets, {}};
+      batch.views = views;
+      step.run(batch, rows_of(mine));
+    }
+    for (const StepTimes& t : step.measured_steps()) seen[size_t(r)].push_back(t.views);
+  });
+  for (int r = 0; r < ranks; ++r) {
+    const CameraBlock b = camera_block(r, ranks, B);
+    REQUIRE(seen[size_t(r)].size() == 2);  // CPU marks complete at once: both steps, oldest first
+    for (int round = 0; round < 2; ++round) {
+      std::vector<int> want(size_t(b.count));
+      std::iota(want.begin(), want.end(), 100 * round + b.first);
+      CHECK(seen[size_t(r)][size_t(round)] == want);
+    }
+  }
+}
+
+TEST_CASE("a batch whose views do not match its cameras is refused", "[dist][sharded_step][render_costs]") {
+  const HostScene s = random_scene(13, 150, 4, false);
+  RankShard all(Device::CPU, s, 0, s.n);
+  const std::vector<const uint8_t*> targets = all.target_pointers();
+  const std::vector<int> three{0, 1, 2};
+  StepBatch batch{s.cameras, s.settings, targets, {}};
+  batch.views = three;
+  LocalStep step(Device::CPU, kSsimWeight, 1);
+  CHECK_THROWS_WITH(step.run(batch, rows_of(all)), Catch::Contains("4 cameras but 4 targets, 0 masks and 3 views"));
 }
 
 namespace {

@@ -34,10 +34,7 @@ class CommSharding final : public Sharding {
                                                        int step) override {
     return ModelSnapshot::gather(rows, comm_, version, step);
   }
-  int64_t sum(int64_t mine) override {
-    comm_.all_reduce_sum(std::span<int64_t>(&mine, 1));
-    return mine;
-  }
+  void sum_each(std::span<int64_t> values) override { comm_.all_reduce_sum(values); }
   std::vector<RankStats> gather_stats(const RankStats& mine) override { return gather_rank_stats(comm_, mine); }
   void sum_on_device(float* values, int64_t n) override {
     const size_t R = size_t(comm_.size());

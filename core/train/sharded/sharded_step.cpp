@@ -98,11 +98,9 @@ ShardedStep::ShardedStep(Communicator& comm, float ssim_weight, int cpu_threads)
 void ShardedStep::run(const StepBatch& batch, const StepRows& rows) {
   const int B = int(batch.cameras.size());
   block_ = camera_block(comm_.rank(), comm_.size(), B);
-  if (int(batch.targets.size()) != B || (!batch.masks.empty() && int(batch.masks.size()) != B))
-    throw std::invalid_argument("sharded step: " + std::to_string(B) + " cameras but " +
-                                std::to_string(batch.targets.size()) + " targets and " +
-                                std::to_string(batch.masks.size()) + " masks");
+  check_batch_lists(batch, "sharded step");
   marks_.mark(kOpenStart);
+  remember_views(batch);
   kernels::ProjectedGaussians mine;
   mapped_ = project_into_peers(batch, rows, mine);
   if (!mapped_) {
@@ -305,7 +303,7 @@ void ShardedStep::compute_loss(const StepBatch& batch) {
     float* const grad = grad_rgb_.data() + 3 * offsets[begin];
     if (batch.color.params)
       loss_.add_mapped_run(rgb, grad, shape, targets, masks, int(batch.cameras.size()), batch.color.params,
-                           batch.color.grads, batch.color.views.subspan(at, C));
+                           batch.color.grads, batch.views.subspan(at, C));
     else
       loss_.add_run(rgb, grad, shape, targets, masks, int(batch.cameras.size()));
     begin = end;
@@ -359,9 +357,19 @@ void ShardedStep::return_gradients(int64_t projected) {
 namespace {
 // A step's times from its marks' durations (StepMarks: ms from mark k to mark k + 1).
 StepTimes times_of(const std::vector<double>& ms) {
-  return {ms[kRenderStart], ms[kOpenStart] + ms[kExchangeStart] + ms[kReturnStart]};
+  return {ms[kRenderStart], ms[kOpenStart] + ms[kExchangeStart] + ms[kReturnStart], {}};
 }
 }  // namespace
+
+void ShardedStep::remember_views(const StepBatch& batch) {
+  RenderedViews& r = rendered_[marks_.sequence() % rendered_.size()];
+  r.sequence = marks_.sequence();
+  r.views.clear();
+  if (!batch.views.empty()) {
+    const auto mine = batch.views.subspan(size_t(block_.first), size_t(block_.count));
+    r.views.assign(mine.begin(), mine.end());
+  }
+}
 
 StepTimes ShardedStep::step_times() {
   if (const auto ms = marks_.latest()) times_ = times_of(*ms);
@@ -370,7 +378,11 @@ StepTimes ShardedStep::step_times() {
 
 std::vector<StepTimes> ShardedStep::measured_steps() {
   std::vector<StepTimes> out;
-  for (const std::vector<double>& ms : marks_.take_completed()) out.push_back(times_of(ms));
+  for (const kernels::StepMarks::Completed& c : marks_.take_completed()) {
+    StepTimes& t = out.emplace_back(times_of(c.ms));
+    const RenderedViews& r = rendered_[c.sequence % rendered_.size()];
+    if (r.sequence == c.sequence) t.views = r.views;
+  }
   return out;
 }
 

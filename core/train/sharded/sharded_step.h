@@ -36,6 +36,7 @@
 //
 // No per-pair host reads: the host sees the 2R pair counts of the exchange (if it must count them)
 // and nothing else.
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -106,6 +107,7 @@ class ShardedStep final : public TrainStep {
   void compute_loss(const StepBatch& batch);
   void return_gradients(int64_t projected);
   void read_gradients_in_place(const StepBatch& batch, int64_t rows);
+  void remember_views(const StepBatch& batch);
 
   Communicator& comm_;
   kernels::ComputeContext where_;
@@ -141,6 +143,14 @@ class ShardedStep final : public TrainStep {
   // start / end.
   kernels::StepMarks marks_;
   StepTimes times_;
+  // The views this rank rendered in each of the latest sequences of marks, by sequence number: a
+  // sequence is handed out by take_completed() at most one step after the ring of marks let it go, so
+  // twice the ring's length always still holds it.
+  struct RenderedViews {
+    uint64_t sequence = 0;
+    std::vector<int> views;
+  };
+  std::array<RenderedViews, 2 * kernels::StepMarks::kSlots> rendered_;
   kernels::Buffer<float> rgb_, alpha_, grad_rgb_;
 };
 
