@@ -115,6 +115,14 @@ class Communicator {
   // only after its next exchange of any kind, whose waits order it after this rank's reads enqueued
   // before it. Empty where the backend cannot map (the default), as above.
   virtual std::vector<std::vector<const void*>> open_mapped_reads(std::span<const ExchangeBuffer> buffers);
+  // Says that this rank's work enqueued so far includes its last read of the buffers of its latest
+  // mapped exchanges (its receive buffers, the peers' send buffers): the next open_mapped_writes then
+  // orders the peers after this point rather than after everything this rank enqueues until that
+  // collective. A rank that trains on between the two (its optimizer, its next projection's set-up)
+  // then holds back no peer whose own open comes later: the peer finds the point long passed instead of
+  // waiting for the rank's latest work and a hop between the devices. Not a collective; the default
+  // does nothing (every open orders after all earlier work).
+  virtual void finish_mapped_reads() {}
 
   // Element-wise sum over ranks, in place, on host values; every rank gets the same bits (the in-process
   // backend adds in rank order; MPI and NCCL give every rank the same result). Sizes must agree.

@@ -99,7 +99,7 @@ bool InProcessCommunicator::exchange(const char* op, std::span<const ExchangeBuf
   Rendezvous::Post& mine = group_->post(rank_);
   mine = Rendezvous::Post{.op = op, .buffers = buffers, .row_bytes = row_bytes,
                           .cuda_device = where_.device == kernels::Device::CUDA ? where_.ordinal : -1};
-  mine.ready = copier_->ready();
+  mine.ready = ready();
   group_->arrive_and_wait(rank_, op);
 
   then_second_barrier(op, [&] {
@@ -187,7 +187,8 @@ bool InProcessCommunicator::ranks_reach_each_other() {
 // their streams wrote; this rank's stream waits for them before the work it enqueues next. Waits are
 // enqueued between the barriers, so no peer records the token again (in its next collective) before.
 template <class Where>
-auto InProcessCommunicator::open_mapped(const char* op, std::span<const ExchangeBuffer> buffers, Where&& where)
+auto InProcessCommunicator::open_mapped(const char* op, std::span<const ExchangeBuffer> buffers, void* ready,
+                                        Where&& where)
     -> std::vector<std::vector<decltype(where(std::declval<const ExchangeBuffer&>()))>> {
   if (mapped_open_) throw std::logic_error(describe_rank(rank_, where_) + ": " + op + " with mapped writes open");
   for (const ExchangeBuffer& b : buffers) check_slices(b.sends, b.recvs);
@@ -196,7 +197,7 @@ auto InProcessCommunicator::open_mapped(const char* op, std::span<const Exchange
   mine.op = op;
   mine.buffers = buffers;
   mine.cuda_device = where_.device == kernels::Device::CUDA ? where_.ordinal : -1;
-  mine.ready = copier_->ready();
+  mine.ready = ready;
   group_->arrive_and_wait(rank_, op);
   std::vector<std::vector<decltype(where(std::declval<const ExchangeBuffer&>()))>> at;
   then_second_barrier(op, [&] {
@@ -214,7 +215,9 @@ auto InProcessCommunicator::open_mapped(const char* op, std::span<const Exchange
 }
 
 std::vector<std::vector<void*>> InProcessCommunicator::open_mapped_writes(std::span<const ExchangeBuffer> buffers) {
-  auto at = open_mapped("open_mapped_writes", buffers, [&](const ExchangeBuffer& theirs) {
+  void* const token = reads_finished_ ? *reads_finished_ : ready();
+  reads_finished_.reset();
+  auto at = open_mapped("open_mapped_writes", buffers, token, [&](const ExchangeBuffer& theirs) {
     return static_cast<void*>(static_cast<std::byte*>(theirs.recv) + theirs.recvs.offsets[rank_]);
   });
   mapped_open_ = !at.empty();
@@ -222,10 +225,17 @@ std::vector<std::vector<void*>> InProcessCommunicator::open_mapped_writes(std::s
 }
 
 std::vector<std::vector<const void*>> InProcessCommunicator::open_mapped_reads(std::span<const ExchangeBuffer> buffers) {
-  return open_mapped("open_mapped_reads", buffers, [&](const ExchangeBuffer& theirs) {
+  return open_mapped("open_mapped_reads", buffers, ready(), [&](const ExchangeBuffer& theirs) {
     return static_cast<const void*>(static_cast<const std::byte*>(theirs.send) + theirs.sends.offsets[rank_]);
   });
 }
+
+void* InProcessCommunicator::ready() {
+  reads_finished_.reset();
+  return copier_->ready();
+}
+
+void InProcessCommunicator::finish_mapped_reads() { reads_finished_ = ready(); }
 
 void InProcessCommunicator::close_mapped_writes() {
   const char* op = "close_mapped_writes";

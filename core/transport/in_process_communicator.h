@@ -5,6 +5,7 @@
 // Each rank pulls its receive slices out of its peers' send buffers, except in a gated exchange, where
 // each rank writes its send slices into its peers' receive buffers (rank_copier.h says why).
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "core/transport/communicator.h"
@@ -32,6 +33,7 @@ class InProcessCommunicator final : public Communicator {
   std::vector<std::vector<void*>> open_mapped_writes(std::span<const ExchangeBuffer> buffers) override;
   void close_mapped_writes() override;
   std::vector<std::vector<const void*>> open_mapped_reads(std::span<const ExchangeBuffer> buffers) override;
+  void finish_mapped_reads() override;
   void all_reduce_sum(std::span<float> host_values) override;
   void all_reduce_sum(std::span<int64_t> host_values) override;
 
@@ -48,11 +50,11 @@ class InProcessCommunicator final : public Communicator {
   // After the first barrier: whether every rank's kernels reach every other rank's buffers (one host, one
   // GPU, or GPUs with peer access). Every rank answers alike: the answer depends on the posts only.
   bool ranks_reach_each_other();
-  // One collective that posts `buffers` and this rank's ready token, and, where the ranks reach each
+  // One collective that posts `buffers` and this rank's ready token `ready`, and, where the ranks reach each
   // other, orders this rank's later work after every peer's token and returns where(peer's post,
   // buffer) for every buffer and peer, [buffer][peer]; else empty.
   template <class Where>
-  auto open_mapped(const char* op, std::span<const ExchangeBuffer> buffers, Where&& where)
+  auto open_mapped(const char* op, std::span<const ExchangeBuffer> buffers, void* ready, Where&& where)
       -> std::vector<std::vector<decltype(where(std::declval<const ExchangeBuffer&>()))>>;
   // After the first barrier: every rank checks every rank's post, so they all take the same decision.
   void check_posts_agree(const char* op) const;
@@ -69,6 +71,10 @@ class InProcessCommunicator final : public Communicator {
   std::unique_ptr<RankCopier> copier_;
   int reach_ = -1;             // ranks_reach_each_other(): -1 not asked yet, else its answer
   bool mapped_open_ = false;   // open_mapped_writes returned slices that close_mapped_writes has not closed
+  // The ready token finish_mapped_reads recorded, for the next open_mapped_writes to post; any collective
+  // that records the token again since (a later point of the same stream) clears it.
+  std::optional<void*> reads_finished_;
+  void* ready();  // records this rank's ready token now (copier_->ready()), clearing reads_finished_
 };
 
 }  // namespace splat::transport

@@ -153,3 +153,47 @@ TEST_CASE("an NCCL rank exchanges with itself and reduces through its communicat
   CHECK(received == expected_receive(0, 1, kSelfSeed));
   CHECK(sum == std::vector<int64_t>{7, -3});
 }
+
+TEST_CASE("after finish_mapped_reads a peer's mapped writes open without waiting for the rank's later work",
+          "[gpu][dist]") {
+  if (!test::gpu_or_skip("mapped writes after finished reads")) return;
+  // Rank 0 keeps its stream busy (20 clears of 1 GiB, some milliseconds) after its last read, then opens
+  // the next writes; rank 1's work after its own open must not wait for those clears where rank 0 said
+  // its reads were finished, and must where it did not.
+  for (const bool finished : {true, false}) {
+    INFO("finish_mapped_reads called: " << finished);
+    Streams streams(2);
+    bool peer_done_first = false;
+    run_ranks(
+        2, [&](int r) { return ComputeContext(Device::CUDA, 0, streams.s[r]); },
+        [&](Communicator& comm) {
+          const auto stream = static_cast<cudaStream_t>(comm.context().stream);
+          const std::vector<int64_t> rows{4, 4}, at{0, 4};
+          Buffer<uint8_t> recv(comm.context());
+          recv.resize(8);
+          const std::vector<ExchangeBuffer> buffers{{nullptr, {rows, at}, recv.data(), {rows, at}}};
+          Buffer<uint8_t> scratch(comm.context());
+          cudaEvent_t after = nullptr;
+          REQUIRE(cudaEventCreateWithFlags(&after, cudaEventDisableTiming) == cudaSuccess);
+          if (comm.rank() == 0) {
+            scratch.resize(size_t(1) << 30);
+            if (finished) comm.finish_mapped_reads();
+            for (int k = 0; k < 20; ++k) hold_up(scratch, stream);
+          }
+          REQUIRE(comm.open_mapped_writes(buffers).size() == 1);
+          // What rank 1 enqueues after the open (the close orders it after rank 0's clears in any case).
+          REQUIRE(cudaEventRecord(after, stream) == cudaSuccess);
+          comm.close_mapped_writes();
+          if (comm.rank() == 1) {
+            REQUIRE(cudaEventSynchronize(after) == cudaSuccess);
+            // With finished reads rank 1 waited for none of rank 0's clears: they are still running.
+            peer_done_first = cudaStreamQuery(streams.s[0]) == cudaErrorNotReady;
+          }
+          comm.barrier();
+          REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+          cudaEventDestroy(after);
+        },
+        RankBackend::InProcess);
+    CHECK(peer_done_first == finished);
+  }
+}
