@@ -1,6 +1,6 @@
 #pragma once
 // Which images of a batch each rank renders, from what the images have cost to render
-// (docs/ARCHITECTURE.md "Balance").
+// (docs/ARCHITECTURE.md "Render balance").
 //
 // Every rank of a sharded step renders a contiguous block of the batch (camera_block), and the owners
 // read their pairs' gradients once every rank has rendered: a step lasts the longest block's render.
