@@ -53,6 +53,19 @@ double best_split_of_four(const std::vector<int>& b, const std::vector<double>& 
   return std::min({std::max(pair(0, 1), pair(2, 3)), std::max(pair(0, 2), pair(1, 3)), std::max(pair(0, 3), pair(1, 2))});
 }
 
+// `views` costs drawn from `dist`, and batches of views drawn evenly, with `gen`.
+template <class Dist>
+std::vector<double> drawn_costs(size_t views, Dist dist, std::mt19937& gen) {
+  std::vector<double> c(views);
+  for (double& x : c) x = dist(gen);
+  return c;
+}
+std::vector<int> drawn_batch(int size, size_t views, std::mt19937& gen) {
+  std::vector<int> batch(static_cast<size_t>(size));
+  for (int& v : batch) v = int(gen() % views);
+  return batch;
+}
+
 }  // namespace
 
 TEST_CASE("render costs: a view is unknown until a fold credits it", "[dist][render_costs]") {
@@ -101,13 +114,10 @@ TEST_CASE("render costs: an unknown view counts as the known views' mean", "[dis
 
 TEST_CASE("render costs: the split of four images over two ranks is the best of the three", "[dist][render_costs]") {
   std::mt19937 gen(3);
-  std::uniform_real_distribution<double> U(0.5, 2.0);
-  std::vector<double> c(40);
-  for (double& x : c) x = U(gen);
+  const std::vector<double> c = drawn_costs(40, std::uniform_real_distribution<double>(0.5, 2.0), gen);
   const RenderCosts costs = measured_alone(c);
   for (int trial = 0; trial < 300; ++trial) {
-    std::vector<int> batch(4);
-    for (int& v : batch) v = int(gen() % c.size());
+    const std::vector<int> batch = drawn_batch(4, c.size(), gen);
     const std::vector<int> order = costs.balanced(batch, 2);
     CHECK(std::is_permutation(order.begin(), order.end(), batch.begin()));
     CHECK(longest(block_loads(order, 2, c)) == Approx(best_split_of_four(batch, c)).epsilon(1e-12));
@@ -116,15 +126,12 @@ TEST_CASE("render costs: the split of four images over two ranks is the best of 
 
 TEST_CASE("render costs: larger batches and more ranks are never split worse than drawn", "[dist][render_costs]") {
   std::mt19937 gen(5);
-  std::lognormal_distribution<double> L(0.0, 0.4);
-  std::vector<double> c(64);
-  for (double& x : c) x = L(gen);
+  const std::vector<double> c = drawn_costs(64, std::lognormal_distribution<double>(0.0, 0.4), gen);
   const RenderCosts costs = measured_alone(c);
   for (const auto& [B, R] : {std::pair{8, 2}, std::pair{12, 3}, std::pair{7, 2}, std::pair{16, 4}}) {
     double drawn = 0, evened = 0;
     for (int trial = 0; trial < 100; ++trial) {
-      std::vector<int> batch(static_cast<size_t>(B));
-      for (int& v : batch) v = int(gen() % c.size());
+      const std::vector<int> batch = drawn_batch(B, c.size(), gen);
       const std::vector<int> order = costs.balanced(batch, R);
       REQUIRE(std::is_permutation(order.begin(), order.end(), batch.begin()));
       const double before = longest(block_loads(batch, R, c)), after = longest(block_loads(order, R, c));
@@ -146,16 +153,12 @@ TEST_CASE("render costs: credits of block renders converge to each view's cost a
   // 24 views, batches of 4 over 2 ranks: a block's render is its views' costs plus a fixed 0.2 ms per
   // call, with 3 % noise. The ranks fold every 25 steps (a refinement's cadence at batch 4).
   std::mt19937 gen(11);
-  std::uniform_real_distribution<double> U(0.3, 1.5);
   std::normal_distribution<double> noise(0.0, 0.03);
-  std::vector<double> c(24);
-  for (double& x : c) x = U(gen);
+  const std::vector<double> c = drawn_costs(24, std::uniform_real_distribution<double>(0.3, 1.5), gen);
   RenderCosts costs(int(c.size()));
   auto train = [&](int steps, double growth) {
     for (int s = 0; s < steps; ++s) {
-      std::vector<int> batch(4);
-      for (int& v : batch) v = int(gen() % c.size());
-      const std::vector<int> order = costs.balanced(batch, 2);
+      const std::vector<int> order = costs.balanced(drawn_batch(4, c.size(), gen), 2);
       for (int q = 0; q < 2; ++q) {
         const std::vector<int> block{order[size_t(2 * q)], order[size_t(2 * q + 1)]};
         const double ms = growth * (c[size_t(block[0])] + c[size_t(block[1])] + 0.2) * (1 + noise(gen));
