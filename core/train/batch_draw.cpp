@@ -115,6 +115,16 @@ std::vector<int> BatchDraw::next(int batch) {
   return views;
 }
 
+void group_blocks_by_size(std::vector<int>& views, int ranks, const std::function<int64_t(int view)>& size_key) {
+  const int B = int(views.size());
+  if (ranks < 1) return;
+  for (int q = 0; q < ranks; ++q) {
+    const auto first = views.begin() + kernels::block_first_camera(q, B, ranks);
+    const auto last = views.begin() + kernels::block_first_camera(q + 1, B, ranks);
+    std::stable_sort(first, last, [&](int a, int b) { return size_key(a) < size_key(b); });
+  }
+}
+
 nlohmann::json BatchDraw::state() const {
   if (!own_) return samplers_[0].state();
   nlohmann::json per_rank = nlohmann::json::array();

@@ -11,6 +11,7 @@
 // Every rank draws every block alike (it projects for every camera of the batch) but keeps only its
 // own photos. A new batch size deals the views again.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <vector>
@@ -50,6 +51,13 @@ class CameraSampler {
   size_t pos_ = 0;
   Rng rng_;
 };
+
+// Orders the views of each of `ranks` ranks' blocks of a batch (kernels/camera_blocks_math.h) by
+// `size_key` of the view, keeping the order among equal keys: a step renders a block run by run of one
+// image size (size_run_ends in core/train/train_step.h), so a block whose photos come in two sizes (a
+// phone's portrait and landscape shots) takes two rasterizer calls rather than as many as the drawn
+// order alternates. Which rank renders which view does not change.
+void group_blocks_by_size(std::vector<int>& views, int ranks, const std::function<int64_t(int view)>& size_key);
 
 // The views of each batch: one sampler over every training view, or with own photos one per rank
 // over its views, drawing its block of the batch (kernels/camera_blocks_math.h's blocks).

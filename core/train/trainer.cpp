@@ -262,9 +262,13 @@ StepResult Trainer::step() {
                                 " image(s) of the budget left for " + std::to_string(sharding_->ranks()) +
                                 " ranks: choose a budget whose last step has no fewer images than ranks");
   refresh_shard_sizes(false);
-  // Where every rank holds every photo, the batch goes to the ranks' blocks by its views' render costs.
-  const std::vector<int> views =
-      draw_.own() ? draw_.next(B) : render_costs_.balanced(draw_.next(B), sharding_->ranks());
+  // Where every rank holds every photo, the batch goes to the ranks' blocks by its views' render costs;
+  // within a block, photos of one size go together (one rasterizer call per size).
+  std::vector<int> views = draw_.own() ? draw_.next(B) : render_costs_.balanced(draw_.next(B), sharding_->ranks());
+  group_blocks_by_size(views, sharding_->ranks(), [this](int v) {
+    const auto& k = scene_.views[size_t(v)].intrinsics;
+    return int64_t(k.width) << 32 | int64_t(k.height);
+  });
   run_batch(views);  // its first backward call overwrites the gradients
   // Each rank's maps saw its block of the batch: the sum makes every copy take the same step.
   if (opt_.exposure) sharding_->sum_on_device(color_grads_.data(), int64_t(color_grads_.size()));

@@ -110,3 +110,20 @@ TEST_CASE("own photos need a training view for every rank", "[batch_draw]") {
   CHECK_THROWS_WITH(BatchDraw(std::vector<int>{3}, 2, true, 0, 2),
                     Catch::Contains("1 training view(s) for 2 ranks"));
 }
+
+TEST_CASE("each rank's block puts its photos of one size together, keeping who renders what", "[batch_draw]") {
+  // Views alternate between two sizes (keys 7 and 3), as a phone's portrait and landscape shots may.
+  auto key = [](int v) { return int64_t(v % 2 ? 7 : 3); };
+  std::vector<int> views{1, 2, 3, 4, 5, 6, 8, 9};
+  group_blocks_by_size(views, 2, key);
+  // Blocks {1, 2, 3, 4} and {5, 6, 8, 9}: each sorted by key, in drawn order among equal keys.
+  CHECK(views == std::vector<int>{2, 4, 1, 3, 6, 8, 5, 9});
+  // One rank: the whole batch.
+  std::vector<int> one{5, 2, 7, 4};
+  group_blocks_by_size(one, 1, key);
+  CHECK(one == std::vector<int>{2, 4, 5, 7});
+  // Uneven blocks (5 over 2 ranks: 2 and 3 views) keep their sizes.
+  std::vector<int> uneven{1, 2, 3, 4, 5};
+  group_blocks_by_size(uneven, 2, key);
+  CHECK(uneven == std::vector<int>{2, 1, 4, 3, 5});
+}
