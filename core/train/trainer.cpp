@@ -302,7 +302,7 @@ StepResult Trainer::step() {
                      passes_multiple(images_done_, images_done_ + B, opt_.rebalance_every);
   if (r.structure_changed || check) {
     // The render costs ride the same collective points: every rank adds its credits at once.
-    if (sharding_->ranks() > 1) render_costs_.fold([this](std::span<int64_t> v) { sharding_->sum_each(v); });
+    if (learns_render_costs()) render_costs_.fold([this](std::span<int64_t> v) { sharding_->sum_each(v); });
     // No window: an even split (Strategy::budget_per_shard).
     const sharded::RankWindow window = strategy_->budget_per_shard() ? sharded::RankWindow{} : wait_window();
     r.rebalanced = sharding_->rebalance(*g_, opt_.rebalance_threshold, window);
@@ -334,8 +334,7 @@ void Trainer::measure_rank_stats(double step_ms) {
   const StepTimes t = step_path_->step_times();
   s.render_ms = t.render_ms;
   s.exchange_wait_ms = t.exchange_wait_ms;
-  // On the CPU backend the ranks share the machine's cores: their render times say little of their images.
-  const bool costs = sharding_->ranks() > 1 && where_.device == kernels::Device::CUDA;
+  const bool costs = learns_render_costs();
   for (const StepTimes& m : step_path_->measured_steps()) {
     wait_window_.outside_ms += m.exchange_wait_ms + m.render_ms;
     ++wait_window_.measured;
@@ -350,6 +349,12 @@ void Trainer::measure_rank_stats(double step_ms) {
     memory_read_ = now;
     if (const auto m = kernels::device_memory(s.device_ordinal)) s.device_memory_mb = double(m->used_bytes) / (1 << 20);
   }
+}
+
+// On the CPU backend the ranks share the machine's cores: their render times say little of their images,
+// so the table stays empty (the batches as drawn) and is never folded. The same on every rank.
+bool Trainer::learns_render_costs() const {
+  return sharding_->ranks() > 1 && where_.device == kernels::Device::CUDA;
 }
 
 sharded::RankWindow Trainer::wait_window() const {

@@ -260,6 +260,7 @@ class Trainer {
   // With ranks on GPUs, each view's learned render cost, by which every batch is split over the ranks
   // (core/train/sharded/render_costs.h); the same on every rank.
   sharded::RenderCosts render_costs_;
+  bool learns_render_costs() const;  // with ranks on GPUs
   // With exposure compensation: every view's colour map [V, 12], its gradient and Adam moments.
   kernels::Buffer<float> color_maps_, color_grads_, color_m_, color_v_;
   kernels::Buffer<int32_t> color_train_views_;  // the maps held at their mean (the training views')
