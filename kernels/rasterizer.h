@@ -25,6 +25,7 @@
 
 #include "kernels/device_context.h"
 #include "kernels/storage_math.h"
+#include "kernels/tile_chunk_math.h"
 
 namespace splat::kernels {
 
@@ -222,10 +223,11 @@ struct RasterSettings {
   bool count_entries = false;
   // CUDA: the backward blend takes a tile's list in chunks of this many entries, each a block of its
   // own, so that the heaviest tile of a call does not end the kernel alone (kernels/cuda/tile_chunks.cuh).
-  // A multiple of 256; 0 keeps one block per tile. The result is the same function either way. 256
-  // made cup 1.5 % faster and bonsai 1.1 % slower over 30k images at batch 1 (bench/TRAINING.md,
-  // "Chunks of 256 entries"), so 512 stays.
-  int backward_chunk_entries = 512;
+  // kChunksByShare (the default) sizes them per call from the call's entries (chunk_entries_by_share in
+  // kernels/tile_chunk_math.h): the best fixed length grows with them, so one length cannot fit one
+  // image a call and four, or a sparse model and a dense one. A positive multiple of 256 fixes the
+  // length; 0 keeps one block per tile. The result is the same function either way.
+  int backward_chunk_entries = kChunksByShare;
   // CUDA: how the tile entries are written (kernels/cuda/binning.cu, stage_entries): Automatic chooses
   // per call between staging a warp's entries in shared memory and storing each where it belongs;
   // Staged and Direct force one way. The entries are the same either way.

@@ -181,9 +181,10 @@ __global__ void __launch_bounds__(kThreads, 8)
   const int2 split = chunks.per_tile ? chunks.per_tile[position] : make_int2(0, 1);
   const int64_t tile = bins.heavy_first ? bins.heavy_first[position] : position;
   const int2 range = bins.ranges[tile];
-  const int chunk_begin = range.x + chunk * chunks.entries;  // entries of slot_of_entry
+  const int entries = chunks.per_tile ? *chunks.entries : 0;  // per chunk
+  const int chunk_begin = range.x + chunk * entries;        // entries of slot_of_entry
   const bool last_chunk = chunk + 1 == split.y;
-  const int chunk_end = last_chunk ? range.y : chunk_begin + chunks.entries;
+  const int chunk_end = last_chunk ? range.y : chunk_begin + entries;
   const int64_t resume_at = last_chunk ? -1 : int64_t(split.x + chunk) * kBlockPixels;
   const TilePlace at = tile_place(grid, tile);
   const ImageLayout im = grid.images[at.camera];

@@ -93,9 +93,11 @@ __device__ inline void stage(const Blend& b, int base, int end, Staged& s, const
 // in registers, which the kernel has few of (see its launch bounds).
 __device__ inline void keep_chunk_start(const Blend& b, const TilePixel& x, int at,
                                         const raster::PixelCompositor<float>& comp) {
-  if (!b.chunks.per_tile || at == 0 || at % b.chunks.entries != 0) return;
+  if (!b.chunks.per_tile || at == 0) return;
+  const int entries = *b.chunks.entries;
+  if (at % entries != 0) return;
   const int2 split = b.chunks.per_tile[x.pos];  // first record, chunks
-  const int chunk = at / b.chunks.entries;
+  const int chunk = at / entries;
   if (chunk >= split.y) return;
   const int64_t r = int64_t(split.x + chunk - 1) * kBlockPixels + x.p;
   b.chunks.at_start[r] = make_float4(comp.transmittance, comp.rgb[0], comp.rgb[1], comp.rgb[2]);
@@ -116,7 +118,7 @@ __device__ inline void finish_pixel(const Blend& b, const TilePixel& x, const ra
                                     int contributors) {
   const int64_t pix = x.offset;
   // The end sums, where a chunk's backward resumes this pixel (it composited past the first chunk).
-  if (b.chunks.per_tile && contributors > b.chunks.entries && b.chunks.per_tile[x.pos].y > 1)
+  if (b.chunks.per_tile && contributors > *b.chunks.entries && b.chunks.per_tile[x.pos].y > 1)
     b.chunks.at_end[pix] = make_float4(comp.rgb[0], comp.rgb[1], comp.rgb[2], comp.depth_sum);
   float rgb[3], alpha, depth;
   comp.finish(b.bg.rgb, rgb, alpha, depth);

@@ -116,9 +116,10 @@ void validate_gaussians(const GaussiansView& g, const RasterSettings& s) {
 }
 
 void validate_settings(const RasterSettings& s) {
-  if (s.backward_chunk_entries < 0 || s.backward_chunk_entries % kBlockPixels != 0)
-    fail("backward_chunk_entries must be 0 or a multiple of " + std::to_string(kBlockPixels) + ", got " +
-         std::to_string(s.backward_chunk_entries));
+  if (s.backward_chunk_entries != kChunksByShare &&
+      (s.backward_chunk_entries < 0 || s.backward_chunk_entries % kBlockPixels != 0))
+    fail("backward_chunk_entries must be kChunksByShare, 0 or a multiple of " + std::to_string(kBlockPixels) +
+         ", got " + std::to_string(s.backward_chunk_entries));
 }
 
 void validate_outputs(const RenderOutputs& out) {

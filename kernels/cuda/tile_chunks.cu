@@ -9,8 +9,8 @@ namespace splat::kernels::cuda {
 namespace {
 
 // Workspace slots, relative to first_slot.
-enum : int { kCounts, kHeavyFirst, kHeavyEntries, kPerTile, kWork, kAtStart, kDepthAtStart, kAtEnd };
-static_assert(kAtEnd + 1 == kTileChunkSlots);
+enum : int { kCounts, kHeavyFirst, kHeavyEntries, kPerTile, kWork, kAtStart, kDepthAtStart, kAtEnd, kEntries };
+static_assert(kEntries + 1 == kTileChunkSlots);
 
 // Tiles per block of the plan's two kernels (a group), and the order's classes of entry counts.
 constexpr int kGroup = 1024;
@@ -28,25 +28,30 @@ __device__ inline int entry_class(uint32_t entries) {
 
 // What the plan reads of tile t: its entries (saturated), class, and the records it wants: one per
 // chunk after its first where the tile is longer than one chunk and than the even share of the call's
-// entries over the slots (chunk 0: no chunks, none wanted).
+// entries over the slots (chunks 0: none, none wanted; kChunksByShare: chunk_entries_by_share).
 struct TileWork {
   const int2* ranges;
   unsigned tiles;
-  int chunk;
+  int chunks;
   const int64_t* needed;
   int slots;
+  __device__ int chunk() const {
+    return chunks == kChunksByShare ? chunk_entries_by_share(*needed, slots, kBlockPixels) : chunks;
+  }
   __device__ void of(unsigned t, uint32_t& entries, int& cls, int32_t& wanted) const {
     const int2 r = ranges[t];
     entries = uint32_t(min(r.y - r.x, 0xffff));
     cls = entry_class(entries);
-    wanted = chunk > 0 && int(entries) > chunk && outlasts_share(entries, slots, *needed) ? (int(entries) - 1) / chunk
-                                                                                       : 0;
+    const int c = chunks ? chunk() : 0;
+    wanted = c > 0 && int(entries) > c && outlasts_share(entries, slots, *needed) ? (int(entries) - 1) / c : 0;
   }
 };
 
 // Per group of kGroup tiles (in index order): its tiles and wanted records per class,
-// counts[2 * group * kClasses + class] and counts[(2 * group + 1) * kClasses + class].
-__global__ void __launch_bounds__(kGroup) count_classes(TileWork tw, int32_t* counts) {
+// counts[2 * group * kClasses + class] and counts[(2 * group + 1) * kClasses + class]. The first thread
+// writes the call's chunk length for the blend kernels (`entries`, null without chunks).
+__global__ void __launch_bounds__(kGroup) count_classes(TileWork tw, int32_t* counts, int* entries) {
+  if (entries && blockIdx.x == 0 && threadIdx.x == 0) *entries = tw.chunk();
   __shared__ int32_t n[kClasses], w[kClasses];
   for (int i = threadIdx.x; i < kClasses; i += kGroup) n[i] = w[i] = 0;
   __syncthreads();
@@ -153,8 +158,10 @@ TileChunks plan_tile_dispatch(TileBins& bins, const TileGrid& grid, int entries,
   const int64_t tiles = grid.total_tiles;
   if (tiles == 0) return {};
   auto slot = [&](int k) { return first_slot + k; };
+  // The shortest chunk the call may have: a fixed length, or one unit where the call sets it.
+  const int shortest = entries == kChunksByShare ? kBlockPixels : entries;
   const int64_t budget =
-      entries > 0 && needed ? std::min<int64_t>(tiles * kRecordsPerTile, bins.entries / entries) : 0;
+      shortest > 0 && needed ? std::min<int64_t>(tiles * kRecordsPerTile, bins.entries / shortest) : 0;
   const TileWork tw{bins.ranges, unsigned(tiles), budget > 0 ? entries : 0, needed, std::max(slots, 1)};
   const unsigned groups = unsigned((tiles + kGroup - 1) / kGroup);
   int32_t* counts = ws.get<int32_t>(slot(kCounts), size_t(groups) * 2 * kClasses);
@@ -163,8 +170,9 @@ TileChunks plan_tile_dispatch(TileBins& bins, const TileGrid& grid, int entries,
   TileChunks c;
   int2* per_tile = nullptr;
   int2* work = nullptr;
+  int* chunk_entries = nullptr;
   if (budget > 0) {
-    c.entries = entries;
+    c.entries = chunk_entries = ws.get<int>(slot(kEntries), 1);
     c.blocks = tiles + budget;
     // A split tile is longer than the even share, so fewer than `slots` tiles are; and each takes a record.
     c.split_most = std::min({tiles, budget, int64_t(tw.slots)});
@@ -175,7 +183,7 @@ TileChunks plan_tile_dispatch(TileBins& bins, const TileGrid& grid, int entries,
     c.depth_at_start = ws.get<float>(slot(kDepthAtStart), size_t(budget) * kBlockPixels);
     c.at_end = ws.get<float4>(slot(kAtEnd), size_t(grid.total_pixels));
   }
-  count_classes<<<groups, kGroup, 0, stream>>>(tw, counts);
+  count_classes<<<groups, kGroup, 0, stream>>>(tw, counts, chunk_entries);
   check_launch("count_classes");
   place_tiles<<<groups, kGroup, 0, stream>>>(tw, counts, groups, int32_t(budget), heavy_first, heavy_entries,
                                             per_tile, work, c.blocks);

@@ -24,7 +24,9 @@
 // hide its long tiles behind, and there the chunks would only cost (each loads its pixels again).
 // Splitting later (past 2 or 4 shares) gave back most of the gain at batch 1 (bonsai, H100: backward
 // blend 0.593 ms at one share, 0.650 at two, 0.850 at four; bench/TRAINING.md). Such a tile wants
-// b_i = (entries_i - 1) / entries more blocks; the records are bounded by a budget the host knows
+// b_i = (entries_i - 1) / entries more blocks, where a chunk's `entries` are by default three quarters
+// of that share (chunk_entries_by_share, kernels/tile_chunk_math.h: the plan writes the call's length
+// where both blend kernels read it); the records are bounded by a budget the host knows
 // (kRecordsPerTile per tile of the call), and the tiles that come first (the heaviest) get theirs
 // first, so a call with more long tiles than the budget splits its heaviest ones. The forward blend
 // shares the pixels of those of them that outlast its own even share (its own slots) among several
@@ -35,11 +37,12 @@
 
 #include "kernels/cuda/binning.cuh"
 #include "kernels/cuda/cuda_workspace.cuh"
+#include "kernels/tile_chunk_math.h"
 
 namespace splat::kernels::cuda {
 
 struct TileChunks {
-  int entries = 0;                // per chunk, a multiple of kBlockPixels; 0: one block per tile
+  const int* entries = nullptr;   // [1] (device) per chunk in this call, a positive multiple of kBlockPixels
   int64_t blocks = 0;             // backward blocks to launch, at least one per work item
   int64_t split_most = 0;         // the split tiles are among the first split_most heavy-first positions
   const int64_t* needed = nullptr;  // the call's entry count (device): the even shares are of it
@@ -55,12 +58,13 @@ struct TileChunks {
 __device__ inline bool outlasts_share(int64_t entries, int slots, int64_t needed) { return entries * slots > needed; }
 
 // Workspace slots this stage uses, from `first_slot` on.
-constexpr int kTileChunkSlots = 8;
+constexpr int kTileChunkSlots = 9;
 // Records per tile of the call that the budget allows (each kBlockPixels x 20 bytes).
 constexpr int kRecordsPerTile = 1;
 
 // Fills bins.heavy_first and heavy_entries (the dispatch order) and returns the split of the tiles'
-// lists into chunks of `entries` (0: none, every tile one block; otherwise a positive multiple of
+// lists into chunks of `entries` (RasterSettings::backward_chunk_entries: 0, none, every tile one block;
+// kChunksByShare, the length chunk_entries_by_share gives this call; otherwise a positive multiple of
 // kBlockPixels). `needed`: the call's entry count (device; null: no chunks); `slots`: the backward
 // blocks the device runs at once (blend_backward_slots).
 TileChunks plan_tile_dispatch(TileBins& bins, const TileGrid& grid, int entries, const int64_t* needed, int slots,

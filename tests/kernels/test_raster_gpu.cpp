@@ -250,7 +250,7 @@ TEST_CASE("CUDA backward in chunks of long tile lists matches the CPU reference"
     }
     const int64_t tiles = int64_t(s.cameras.size()) * 4 * 3;
     REQUIRE(r->last_intersections() > 2 * 256 * tiles);  // on average two chunks a tile: the budget binds
-    for (int entries : {256, 512, 0}) {
+    for (int entries : {256, 512, 0, kernels::kChunksByShare}) {
       s.settings.backward_chunk_entries = entries;
       for (bool lean : {false, true}) {
         const Result gpu = render(Device::CUDA, s, og, false, false, lean);
@@ -369,7 +369,7 @@ TEST_CASE("CUDA rasterizer rejects bad input with a message naming the problem",
   settings = s.settings;
   settings.backward_chunk_entries = 300;
   CHECK_THROWS_WITH(r->forward(g, s.cameras, settings, {rgb.data(), nullptr, nullptr}),
-                    Catch::Contains("backward_chunk_entries must be 0 or a multiple of 256, got 300"));
+                    Catch::Contains("backward_chunk_entries must be kChunksByShare, 0 or a multiple of 256, got 300"));
 }
 
 TEST_CASE("CUDA workspace reuses its blocks and reports impossible sizes as OutOfMemory", "[raster][gpu]") {

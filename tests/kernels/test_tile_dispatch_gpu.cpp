@@ -25,9 +25,10 @@ struct Plan {
   std::vector<uint16_t> heavy_entries;
   std::vector<int2> per_tile, work;
   int64_t blocks = 0;
+  int entries = 0;  // per chunk, as the plan wrote it for the blend kernels
 };
 
-// Plans `counts` (a tile's entries each) with chunks of `chunk` entries, room for `room` entries (the
+// Plans `counts` (a tile's entries each) with chunks of `chunk` entries (or kChunksByShare), room for `room` entries (the
 // budget's bound), `needed` entries in the call and `slots` blocks at once.
 Plan plan(const std::vector<int32_t>& counts, int chunk, int64_t room, int64_t needed, int slots) {
   std::vector<int2> ranges;
@@ -52,6 +53,7 @@ Plan plan(const std::vector<int32_t>& counts, int chunk, int64_t room, int64_t n
     p.per_tile = from(Device::CUDA, c.per_tile, counts.size());
     p.work = from(Device::CUDA, c.work, size_t(c.blocks));
     p.blocks = c.blocks;
+    p.entries = from(Device::CUDA, c.entries, 1)[0];
   }
   return p;
 }
@@ -115,8 +117,19 @@ TEST_CASE("CUDA dispatch plan orders tiles longest first and places their chunks
     const Plan p = plan(counts, chunk, needed * 2, needed, slots);
     check_order(p, counts);
     const int64_t budget = std::min<int64_t>(int64_t(counts.size()), needed * 2 / chunk);
+    REQUIRE(p.entries == chunk);
     check_chunks(p, chunk, budget, needed, slots);
     REQUIRE(p.per_tile[0].y > 1);  // the longest tile is split
+  }
+  SECTION("chunks by the call's share: the length the rule gives, the budget for chunks of one unit") {
+    const Plan p = plan(counts, kernels::kChunksByShare, needed * 2, needed, slots);
+    const int by_share = kernels::chunk_entries_by_share(needed, slots, 256);
+    INFO(needed << " entries over " << slots << " slots");
+    REQUIRE(by_share > chunk);  // a length no fixed setting above gives
+    REQUIRE(p.entries == by_share);
+    check_order(p, counts);
+    check_chunks(p, by_share, std::min<int64_t>(int64_t(counts.size()), needed * 2 / 256), needed, slots);
+    REQUIRE(p.per_tile[0].y > 1);
   }
   SECTION("a budget smaller than the records wanted: the longest tiles get theirs first") {
     const int64_t room = 30 * int64_t(chunk);
