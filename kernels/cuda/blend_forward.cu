@@ -19,6 +19,8 @@
 // at the entry the walk stops at. The function is the walk's; only the float rounding of the products
 // moves. Cost: each lane computes a quarter of the batch's α, the batch is staged once per block (four
 // times per tile), and the lanes after a pixel's stop compute one batch for nothing.
+#include <algorithm>
+
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/raster_stages.cuh"
 #include "kernels/cuda/warp_cells.cuh"
@@ -275,7 +277,10 @@ void blend_forward(const ProjectedSlots& slots, const TileBins& bins, const Tile
                    const float* background, const RenderOutputs& out, const PixelState& state, int at_once,
                    cudaStream_t stream) {
   if (grid.total_tiles == 0) return;
-  const int64_t lanes_most = chunks.per_tile ? chunks.split_most : 0;
+  // A tile with lanes outlasts this kernel's even share, so fewer than at_once tiles do; the tiles before
+  // it in the order are within a class of it or above (at most 1.25x apart), so it lies among the first
+  // 1.25 at_once positions.
+  const int64_t lanes_most = chunks.per_tile ? std::min<int64_t>(grid.total_tiles, at_once + at_once / 4 + 1) : 0;
   const auto blocks = static_cast<unsigned>(grid.total_tiles + (kLanes - 1) * lanes_most);
   const Blend b{slots, bins, chunks, grid, Background{{background[0], background[1], background[2]}}, out, state,
                 at_once};

@@ -26,9 +26,9 @@ __device__ inline int entry_class(uint32_t entries) {
   return 1 + 4 * e + m;
 }
 
-// What the plan reads of tile t: its entries (saturated), class, and the records it wants: one per
-// chunk after its first where the tile is longer than one chunk and than the even share of the call's
-// entries over the slots (chunks 0: none, none wanted; kChunksByShare: chunk_entries_by_share).
+// What the plan reads of tile t: its entries (saturated), class, and the records it wants
+// (chunk_records_wanted: one per chunk after its first where the tile is longer than a chunk and than the
+// chunk share; chunks 0: none, none wanted; kChunksByShare: chunk_entries_by_share).
 struct TileWork {
   const int2* ranges;
   unsigned tiles;
@@ -42,8 +42,7 @@ struct TileWork {
     const int2 r = ranges[t];
     entries = uint32_t(min(r.y - r.x, 0xffff));
     cls = entry_class(entries);
-    const int c = chunks ? chunk() : 0;
-    wanted = c > 0 && int(entries) > c && outlasts_share(entries, slots, *needed) ? (int(entries) - 1) / c : 0;
+    wanted = chunks ? int32_t(chunk_records_wanted(entries, chunk(), slots, *needed)) : 0;
   }
 };
 
@@ -158,10 +157,14 @@ TileChunks plan_tile_dispatch(TileBins& bins, const TileGrid& grid, int entries,
   const int64_t tiles = grid.total_tiles;
   if (tiles == 0) return {};
   auto slot = [&](int k) { return first_slot + k; };
-  // The shortest chunk the call may have: a fixed length, or one unit where the call sets it.
+  // The records budget: under chunks by share all a call can want (chunk_records_most_by_share); with
+  // fixed chunks kRecordsPerTile a tile. Either way no more than the entries hold chunks.
   const int shortest = entries == kChunksByShare ? kBlockPixels : entries;
   const int64_t budget =
-      shortest > 0 && needed ? std::min<int64_t>(tiles * kRecordsPerTile, bins.entries / shortest) : 0;
+      shortest <= 0 || !needed ? 0
+      : entries == kChunksByShare
+          ? std::min<int64_t>(chunk_records_most_by_share(slots), bins.entries / shortest)
+          : std::min<int64_t>(tiles * kRecordsPerTile, bins.entries / shortest);
   const TileWork tw{bins.ranges, unsigned(tiles), budget > 0 ? entries : 0, needed, std::max(slots, 1)};
   const unsigned groups = unsigned((tiles + kGroup - 1) / kGroup);
   int32_t* counts = ws.get<int32_t>(slot(kCounts), size_t(groups) * 2 * kClasses);
@@ -174,8 +177,6 @@ TileChunks plan_tile_dispatch(TileBins& bins, const TileGrid& grid, int entries,
   if (budget > 0) {
     c.entries = chunk_entries = ws.get<int>(slot(kEntries), 1);
     c.blocks = tiles + budget;
-    // A split tile is longer than the even share, so fewer than `slots` tiles are; and each takes a record.
-    c.split_most = std::min({tiles, budget, int64_t(tw.slots)});
     c.needed = needed;
     c.per_tile = per_tile = ws.get<int2>(slot(kPerTile), size_t(tiles));
     c.work = work = ws.get<int2>(slot(kWork), size_t(c.blocks));

@@ -18,19 +18,21 @@
 // microseconds each, about 0.05 ms a call at 1080p; bench/TRAINING.md, "The dispatch plan in two
 // launches").
 //
-// Which tiles are split is decided on the device from the entry counts, in the heavy-first order. A
-// tile is split only where it would outlast the kernel's even share: more entries than the call's
-// total over the blocks the device runs at once (`slots`). A call of many images has enough work to
-// hide its long tiles behind, and there the chunks would only cost (each loads its pixels again).
-// Splitting later (past 2 or 4 shares) gave back most of the gain at batch 1 (bonsai, H100: backward
-// blend 0.593 ms at one share, 0.650 at two, 0.850 at four; bench/TRAINING.md). Such a tile wants
-// b_i = (entries_i - 1) / entries more blocks, where a chunk's `entries` are by default three quarters
-// of that share (chunk_entries_by_share, kernels/tile_chunk_math.h: the plan writes the call's length
-// where both blend kernels read it); the records are bounded by a budget the host knows
-// (kRecordsPerTile per tile of the call), and the tiles that come first (the heaviest) get theirs
+// Which tiles are split is decided on the device from the entry counts, in the heavy-first order
+// (kernels/tile_chunk_math.h holds the rule). A tile is split where it is longer than the chunk share:
+// 5/8 of the call's total over the blocks the device runs at once (`slots`), into chunks of about that
+// length (chunk_entries_by_share; the plan writes the call's length where both blend kernels read it).
+// No block then runs much past the kernel's mean run per slot. A call of many images has enough work to
+// hide its long tiles behind, and there few tiles reach the share; the chunks would only cost (each loads
+// its pixels again). Held to the whole share, a tile just under it ran alone at the end of the kernel
+// (bench/TRAINING.md, "Split at the chunk share"); split later (past 2 or 4 shares) most of the gain at
+// batch 1 was lost (bonsai, H100: backward blend 0.593 ms at one share, 0.650 at two, 0.850 at four). Such
+// a tile wants b_i = (entries_i - 1) / entries more blocks. The records are bounded by a budget the host
+// knows: under chunks by share, all a call can want (chunk_records_most_by_share); with a fixed length,
+// kRecordsPerTile per tile of the call, and there the tiles that come first (the heaviest) get theirs
 // first, so a call with more long tiles than the budget splits its heaviest ones. The forward blend
-// shares the pixels of those of them that outlast its own even share (its own slots) among several
-// blocks (blend_forward.cu): the same rule, for the forward's occupancy.
+// shares the pixels of the split tiles that outlast its own even share (its own slots) among several
+// blocks (blend_forward.cu).
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -44,7 +46,6 @@ namespace splat::kernels::cuda {
 struct TileChunks {
   const int* entries = nullptr;   // [1] (device) per chunk in this call, a positive multiple of kBlockPixels
   int64_t blocks = 0;             // backward blocks to launch, at least one per work item
-  int64_t split_most = 0;         // the split tiles are among the first split_most heavy-first positions
   const int64_t* needed = nullptr;  // the call's entry count (device): the even shares are of it
   const int2* per_tile = nullptr;  // [tiles] by heavy-first position: its first record, its chunks
   const int2* work = nullptr;      // [blocks] heavy-first position and chunk of each block; x < 0: none
@@ -59,7 +60,8 @@ __device__ inline bool outlasts_share(int64_t entries, int slots, int64_t needed
 
 // Workspace slots this stage uses, from `first_slot` on.
 constexpr int kTileChunkSlots = 9;
-// Records per tile of the call that the budget allows (each kBlockPixels x 20 bytes).
+// Records per tile of the call that the budget allows with a fixed chunk length (each kBlockPixels x 20
+// bytes).
 constexpr int kRecordsPerTile = 1;
 
 // Fills bins.heavy_first and heavy_entries (the dispatch order) and returns the split of the tiles'

@@ -76,8 +76,8 @@ void check_order(const Plan& p, const std::vector<int32_t>& counts) {
   }
 }
 
-// The records, straight from the definition: in the order's positions, a tile longer than a chunk and
-// than the even share wants (entries - 1) / chunk records; position i gets min(wanted, budget - before),
+// The records, straight from the definition: in the order's positions, a tile wants the records
+// chunk_records_wanted gives it (tested on the CPU); position i gets min(wanted, budget - before),
 // before = min(wanted before i, budget), and its blocks follow those of position i - 1.
 void check_chunks(const Plan& p, int chunk, int64_t budget, int64_t needed, int slots) {
   const size_t tiles = p.heavy_first.size();
@@ -85,7 +85,7 @@ void check_chunks(const Plan& p, int chunk, int64_t budget, int64_t needed, int 
   int64_t wanted_before = 0, block = 0;
   for (size_t i = 0; i < tiles; ++i) {
     const int e = p.heavy_entries[i];
-    const int64_t wanted = e > chunk && int64_t(e) * slots > needed ? (e - 1) / chunk : 0;
+    const int64_t wanted = kernels::chunk_records_wanted(e, chunk, slots, needed);
     const int64_t before = std::min(wanted_before, budget), records = std::min(wanted, budget - before);
     INFO("position " << i << ", " << e << " entries");
     REQUIRE(p.per_tile[i].x == before);
@@ -121,15 +121,20 @@ TEST_CASE("CUDA dispatch plan orders tiles longest first and places their chunks
     check_chunks(p, chunk, budget, needed, slots);
     REQUIRE(p.per_tile[0].y > 1);  // the longest tile is split
   }
-  SECTION("chunks by the call's share: the length the rule gives, the budget for chunks of one unit") {
+  SECTION("chunks by the call's share: the length the rule gives, every record the call wants") {
     const Plan p = plan(counts, kernels::kChunksByShare, needed * 2, needed, slots);
     const int by_share = kernels::chunk_entries_by_share(needed, slots, 256);
     INFO(needed << " entries over " << slots << " slots");
     REQUIRE(by_share > chunk);  // a length no fixed setting above gives
     REQUIRE(p.entries == by_share);
     check_order(p, counts);
-    check_chunks(p, by_share, std::min<int64_t>(int64_t(counts.size()), needed * 2 / 256), needed, slots);
+    const int64_t budget = kernels::chunk_records_most_by_share(slots);
+    check_chunks(p, by_share, budget, needed, slots);
     REQUIRE(p.per_tile[0].y > 1);
+    int64_t wanted = 0;
+    for (const int32_t n : counts) wanted += kernels::chunk_records_wanted(std::min(n, 0xffff), by_share, slots, needed);
+    REQUIRE(wanted > 0);
+    REQUIRE(wanted <= budget);  // none left without its records
   }
   SECTION("a budget smaller than the records wanted: the longest tiles get theirs first") {
     const int64_t room = 30 * int64_t(chunk);
