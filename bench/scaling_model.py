@@ -7,9 +7,9 @@ Inputs: bench/results/profiles_h200x2_2026-11-28/{g1b2,g1b4,g2b4,g2b8}.txt, the 
         --batch-size B [--gpus 2]
 
 measured 2026-11-28 on nvidia-h200-x2 (2 x H200, NVLink; g = GPUs, b = batch size) with main at
-29c69d9. Each table is rank 0's device timeline in ms per step per phase. The same folder holds three
-runs outside the fit (g1b1, g1b8, g2b2: one image a call and eight), which the script predicts and
-compares. Standard library only.
+29c69d9. Each table is rank 0's device timeline in ms per step per phase. The same folder holds five
+runs outside the fit (g1b1, g1b8, g1b16, g2b2, g2b16: one, eight and sixteen images a call), which the
+script predicts and compares. Standard library only.
 
 The model is of the mapped step (docs/ARCHITECTURE.md "One training step at R ranks"): each rank
 projects its shard for every camera of the batch and writes each camera's pairs into the columns of
@@ -37,7 +37,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_PROFILES = os.path.join(HERE, "results", "profiles_h200x2_2026-11-28")
 PROFILES = {"g1b2": (1, 2), "g1b4": (1, 4), "g2b4": (2, 4), "g2b8": (2, 8)}  # name: (R, B), the fit
-CHECKS = {"g1b1": (1, 1), "g1b8": (1, 8), "g2b2": (2, 2)}  # measured, not fitted: c = 1 and 8
+CHECKS = {"g1b1": (1, 1), "g1b8": (1, 8), "g1b16": (1, 16), "g2b2": (2, 2), "g2b16": (2, 16)}  # measured, not fitted
 
 # The step phases that are the ranks' waits for each other in the mapped step (no bytes are copied in
 # them: the pairs and their gradients cross the link inside the projection and its backward).
@@ -172,8 +172,9 @@ class Model:
         self.refine_calls_per_image = sum(t["refine_calls_per_image"] for *_, t, _ in D) / len(D)
         g2 = [t for _, R, *_, t, _ in D if R > 1]
         self.rebalance_ms_per_image = sum(t["rebalance_ms_per_image"] for t in g2) / len(g2)
-        # the ranks' waits at R = 2: their mean over the two-GPU tables
-        self.waits2 = sum(t["waits"] for t in g2) / len(g2)
+        # the ranks' waits at R = 2 = w0 + w_c * c: the render imbalance between the ranks grows with the
+        # images each renders
+        self.waits2 = lstsq([[1.0, B / R] for _, R, B, *_ in D if R > 1], [t["waits"] for t in g2])
         # host per step = h0 + h_R (R - 1): what the phases do not hold
         self.host = lstsq([[1.0, R - 1.0] for _, R, *_ in D], [t["host"] for *_, t, _ in D])
         return self
@@ -202,7 +203,7 @@ class Model:
         t["host"] = self.host[0] + self.host[1] * (R - 1)
         # The waits for the slowest rank, grown with R as the expected maximum of R normal spreads.
         wait_scale = EXPECTED_MAX_NORMAL[R] / EXPECTED_MAX_NORMAL[2] if grow_wait else (1.0 if R > 1 else 0.0)
-        t["waits"] = self.waits2 * wait_scale
+        t["waits"] = (self.waits2[0] + self.waits2[1] * c) * wait_scale
         t["total"] = sum(t.values())
         return t
 
@@ -241,7 +242,7 @@ def main():
     print(f"  refinement = ({m.refine[0]:.3f} + {m.refine[1]:.3f} / R) ms per call, {m.refine_calls_per_image * 100:.3f}"
           f" calls per 100 images  (parallel share {m.refine[1] / (m.refine[0] + m.refine[1]):.0%} at R=1)")
     print(f"  rebalance  = {m.rebalance_ms_per_image * 1e3:.2f} us per image at R>1 (assumed the same at every R)")
-    print(f"  waits      = {m.waits2:.4f} at R = 2 (open mapped writes + pair exchange + gradient return), x"
+    print(f"  waits      = {m.waits2[0]:.4f} + {m.waits2[1]:.4f} c at R = 2 (open mapped writes + pair exchange + gradient return), x"
           f" E[max of R normals] / E[max of 2] (x{EXPECTED_MAX_NORMAL[4] / EXPECTED_MAX_NORMAL[2]:.2f} at R=4,"
           f" x{EXPECTED_MAX_NORMAL[8] / EXPECTED_MAX_NORMAL[2]:.2f} at R=8)")
     print(f"  host       = {m.host[0]:.4f} + {m.host[1]:.4f} x (R - 1) per step (between-step host work,"
