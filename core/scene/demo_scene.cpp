@@ -242,6 +242,42 @@ void write_demo_scene(const DemoScene& scene, const fs::path& folder) {
   colmap::write_colmap_text(folder / "sparse" / "0", {cam}, images, points);
 }
 
+namespace {
+// A new, empty folder beside `folder`, named after it with `tag` and a random suffix.
+fs::path fresh_sibling(const fs::path& folder, const char* tag) {
+  std::random_device entropy;
+  for (;;) {
+    char suffix[32];
+    std::snprintf(suffix, sizeof suffix, ".%s-%08x%08x", tag, entropy(), entropy());
+    fs::path p = folder;
+    p += suffix;
+    if (fs::create_directory(p)) return p;
+  }
+}
+
+// Renames the finished scene in `part` to `folder`. A rename is all or nothing, so whoever opens the
+// folder meanwhile finds no scene, the old one, or the new one whole. Returns false when another
+// opener published the same scene first (theirs stays; `part` is removed).
+bool publish(const fs::path& part, const fs::path& folder, const fs::path& stamp_file, const std::string& stamp,
+             bool force) {
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    std::error_code ec;
+    fs::rename(part, folder, ec);  // succeeds over a missing or empty folder
+    if (!ec) return true;
+    if (!force && read_text(stamp_file) == stamp) {
+      fs::remove_all(part);
+      return false;
+    }
+    // An older scene (or a forced rewrite): move it aside and try again. Another opener may have
+    // moved it already, which is as good.
+    const fs::path old = fresh_sibling(folder, "old");
+    fs::rename(folder, old / "scene", ec);
+    fs::remove_all(old);
+  }
+  throw SceneError(folder, "cannot put the demo scene in place: something else keeps writing this folder");
+}
+}  // namespace
+
 DemoSceneInfo ensure_demo_scene(const fs::path& folder, const DemoOptions& options, bool force) {
   check_options(options);
   DemoSceneInfo info{folder, false, demo_view_count(), options.points, options.width, options.height};
@@ -251,14 +287,22 @@ DemoSceneInfo ensure_demo_scene(const fs::path& folder, const DemoOptions& optio
   if (fs::exists(folder) && !fs::is_empty(folder) && !fs::exists(stamp_file))
     throw SceneError(folder, "is not empty and has no " + std::string(kStampName) +
                                  ": refusing to write the demo scene over it (choose an empty or new folder)");
-  // The stamp goes first and comes back last, so an interrupted run is redone next time.
-  fs::remove(stamp_file);
-  write_demo_scene(generate_demo_scene(options), folder);
-  std::ofstream out(stamp_file, std::ios::binary);
-  out << stamp;
-  out.close();
-  if (!out) throw SceneError(stamp_file, "cannot write");
-  info.regenerated = true;
+  // Written whole beside the folder, then renamed into place: the GUI, training and tests may open the
+  // cache at once on a fresh machine, and none may read a half-written image.
+  if (folder.has_parent_path()) fs::create_directories(folder.parent_path());
+  const fs::path part = fresh_sibling(folder, "part");
+  try {
+    write_demo_scene(generate_demo_scene(options), part);
+    std::ofstream out(part / kStampName, std::ios::binary);
+    out << stamp;
+    out.close();
+    if (!out) throw SceneError(part / kStampName, "cannot write");
+    info.regenerated = publish(part, folder, stamp_file, stamp, force);
+  } catch (...) {
+    std::error_code ignored;
+    fs::remove_all(part, ignored);
+    throw;
+  }
   return info;
 }
 

@@ -60,7 +60,8 @@ struct DemoSceneInfo {
 
 // Makes sure `folder` holds the demo scene for these options, regenerating only when its stamp
 // file (generator version + options) differs or `force` is set. Refuses a non-empty folder that
-// has no stamp, so it never writes over someone's data.
+// has no stamp, so it never writes over someone's data. The scene is written beside the folder and
+// renamed into place, so processes opening it at once each find a whole scene.
 DemoSceneInfo ensure_demo_scene(const std::filesystem::path& folder, const DemoOptions& options = {},
                                 bool force = false);
 

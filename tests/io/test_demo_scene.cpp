@@ -5,6 +5,9 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include "core/scene/demo_raytracer.h"
 #include "core/scene/demo_scene.h"
@@ -143,6 +146,50 @@ TEST_CASE("demo scene cache regenerates only when the stamp differs and never ov
 
   o.width = 8;
   CHECK_THROWS_AS(splat::demo::ensure_demo_scene(dir, o), std::invalid_argument);
+}
+
+// The GUI, `train --demo` and the tests open the one cached demo folder, often several processes at
+// once on a fresh machine: each must find either no scene or a whole one, never a half-written one.
+TEST_CASE("demo scene cache opened by several at once: each gets a whole scene", "[demo]") {
+  auto o = small_options();
+  o.width = 32;
+  o.height = 24;
+  o.points = 100;
+  for (int round = 0; round < 3; ++round) {
+    const fs::path dir = splat::test::scratch_dir("demo_cache_race") / ("scene" + std::to_string(round));
+    if (round == 1) fs::create_directories(dir);  // an empty folder the user made is written into too
+    if (round == 2) {                               // an older scene is replaced
+      auto older = o;
+      older.points = 50;
+      splat::demo::ensure_demo_scene(dir, older);
+    }
+    constexpr int kOpeners = 6;
+    std::vector<std::string> errors(kOpeners);
+    std::vector<size_t> views(kOpeners, 0);
+    std::vector<std::thread> openers;
+    for (int i = 0; i < kOpeners; ++i)
+      openers.emplace_back([&, i] {
+        try {
+          splat::demo::ensure_demo_scene(dir, o);
+          splat::SceneLoadOptions lo;
+          lo.show_progress = false;
+          views[i] = splat::load_scene(dir, lo).images.size();
+        } catch (const std::exception& e) {
+          errors[i] = e.what();
+        }
+      });
+    for (std::thread& t : openers) t.join();
+    for (int i = 0; i < kOpeners; ++i) {
+      INFO("round " << round << ", opener " << i << ": " << errors[i]);
+      CHECK(errors[i].empty());
+      CHECK(views[i] == static_cast<size_t>(splat::demo::demo_view_count()));
+    }
+    CHECK_FALSE(splat::demo::ensure_demo_scene(dir, o).regenerated);
+    // Nothing left beside the scene: no half-written copies.
+    size_t siblings = 0;
+    for (const auto& e : fs::directory_iterator(dir.parent_path())) siblings += e.path() != dir;
+    CHECK(siblings == 0);
+  }
 }
 
 TEST_CASE("default demo folder follows XDG_CACHE_HOME, then HOME", "[demo]") {
