@@ -1,5 +1,6 @@
 #include "core/train/checkpoint.h"
 
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -282,6 +283,19 @@ void check_trainer_state(const std::string& file, const nlohmann::json& s, const
   for (const nlohmann::json& v : order)
     if (!v.is_number_integer()) sampler.fail("order", "holds " + shown(v) + ", expected view indices");
   sampler.integer("pos", 0, static_cast<int64_t>(order.size()), "position in 'order'");
+  if (s.contains("render_costs")) {  // absent in files from before the table was kept
+    const FieldReader costs(f.object("render_costs"), file, "checkpoint render costs");
+    const size_t views = trainer.scene().views.size();
+    for (const char* key : {"cost_ms", "weight"}) {
+      const nlohmann::json& column = costs.array(key);
+      if (column.size() != views)
+        costs.fail(key, "holds " + std::to_string(column.size()) + " values for the scene's " + std::to_string(views) +
+                            " views (another scene?)");
+      for (const nlohmann::json& v : column)
+        if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
+          costs.fail(key, "holds " + shown(v) + ", expected a number >= 0");
+    }
+  }
 }
 
 }  // namespace

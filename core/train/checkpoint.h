@@ -1,7 +1,7 @@
 #pragma once
 // Training checkpoints: parameters, Adam moments and the trainer's state (step, RNGs, camera
-// order, strategy state, settings), so that a resumed run continues exactly as an uninterrupted
-// one would have.
+// order, strategy state, settings, the views' learned render costs), so that a resumed run continues
+// exactly as an uninterrupted one would have (on GPUs, up to the timing the render costs measure).
 //
 // File layout (little-endian):
 //   "SPLATCKP"  8 bytes magic

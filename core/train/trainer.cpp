@@ -430,6 +430,7 @@ int64_t Trainer::total_gaussians() const {
 }
 
 nlohmann::json Trainer::state() const {
+  const sharded::RenderCosts::Table costs = render_costs_.table();
   return {{"step", step_},
           {"images", images_done_},
           {"total_images", opt_.images},
@@ -439,6 +440,7 @@ nlohmann::json Trainer::state() const {
           {"strategy", strategy_->name()},
           {"strategy_state", strategy_->state()},
           {"sampler", draw_.state()},
+          {"render_costs", {{"cost_ms", costs.cost_ms}, {"weight", costs.weight}}},
           {"color_maps", opt_.exposure ? nlohmann::json{{"params", color_maps_.download()},
                                                         {"exp_avg", color_m_.download()},
                                                         {"exp_avg_sq", color_v_.download()}}
@@ -463,6 +465,10 @@ void Trainer::load_state(const nlohmann::json& s) {
     opt_.images = s.at("steps").get<int>() * opt_.batch_size;
   }
   opt_.packed = s.at("packed").get<bool>();
+  // The views' learned render costs (files from before they were kept: learned again from unknown).
+  if (s.contains("render_costs"))
+    render_costs_.load({s.at("render_costs").at("cost_ms").get<std::vector<double>>(),
+                        s.at("render_costs").at("weight").get<std::vector<double>>()});
   set_sh_degree_cap(s.at("sh_degree_cap").get<int>());
   // The colour maps where both the checkpoint and this run have them (a run that turns exposure
   // compensation on starts its maps at the identity).

@@ -220,6 +220,13 @@ TEST_CASE("bad checkpoint: trainer state fields are checked before the trainer t
   CHECK_THAT(restore_error(P("/sampler/pos"), 100000), Contains("camera sampler state field 'pos' is '100000'"));
   CHECK_THAT(restore_error(P("/sampler/order/0"), nullptr), Contains("camera sampler state field 'order' holds 'null'"));
   CHECK_THAT(restore_error(P("/strategy_state"), 3), Contains("field 'strategy_state' is '3', expected a JSON object"));
+  CHECK_THAT(restore_error(P("/render_costs"), 3), Contains("field 'render_costs' is '3', expected a JSON object"));
+  CHECK_THAT(restore_error(P("/render_costs/weight"), nlohmann::json::array({1.0, 2.0})),
+             Contains("checkpoint render costs field 'weight' holds 2 values for the scene's " +
+                      std::to_string(scene.views.size()) + " views"));
+  CHECK_THAT(restore_error(P("/render_costs/cost_ms/0"), -1.5),
+             Contains("checkpoint render costs field 'cost_ms' holds '-1.5', expected a number >= 0"));
+  CHECK_THAT(restore_error(P("/render_costs/cost_ms/1"), "fast"), Contains("field 'cost_ms' holds '\"fast\"'"));
   CHECK_THAT(restore_error(P(""), nullptr), Contains("checkpoint header field 'trainer' is 'null', expected a JSON object"));
 
   // The undamaged file restores.

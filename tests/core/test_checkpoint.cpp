@@ -169,3 +169,34 @@ TEST_CASE("checkpoint: files from before the storage field load as fp32", "[chec
   }
   CHECK(at == payload.size());
 }
+
+// Ranks on GPUs learn what each view costs to render and split batches by it; a resumed run starts
+// from the learned table instead of splitting as drawn until it has measured every view again.
+TEST_CASE("checkpoint: the views' learned render costs resume with the run", "[checkpoint][trainer]") {
+  const Scene scene = test::small_demo_scene(24, 18, 80);
+  TrainerOptions o;
+  o.images = 10;
+  o.cpu_threads = 2;
+  const GaussianModel init = init_from_points(scene.points);
+  const fs::path file = test::scratch_dir("checkpoint_render_costs") / "c.ckpt";
+  Trainer first(scene, init, o);
+  first.step();
+  nlohmann::json state = first.state();
+  // CPU ranks learn no costs: a table as GPU ranks would have learned it, every view known.
+  const size_t views = scene.views.size();
+  std::vector<double> cost_ms(views), weight(views, 2.5);
+  for (size_t v = 0; v < views; ++v) cost_ms[v] = 0.5 + 0.25 * double(v % 7);
+  state["render_costs"] = {{"cost_ms", cost_ms}, {"weight", weight}};
+
+  Trainer resumed(scene, init, o);
+  resumed.load_state(state);
+  for (size_t v = 0; v < views; ++v) CHECK(resumed.render_costs().cost(int(v)) == cost_ms[v]);
+  save_trainer_checkpoint(resumed, file);
+  CHECK(read_checkpoint(file).trainer.at("render_costs") == state.at("render_costs"));
+
+  // A file from before the table was kept resumes with every view unknown.
+  state.erase("render_costs");
+  Trainer older(scene, init, o);
+  older.load_state(state);
+  CHECK_FALSE(older.render_costs().cost(0).has_value());
+}

@@ -211,3 +211,34 @@ TEST_CASE("render costs: every rank folds every rank's credits into the same tab
     CHECK(*tables[0][size_t(v)] == Approx(*alone.cost(v)).epsilon(1e-9));
   }
 }
+
+TEST_CASE("render costs: a saved table loads back as it was, and a damaged one is refused whole", "[dist][render_costs]") {
+  const std::vector<double> c = {4.0, 3.0, 1.0, 2.0, 6.0};
+  const RenderCosts learned = measured_alone(c);
+  RenderCosts resumed(5);
+  resumed.load(learned.table());
+  const std::vector<int> batch = {0, 1, 2, 3};
+  for (int v = 0; v < 5; ++v) CHECK(resumed.cost(v) == learned.cost(v));
+  CHECK(resumed.balanced(batch, 2) == learned.balanced(batch, 2));
+  CHECK(resumed.balanced(batch, 2) != batch);  // the table is in use: 4 + 3 against 1 + 2 is evened out
+  // An unknown view keeps counting as the known views' mean after a load.
+  RenderCosts partial(3);
+  partial.observe(std::vector<int>{0}, 2.0);
+  partial.observe(std::vector<int>{1}, 4.0);
+  fold_alone(partial);
+  RenderCosts loaded(3);
+  loaded.load(partial.table());
+  CHECK_FALSE(loaded.cost(2).has_value());
+  CHECK(loaded.balanced(std::vector<int>{0, 2, 1, 2}, 2) == partial.balanced(std::vector<int>{0, 2, 1, 2}, 2));
+
+  RenderCosts::Table wrong = learned.table();
+  wrong.cost_ms.pop_back();
+  CHECK_THROWS_AS(resumed.load(wrong), std::invalid_argument);
+  wrong = learned.table();
+  wrong.weight[1] = -1;
+  CHECK_THROWS_AS(resumed.load(wrong), std::invalid_argument);
+  wrong = learned.table();
+  wrong.cost_ms[3] = std::nan("");
+  CHECK_THROWS_AS(resumed.load(wrong), std::invalid_argument);
+  for (int v = 0; v < 5; ++v) CHECK(resumed.cost(v) == learned.cost(v));  // unchanged by the refusals
+}

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 #include "kernels/camera_blocks_math.h"
 
@@ -81,8 +83,6 @@ void RenderCosts::fold(const std::function<void(std::span<int64_t>)>& sum) {
       estimated += double(pooled[V + v]) * cost_ms_[v];
     }
   const double scale = estimated > 0 ? std::clamp(credited / estimated, kLeastScale, kMostScale) : 1.0;
-  double known = 0;
-  int known_views = 0;
   for (size_t v = 0; v < V; ++v) {
     const int64_t n = pooled[V + v];
     if (n > 0) {
@@ -92,12 +92,36 @@ void RenderCosts::fold(const std::function<void(std::span<int64_t>)>& sum) {
     } else {
       cost_ms_[v] *= scale;
     }
+  }
+  update_known_mean();
+}
+
+void RenderCosts::update_known_mean() {
+  double known = 0;
+  int known_views = 0;
+  for (size_t v = 0; v < cost_ms_.size(); ++v)
     if (weight_[v] > 0) {
       known += cost_ms_[v];
       ++known_views;
     }
-  }
   known_mean_ms_ = known_views > 0 ? known / known_views : 0;
+}
+
+RenderCosts::Table RenderCosts::table() const { return {cost_ms_, weight_}; }
+
+void RenderCosts::load(const Table& t) {
+  if (t.cost_ms.size() != cost_ms_.size() || t.weight.size() != weight_.size())
+    throw std::invalid_argument("render costs: a table of " + std::to_string(t.cost_ms.size()) + " costs and " +
+                                std::to_string(t.weight.size()) + " weights for " + std::to_string(cost_ms_.size()) +
+                                " views");
+  for (const std::vector<double>* column : {&t.cost_ms, &t.weight})
+    for (const double x : *column)
+      if (!std::isfinite(x) || x < 0) throw std::invalid_argument("render costs: a cost or weight of " + std::to_string(x));
+  cost_ms_ = t.cost_ms;
+  weight_ = t.weight;
+  std::fill(credit_ms_.begin(), credit_ms_.end(), 0.0);
+  std::fill(credits_.begin(), credits_.end(), 0);
+  update_known_mean();
 }
 
 std::optional<double> RenderCosts::cost(int view) const {

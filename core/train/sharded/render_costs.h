@@ -48,6 +48,16 @@ class RenderCosts {
   // in batch order. The batch as it is where nothing is known or no order is better.
   std::vector<int> balanced(std::span<const int> batch, int ranks) const;
 
+  // The learned estimates, as a checkpoint keeps them: per view its cost in ms and its weight (0:
+  // unknown). Credits not yet folded are left out: a resumed run measures those renders again.
+  struct Table {
+    std::vector<double> cost_ms, weight;
+  };
+  Table table() const;
+  // Takes a table saved by table(): one entry per view of this table, every value finite and >= 0
+  // (std::invalid_argument otherwise, with the table unchanged). Pending credits are dropped.
+  void load(const Table& t);
+
   // How much an earlier fold's estimate of a view weighs against each new credit: the estimate follows
   // the last few renders of the view (the model changes what a view costs as it trains).
   static constexpr double kKeep = 0.7;
@@ -55,6 +65,7 @@ class RenderCosts {
  private:
   // A view's estimate, else the known views' mean, else an even share of its block.
   double estimate_or_mean(int view, double even_share) const;
+  void update_known_mean();  // known_mean_ms_ from the table
 
   std::vector<double> cost_ms_, weight_;   // per view; weight 0: unknown
   std::vector<double> credit_ms_;          // since the last fold, this rank's
